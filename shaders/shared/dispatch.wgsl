@@ -1,0 +1,6 @@
+// Work distribution. Large dispatches are split over a 2D grid of workgroups (x at most
+// 65535, the default limit); every thread gets one linear index. Rust side: src/gpu/sizes.rs.
+
+fn linear_index(gid: vec3<u32>, groups: vec3<u32>, workgroup_size: u32) -> u32 {
+    return gid.x + gid.y * groups.x * workgroup_size;
+}

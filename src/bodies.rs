@@ -1,0 +1,183 @@
+//! Bodies as the GPU sees them: a pose (position + unit quaternion) with the index of the
+//! body's shape, the local bounds of every shape, and world-space boxes. The f32 Pod
+//! structs here are byte-for-byte twins of `shaders/shared/bodies.wgsl`; the f64 types are
+//! what the exact CPU code works in.
+
+use glam::{DQuat, DVec3, Quat, Vec3};
+
+use crate::wgsl_twin;
+
+wgsl_twin! {
+    /// One body: pose and shape index, packed in 32 bytes (the shape index fills the
+    /// padding after the vec3 position).
+    pub struct GpuBody as "Body" {
+        /// World position of the body frame's origin.
+        pub position: [f32; 3],
+        /// Index into the shape table.
+        pub shape: u32,
+        /// Unit quaternion, glam order `[x, y, z, w]`.
+        pub rotation: [f32; 4],
+    }
+}
+
+wgsl_twin! {
+    /// Local bounds of a shape in its body frame: a box `center ± half_extents`, and a
+    /// sphere of `radius` about the same center that also contains the shape. The world box
+    /// is, per axis, the tighter of the rotated box and the sphere.
+    pub struct GpuShapeBounds as "ShapeBounds" {
+        /// Center of the local box.
+        pub center: [f32; 3],
+        /// Radius of a sphere about `center` that contains the shape.
+        pub radius: f32,
+        /// Half extents of the local box (all ≥ 0).
+        pub half_extents: [f32; 3],
+        /// Padding to 32 bytes.
+        pub _pad: u32,
+    }
+}
+
+wgsl_twin! {
+    /// An axis-aligned box in world space (`min ≤ max` per axis).
+    pub struct GpuAabb as "Aabb" {
+        /// Lower corner.
+        pub min: [f32; 3],
+        /// Padding (vec3 alignment).
+        pub _pad0: u32,
+        /// Upper corner.
+        pub max: [f32; 3],
+        /// Padding (vec3 alignment).
+        pub _pad1: u32,
+    }
+}
+
+impl GpuBody {
+    /// A body at `position` with `rotation`, of shape `shape`.
+    pub fn new(position: Vec3, rotation: Quat, shape: u32) -> Self {
+        Self {
+            position: position.to_array(),
+            shape,
+            rotation: rotation.to_array(),
+        }
+    }
+}
+
+impl GpuShapeBounds {
+    /// Bounds from a local box; the sphere is the box's circumscribed sphere, rounded up.
+    pub fn from_box(center: Vec3, half_extents: Vec3) -> Self {
+        let radius = half_extents.length() * (1.0 + 4.0 * f32::EPSILON);
+        Self::new(center, half_extents, radius)
+    }
+
+    /// Bounds from a local box and a containing sphere about the box's center.
+    pub fn new(center: Vec3, half_extents: Vec3, radius: f32) -> Self {
+        Self {
+            center: center.to_array(),
+            radius,
+            half_extents: half_extents.to_array(),
+            _pad: 0,
+        }
+    }
+
+    /// Checks that the bounds are finite and non-negative; `index` names the shape.
+    pub fn validate(&self, index: u32) -> crate::Result<()> {
+        let finite = self.center.iter().all(|v| v.is_finite())
+            && self.half_extents.iter().all(|v| v.is_finite() && *v >= 0.0)
+            && self.radius.is_finite()
+            && self.radius >= 0.0;
+        if finite {
+            Ok(())
+        } else {
+            Err(crate::Error::InvalidShape {
+                body: index,
+                what: format!(
+                    "shape {index} has unusable local bounds (center {:?}, half extents {:?}, radius {}): \
+                     values must be finite and extents non-negative",
+                    self.center, self.half_extents, self.radius
+                ),
+            })
+        }
+    }
+}
+
+impl GpuAabb {
+    /// Box from corners.
+    pub fn new(min: Vec3, max: Vec3) -> Self {
+        Self {
+            min: min.to_array(),
+            _pad0: 0,
+            max: max.to_array(),
+            _pad1: 0,
+        }
+    }
+
+    /// The box in f64.
+    pub fn to_f64(&self) -> Aabb {
+        Aabb {
+            min: Vec3::from_array(self.min).as_dvec3(),
+            max: Vec3::from_array(self.max).as_dvec3(),
+        }
+    }
+}
+
+/// A world pose in f64: `x_world = rotation * x_local + translation`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Pose {
+    /// Position of the body frame's origin.
+    pub translation: DVec3,
+    /// Unit quaternion.
+    pub rotation: DQuat,
+}
+
+impl Default for Pose {
+    fn default() -> Self {
+        Self {
+            translation: DVec3::ZERO,
+            rotation: DQuat::IDENTITY,
+        }
+    }
+}
+
+impl Pose {
+    /// The pose a [`GpuBody`] stands for, exactly: the f32 values widened to f64 and the
+    /// quaternion normalised in f64 (the GPU normalises too, in f32).
+    pub fn from_gpu(body: &GpuBody) -> Self {
+        let q = DQuat::from_array(body.rotation.map(f64::from));
+        Self {
+            translation: DVec3::from_array(body.position.map(f64::from)),
+            rotation: q.normalize(),
+        }
+    }
+
+    /// Maps a point from the body frame to the world.
+    pub fn transform_point(&self, p: DVec3) -> DVec3 {
+        self.rotation * p + self.translation
+    }
+}
+
+/// An axis-aligned box in f64.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Aabb {
+    /// Lower corner.
+    pub min: DVec3,
+    /// Upper corner.
+    pub max: DVec3,
+}
+
+impl Aabb {
+    /// True when `other` lies inside `self` (boundaries included).
+    pub fn contains(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.min).all() && self.max.cmpge(other.max).all()
+    }
+
+    /// True when the boxes share at least one point.
+    pub fn intersects(&self, other: &Aabb) -> bool {
+        self.min.cmple(other.max).all() && other.min.cmple(self.max).all()
+    }
+
+    /// Largest distance between corresponding faces of `self` and `other`.
+    pub fn max_face_gap(&self, other: &Aabb) -> f64 {
+        let lo = (self.min - other.min).abs().max_element();
+        let hi = (self.max - other.max).abs().max_element();
+        lo.max(hi)
+    }
+}

@@ -1,0 +1,111 @@
+//! The one error type of the crate. Every failure a user can cause (bad input, no adapter,
+//! a device that went away, a buffer over the device's limits) is a variant here; the
+//! library does not panic on user input.
+
+use std::path::PathBuf;
+
+/// Result alias used across proxima.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in proxima.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// No GPU adapter could be found (or the one found cannot run compute shaders).
+    #[error("no GPU adapter: {reason}")]
+    NoAdapter {
+        /// Why no adapter was usable.
+        reason: String,
+    },
+
+    /// The adapter refused to create a device.
+    #[error("could not create a GPU device: {0}")]
+    RequestDevice(String),
+
+    /// The device was lost (driver reset, `Device::destroy`, out of memory, ...).
+    #[error("GPU device lost: {0}")]
+    DeviceLost(String),
+
+    /// A wgpu validation, out-of-memory or internal error outside of an error scope.
+    #[error("GPU error: {0}")]
+    Gpu(String),
+
+    /// A shader failed to parse, validate or compile.
+    #[error("shader `{name}`: {message}")]
+    Shader {
+        /// File name of the shader inside `shaders/`.
+        name: String,
+        /// What the parser, validator or driver said.
+        message: String,
+    },
+
+    /// A buffer would exceed what the device can hold or bind.
+    #[error(
+        "buffer `{label}` needs {needed} bytes but the device allows at most {limit} ({limit_name})"
+    )]
+    BufferLimit {
+        /// Label of the buffer.
+        label: String,
+        /// Requested size in bytes.
+        needed: u64,
+        /// The limit that applies.
+        limit: u64,
+        /// Name of the wgpu limit that applies.
+        limit_name: &'static str,
+    },
+
+    /// A frame recording is inconsistent (a freed buffer used again, a copy out of range, ...).
+    #[error("frame recording: {0}")]
+    Recording(String),
+
+    /// Mapping a readback buffer failed or waiting for the GPU timed out.
+    #[error("readback: {0}")]
+    Readback(String),
+
+    /// A body's pose is not usable: a non-finite position or rotation, or a zero quaternion.
+    #[error("body {body}: invalid pose ({what})")]
+    InvalidPose {
+        /// Index of the first offending body.
+        body: u32,
+        /// What is wrong with it.
+        what: String,
+    },
+
+    /// A body names a shape that does not exist, or a shape's bounds are not usable.
+    #[error("body {body}: {what}")]
+    InvalidShape {
+        /// Index of the first offending body (or shape, where stated).
+        body: u32,
+        /// What is wrong.
+        what: String,
+    },
+
+    /// A scene description could not be used.
+    #[error("scene {path}: {message}")]
+    Scene {
+        /// File the scene came from (`<built-in>` for generated ones).
+        path: PathBuf,
+        /// What is wrong, naming the line and field where known.
+        message: String,
+    },
+
+    /// Bad command-line usage.
+    #[error("{0}")]
+    Usage(String),
+
+    /// I/O on a named file.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The underlying error.
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    /// True for the errors that mean "there is no usable GPU here", after which the caller
+    /// may fall back to the CPU twins.
+    pub fn is_no_adapter(&self) -> bool {
+        matches!(self, Error::NoAdapter { .. })
+    }
+}

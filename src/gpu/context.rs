@@ -1,0 +1,240 @@
+//! The GPU context: a headless adapter and device, or a device a renderer hands in.
+//!
+//! Adapter choice follows wgpu's usual environment variables: `WGPU_BACKEND` (e.g.
+//! `vulkan`, `gl`), `WGPU_POWER_PREF` (`low`, `high`) and `WGPU_ADAPTER_NAME` (a substring
+//! of the adapter's name; no match is an error that lists the adapters present). Without
+//! any, the first adapter wgpu prefers on the primary backends is taken.
+//!
+//! Device loss and errors raised outside an error scope are caught by callbacks and turned
+//! into [`Error`] values by [`GpuContext::check`], which the engine calls after every
+//! frame; nothing here panics on a missing or broken GPU.
+
+use std::sync::{Arc, Mutex};
+
+use crate::{Error, Result};
+
+/// What went wrong on the device since the last check, filled by wgpu's callbacks.
+#[derive(Debug, Default)]
+struct Faults {
+    lost: Option<String>,
+    errors: Vec<String>,
+}
+
+/// A device and queue with what is known about the adapter behind them.
+#[derive(Debug, Clone)]
+pub struct GpuContext {
+    /// The device.
+    pub device: wgpu::Device,
+    /// Its queue.
+    pub queue: wgpu::Queue,
+    /// Adapter name, backend, driver.
+    pub info: wgpu::AdapterInfo,
+    faults: Arc<Mutex<Faults>>,
+}
+
+/// How to pick the adapter.
+#[derive(Clone, Debug, Default)]
+pub struct ContextOptions {
+    /// Backends to try; `None` means the primary ones (Vulkan, Metal, DX12), overridden by
+    /// `WGPU_BACKEND`.
+    pub backends: Option<wgpu::Backends>,
+    /// Substring of the adapter name; overrides `WGPU_ADAPTER_NAME`.
+    pub adapter_name: Option<String>,
+}
+
+/// The line printed when proxima falls back to the CPU twins.
+pub const NO_ADAPTER_HINT: &str = "no GPU adapter found: running the CPU twins of the GPU passes \
+(for a software Vulkan adapter install Mesa's lavapipe, e.g. `apt-get install mesa-vulkan-drivers`)";
+
+impl GpuContext {
+    /// Opens a headless device on the adapter chosen by `options` and the environment.
+    pub fn new(options: &ContextOptions) -> Result<Self> {
+        pollster::block_on(Self::new_async(options))
+    }
+
+    /// Async form of [`GpuContext::new`].
+    pub async fn new_async(options: &ContextOptions) -> Result<Self> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+        desc.backends = options.backends.unwrap_or(wgpu::Backends::PRIMARY);
+        let desc = desc.with_env();
+        let backends = desc.backends;
+        let instance = wgpu::Instance::new(desc);
+        let adapter = pick_adapter(&instance, backends, options).await?;
+        let info = adapter.get_info();
+        let downlevel = adapter.get_downlevel_capabilities();
+        if !downlevel
+            .flags
+            .contains(wgpu::DownlevelFlags::COMPUTE_SHADERS)
+        {
+            return Err(Error::NoAdapter {
+                reason: format!(
+                    "adapter `{}` ({:?}) cannot run compute shaders",
+                    info.name, info.backend
+                ),
+            });
+        }
+        let wanted = wgpu::Features::TIMESTAMP_QUERY;
+        let device_desc = wgpu::DeviceDescriptor {
+            label: Some("proxima"),
+            required_features: adapter.features() & wanted,
+            // Ask for everything the adapter offers: large scenes need the large bindings.
+            required_limits: adapter.limits(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        };
+        let (device, queue) = adapter.request_device(&device_desc).await.map_err(|e| {
+            Error::RequestDevice(format!("{} ({:?}): {e}", info.name, info.backend))
+        })?;
+        Ok(Self::from_parts(device, queue, info))
+    }
+
+    /// Wraps a device and queue created elsewhere (a renderer embedding proxima). proxima
+    /// installs its own device-lost and uncaptured-error callbacks on it.
+    pub fn from_device(device: wgpu::Device, queue: wgpu::Queue) -> Self {
+        let info = device.adapter_info();
+        Self::from_parts(device, queue, info)
+    }
+
+    fn from_parts(device: wgpu::Device, queue: wgpu::Queue, info: wgpu::AdapterInfo) -> Self {
+        let faults = Arc::new(Mutex::new(Faults::default()));
+        let lost = Arc::clone(&faults);
+        device.set_device_lost_callback(move |reason, message| {
+            if let Ok(mut f) = lost.lock() {
+                f.lost = Some(format!("{reason:?}: {message}"));
+            }
+        });
+        let errors = Arc::clone(&faults);
+        device.on_uncaptured_error(Arc::new(move |error: wgpu::Error| {
+            if let Ok(mut f) = errors.lock() {
+                f.errors.push(error.to_string());
+            }
+        }));
+        Self {
+            device,
+            queue,
+            info,
+            faults,
+        }
+    }
+
+    /// The device's limits.
+    pub fn limits(&self) -> wgpu::Limits {
+        self.device.limits()
+    }
+
+    /// True when compute passes can write timestamps.
+    pub fn has_timestamps(&self) -> bool {
+        self.device
+            .features()
+            .contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+
+    /// Returns the first fault recorded since the last check: device loss first, then
+    /// uncaptured errors (all of them, joined).
+    pub fn check(&self) -> Result<()> {
+        let mut f = self
+            .faults
+            .lock()
+            .map_err(|_| Error::Gpu("fault log poisoned".into()))?;
+        if let Some(lost) = &f.lost {
+            return Err(Error::DeviceLost(lost.clone()));
+        }
+        if !f.errors.is_empty() {
+            let all = std::mem::take(&mut f.errors).join("; ");
+            return Err(Error::Gpu(all));
+        }
+        Ok(())
+    }
+
+    /// True once the device has been lost.
+    pub fn is_lost(&self) -> bool {
+        self.faults.lock().map(|f| f.lost.is_some()).unwrap_or(true)
+    }
+
+    /// A few lines describing the adapter, its limits and features (for `proxima info`).
+    pub fn describe(&self) -> String {
+        let l = self.limits();
+        let i = &self.info;
+        format!(
+            "adapter:            {}\n\
+             backend:            {:?}\n\
+             device type:        {:?}\n\
+             driver:             {} {}\n\
+             vendor / device id: {:#06x} / {:#06x}\n\
+             timestamp queries:  {}\n\
+             max buffer size:    {} bytes\n\
+             max storage binding:{} bytes\n\
+             max uniform binding:{} bytes\n\
+             max storage buffers per stage: {}\n\
+             max workgroups per dimension:  {}\n\
+             max invocations per workgroup: {}\n\
+             max workgroup storage: {} bytes",
+            i.name,
+            i.backend,
+            i.device_type,
+            i.driver,
+            i.driver_info,
+            i.vendor,
+            i.device,
+            if self.has_timestamps() {
+                "yes"
+            } else {
+                "no (stages are timed on the CPU)"
+            },
+            l.max_buffer_size,
+            l.max_storage_buffer_binding_size,
+            l.max_uniform_buffer_binding_size,
+            l.max_storage_buffers_per_shader_stage,
+            l.max_compute_workgroups_per_dimension,
+            l.max_compute_invocations_per_workgroup,
+            l.max_compute_workgroup_storage_size,
+        )
+    }
+}
+
+async fn pick_adapter(
+    instance: &wgpu::Instance,
+    backends: wgpu::Backends,
+    options: &ContextOptions,
+) -> Result<wgpu::Adapter> {
+    let wanted_name = options
+        .adapter_name
+        .clone()
+        .or_else(|| std::env::var("WGPU_ADAPTER_NAME").ok())
+        .filter(|n| !n.is_empty());
+    if let Some(name) = wanted_name {
+        let adapters = instance.enumerate_adapters(backends).await;
+        let needle = name.to_lowercase();
+        let names: Vec<String> = adapters
+            .iter()
+            .map(|a| {
+                let i = a.get_info();
+                format!("{} ({:?})", i.name, i.backend)
+            })
+            .collect();
+        return adapters
+            .into_iter()
+            .find(|a| a.get_info().name.to_lowercase().contains(&needle))
+            .ok_or_else(|| Error::NoAdapter {
+                reason: format!(
+                    "no adapter name contains `{name}` (WGPU_ADAPTER_NAME); present: {}",
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ),
+            });
+    }
+    let power_preference = wgpu::PowerPreference::from_env().unwrap_or_default();
+    instance
+        .request_adapter(&wgpu::RequestAdapterOptions {
+            power_preference,
+            ..Default::default()
+        })
+        .await
+        .map_err(|e| Error::NoAdapter {
+            reason: format!("{e} (backends {backends:?})"),
+        })
+}

@@ -1,0 +1,889 @@
+//! Runs a [`Recording`] on a device. The engine owns the compiled pipelines, a pool of
+//! buffers reused across frames, a ring of readback (staging) buffers so that up to
+//! [`READBACK_RING`] frames can be in flight while the CPU works on earlier ones, and the
+//! timestamp queries. It knows nothing of collision detection.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use wgpu::BufferUsages;
+
+use super::context::GpuContext;
+use super::shaders::{self, BindingKind, ShaderId, ShaderInfo};
+use crate::graph::{BufferId, BufferOrigin, BufferProxy, Command, ReadbackId, Recording};
+use crate::profile::{Clock, Profile, StageTime};
+use crate::{Error, Result};
+
+/// Frames that may be in flight at once (each holds one readback slot).
+pub const READBACK_RING: usize = 3;
+
+/// How long a wait for the GPU may take before it is an error.
+const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// How stages are timed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimingMode {
+    /// Timestamp queries where the device has them, CPU timing otherwise.
+    Auto,
+    /// Submit and wait stage by stage and time each on the CPU.
+    Cpu,
+}
+
+struct Pipeline {
+    info: ShaderInfo,
+    layout: wgpu::BindGroupLayout,
+    pipeline: wgpu::ComputePipeline,
+}
+
+struct Slot {
+    staging: Option<wgpu::Buffer>,
+    busy: bool,
+}
+
+/// A frame submitted to the GPU whose readbacks are not collected yet.
+#[derive(Debug)]
+#[must_use = "a submitted frame holds a readback slot until `Engine::wait` collects it"]
+pub struct PendingFrame {
+    slot: usize,
+    submission: wgpu::SubmissionIndex,
+    readbacks: Vec<(u64, u64)>,
+    timestamps: Option<TimestampLayout>,
+    cpu_stages: Vec<StageTime>,
+    mapped: Arc<Mutex<Option<std::result::Result<(), String>>>>,
+    used_bytes: u64,
+    started: Instant,
+}
+
+#[derive(Debug)]
+struct TimestampLayout {
+    offset: u64,
+    /// Stage index of each timed pass (pass k wrote queries 2k and 2k+1).
+    pass_stage: Vec<usize>,
+    stage_names: Vec<&'static str>,
+}
+
+/// What a frame produced.
+#[derive(Debug)]
+pub struct FrameOutput {
+    readbacks: Vec<Vec<u8>>,
+    /// Stage timings.
+    pub profile: Profile,
+}
+
+impl FrameOutput {
+    /// Bytes of a readback.
+    pub fn bytes(&self, id: ReadbackId) -> &[u8] {
+        &self.readbacks[id.0 as usize]
+    }
+
+    /// A readback as Pod values.
+    pub fn values<T: bytemuck::Pod>(&self, id: ReadbackId) -> Vec<T> {
+        bytemuck::pod_collect_to_vec(self.bytes(id))
+    }
+}
+
+/// Runs recordings. See the module comment.
+pub struct Engine {
+    ctx: GpuContext,
+    pipelines: HashMap<ShaderId, Pipeline>,
+    pool: HashMap<(u64, BufferUsages), Vec<wgpu::Buffer>>,
+    slots: Vec<Slot>,
+    belt: wgpu::util::StagingBelt,
+    queries: Option<(wgpu::QuerySet, u32, wgpu::Buffer)>,
+    timing: TimingMode,
+}
+
+impl std::fmt::Debug for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Engine")
+            .field("adapter", &self.ctx.info.name)
+            .field("pipelines", &self.pipelines.len())
+            .field("timing", &self.timing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Engine {
+    /// An engine on `ctx`.
+    pub fn new(ctx: GpuContext) -> Self {
+        let belt = wgpu::util::StagingBelt::new(ctx.device.clone(), 1 << 22);
+        Self {
+            ctx,
+            pipelines: HashMap::new(),
+            pool: HashMap::new(),
+            slots: (0..READBACK_RING)
+                .map(|_| Slot {
+                    staging: None,
+                    busy: false,
+                })
+                .collect(),
+            belt,
+            queries: None,
+            timing: TimingMode::Auto,
+        }
+    }
+
+    /// The context the engine runs on.
+    pub fn context(&self) -> &GpuContext {
+        &self.ctx
+    }
+
+    /// Chooses how stages are timed.
+    pub fn set_timing(&mut self, timing: TimingMode) {
+        self.timing = timing;
+    }
+
+    /// The clock the next frame will be timed with.
+    pub fn clock(&self) -> Clock {
+        if self.timing == TimingMode::Auto && self.ctx.has_timestamps() {
+            Clock::GpuTimestamps
+        } else {
+            Clock::Cpu
+        }
+    }
+
+    /// Compiles every shader now rather than at first use (so the first frame's timings
+    /// do not include pipeline creation).
+    pub fn prepare_all(&mut self) -> Result<()> {
+        for &id in ShaderId::ALL {
+            self.pipeline(id)?;
+        }
+        Ok(())
+    }
+
+    /// Submits and waits: the readbacks and timings of one frame.
+    pub fn run(
+        &mut self,
+        recording: &Recording,
+        externals: &[(BufferProxy, &wgpu::Buffer)],
+    ) -> Result<FrameOutput> {
+        let pending = self.submit(recording, externals)?;
+        self.wait(pending)
+    }
+
+    /// Records `recording` into command buffers and submits it. `externals` supplies the
+    /// buffers declared with [`Recording::external`].
+    pub fn submit(
+        &mut self,
+        recording: &Recording,
+        externals: &[(BufferProxy, &wgpu::Buffer)],
+    ) -> Result<PendingFrame> {
+        self.ctx.check()?;
+        let started = Instant::now();
+        for command in recording.commands() {
+            if let Command::Dispatch { shader, .. } | Command::DispatchIndirect { shader, .. } =
+                command
+            {
+                self.pipeline(*shader)?;
+            }
+        }
+        let pipelines = &self.pipelines;
+        let usages = recording.validate(&|id: ShaderId| {
+            pipelines
+                .get(&id)
+                .map(|p| p.info.bindings.clone())
+                .ok_or_else(|| Error::Recording(format!("{} not compiled", id.file_name())))
+        })?;
+        let slot = self
+            .slots
+            .iter()
+            .position(|s| !s.busy)
+            .ok_or_else(|| {
+                Error::Readback(format!(
+                    "all {READBACK_RING} readback slots are in flight: wait for a frame before submitting another"
+                ))
+            })?;
+        self.check_limits(recording, &usages)?;
+
+        // Layout of the staging buffer: the readbacks, then the timestamps.
+        let mut readbacks = Vec::new();
+        let mut used_bytes = 0u64;
+        for command in recording.commands() {
+            if let Command::Readback { size, .. } = command {
+                readbacks.push((used_bytes, *size));
+                used_bytes += size.next_multiple_of(wgpu::MAP_ALIGNMENT);
+            }
+        }
+        let passes = recording
+            .commands()
+            .iter()
+            .filter(|c| {
+                matches!(
+                    c,
+                    Command::Dispatch { .. } | Command::DispatchIndirect { .. }
+                )
+            })
+            .count() as u32;
+        // A frame with more passes than one query set holds is timed on the CPU.
+        let clock = match self.clock() {
+            Clock::GpuTimestamps if passes * 2 > wgpu::QUERY_SET_MAX_QUERIES => Clock::Cpu,
+            clock => clock,
+        };
+        let timestamps = (clock == Clock::GpuTimestamps && passes > 0).then(|| {
+            let offset = used_bytes.next_multiple_of(256);
+            used_bytes = offset + u64::from(passes) * 2 * 8;
+            TimestampLayout {
+                offset,
+                pass_stage: Vec::new(),
+                stage_names: Vec::new(),
+            }
+        });
+        let staging = self.staging(slot, used_bytes.max(8));
+        if timestamps.is_some() {
+            self.ensure_queries(passes * 2);
+        }
+
+        let mut run = FrameRun {
+            ctx: &self.ctx,
+            pipelines: &self.pipelines,
+            pool: &mut self.pool,
+            belt: &mut self.belt,
+            usages: &usages,
+            live: HashMap::new(),
+            externals,
+            recording,
+            encoder: None,
+            queries: self.queries.as_ref().map(|(q, _, _)| q),
+            timestamps,
+            pass_index: 0,
+            stage_index: 0,
+            cpu_stages: Vec::new(),
+            cpu_stage_start: None,
+            cpu_timing: clock == Clock::Cpu,
+        };
+        run.encode(&staging, &readbacks)?;
+        let FrameRun {
+            mut encoder,
+            mut timestamps,
+            mut cpu_stages,
+            live,
+            cpu_stage_start,
+            ..
+        } = run;
+        let mut encoder = encoder.take().expect("encode leaves an encoder open");
+        if let (Some(layout), Some((set, _, resolve))) = (&mut timestamps, &self.queries) {
+            let count = layout.pass_stage.len() as u32;
+            if count > 0 {
+                encoder.resolve_query_set(set, 0..count * 2, resolve, 0);
+                encoder.copy_buffer_to_buffer(
+                    resolve,
+                    0,
+                    &staging,
+                    layout.offset,
+                    u64::from(count) * 16,
+                );
+            }
+        }
+        self.belt.finish();
+        let submission = self.ctx.queue.submit([encoder.finish()]);
+        self.belt.recall();
+        if let Some((name, start)) = cpu_stage_start {
+            wait_for(&self.ctx, &submission)?;
+            cpu_stages.push(StageTime {
+                name,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
+        // Pooled buffers go back to the pool now: later submissions on this queue run after
+        // this one, so reusing them cannot race with this frame.
+        for (id, buffer) in live {
+            let (_, origin) = recording.buffers()[id.0 as usize];
+            if origin == BufferOrigin::Pooled {
+                self.release(usages[&id], buffer);
+            }
+        }
+        let mapped = Arc::new(Mutex::new(None));
+        let flag = Arc::clone(&mapped);
+        staging.map_async(wgpu::MapMode::Read, 0..used_bytes.max(8), move |r| {
+            if let Ok(mut m) = flag.lock() {
+                *m = Some(r.map_err(|e| e.to_string()));
+            }
+        });
+        self.slots[slot].busy = true;
+        self.ctx.check()?;
+        Ok(PendingFrame {
+            slot,
+            submission,
+            readbacks,
+            timestamps,
+            cpu_stages,
+            mapped,
+            used_bytes: used_bytes.max(8),
+            started,
+        })
+    }
+
+    /// Waits for a submitted frame and collects its readbacks and timings.
+    #[expect(
+        clippy::needless_pass_by_value,
+        reason = "taking the ticket by value makes waiting twice on one frame impossible"
+    )]
+    pub fn wait(&mut self, frame: PendingFrame) -> Result<FrameOutput> {
+        let slot = frame.slot;
+        let result = self.collect(&frame);
+        let staging = self.slots[slot].staging.as_ref();
+        if let Some(staging) = staging {
+            // Unmapping a buffer that is not mapped is a validation error, not a panic,
+            // and after a failed map there is nothing else to do with it.
+            if result.is_ok() {
+                staging.unmap();
+            } else {
+                self.slots[slot].staging = None;
+            }
+        }
+        self.slots[slot].busy = false;
+        result
+    }
+
+    fn collect(&mut self, frame: &PendingFrame) -> Result<FrameOutput> {
+        wait_for(&self.ctx, &frame.submission)?;
+        self.ctx.check()?;
+        let mapped = frame
+            .mapped
+            .lock()
+            .map_err(|_| Error::Readback("map flag poisoned".into()))?
+            .clone();
+        match mapped {
+            Some(Ok(())) => {}
+            Some(Err(e)) => return Err(Error::Readback(format!("mapping failed: {e}"))),
+            None => {
+                return Err(Error::Readback(
+                    "the GPU finished but the readback buffer was not mapped".into(),
+                ));
+            }
+        }
+        let staging = self.slots[frame.slot]
+            .staging
+            .as_ref()
+            .ok_or_else(|| Error::Readback("readback slot lost its buffer".into()))?;
+        let view = staging
+            .slice(0..frame.used_bytes)
+            .get_mapped_range()
+            .map_err(|e| Error::Readback(format!("mapped range: {e:?}")))?;
+        let readbacks = frame
+            .readbacks
+            .iter()
+            .map(|&(offset, size)| view[offset as usize..(offset + size) as usize].to_vec())
+            .collect();
+        let (stages, clock) = match &frame.timestamps {
+            Some(layout) => {
+                let period = f64::from(self.ctx.queue.get_timestamp_period());
+                let ticks: &[u64] = bytemuck::cast_slice(
+                    &view[layout.offset as usize
+                        ..layout.offset as usize + layout.pass_stage.len() * 16],
+                );
+                let mut stages: Vec<StageTime> = layout
+                    .stage_names
+                    .iter()
+                    .map(|&name| StageTime { name, seconds: 0.0 })
+                    .collect();
+                let mut timed = vec![false; stages.len()];
+                for (pass, &stage) in layout.pass_stage.iter().enumerate() {
+                    let dt = ticks[2 * pass + 1].saturating_sub(ticks[2 * pass]);
+                    stages[stage].seconds += dt as f64 * period * 1e-9;
+                    timed[stage] = true;
+                }
+                // Timestamps bracket compute passes only: a stage of copies alone (upload,
+                // readback) has no GPU time to report, and is left out rather than shown as 0.
+                let mut timed = timed.into_iter();
+                stages.retain(|_| timed.next().unwrap_or(false));
+                (stages, Clock::GpuTimestamps)
+            }
+            None => (frame.cpu_stages.clone(), Clock::Cpu),
+        };
+        drop(view);
+        Ok(FrameOutput {
+            readbacks,
+            profile: Profile {
+                stages,
+                clock,
+                wall: frame.started.elapsed(),
+            },
+        })
+    }
+
+    fn pipeline(&mut self, id: ShaderId) -> Result<&Pipeline> {
+        if !self.pipelines.contains_key(&id) {
+            let pipeline = create_pipeline(&self.ctx, id)?;
+            self.pipelines.insert(id, pipeline);
+        }
+        Ok(&self.pipelines[&id])
+    }
+
+    fn check_limits(
+        &self,
+        recording: &Recording,
+        usages: &HashMap<BufferId, BufferUsages>,
+    ) -> Result<()> {
+        let limits = self.ctx.limits();
+        for (proxy, _) in recording.buffers() {
+            let usage = usages[&proxy.id];
+            let mut checks = vec![(limits.max_buffer_size, "max_buffer_size")];
+            if usage.contains(BufferUsages::STORAGE) {
+                checks.push((
+                    limits.max_storage_buffer_binding_size,
+                    "max_storage_buffer_binding_size",
+                ));
+            }
+            if usage.contains(BufferUsages::UNIFORM) {
+                checks.push((
+                    limits.max_uniform_buffer_binding_size,
+                    "max_uniform_buffer_binding_size",
+                ));
+            }
+            for (limit, limit_name) in checks {
+                if proxy.size > limit {
+                    return Err(Error::BufferLimit {
+                        label: proxy.label.to_owned(),
+                        needed: proxy.size,
+                        limit,
+                        limit_name,
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn staging(&mut self, slot: usize, size: u64) -> wgpu::Buffer {
+        let current = &mut self.slots[slot].staging;
+        match current {
+            Some(b) if b.size() >= size => b.clone(),
+            _ => {
+                let b = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("proxima readback"),
+                    size: pool_size(size, u64::MAX),
+                    usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                *current = Some(b.clone());
+                b
+            }
+        }
+    }
+
+    fn ensure_queries(&mut self, count: u32) {
+        if self.queries.as_ref().is_some_and(|(_, c, _)| *c >= count) {
+            return;
+        }
+        let count = count
+            .next_power_of_two()
+            .clamp(64, wgpu::QUERY_SET_MAX_QUERIES);
+        let set = self.ctx.device.create_query_set(&wgpu::QuerySetDescriptor {
+            label: Some("proxima timestamps"),
+            ty: wgpu::QueryType::Timestamp,
+            count,
+        });
+        let resolve = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("proxima timestamp resolve"),
+            size: u64::from(count) * 8,
+            usage: BufferUsages::QUERY_RESOLVE | BufferUsages::COPY_SRC,
+            mapped_at_creation: false,
+        });
+        self.queries = Some((set, count, resolve));
+    }
+
+    fn release(&mut self, usage: BufferUsages, buffer: wgpu::Buffer) {
+        let key = (buffer.size(), pooled_usage(usage));
+        self.pool.entry(key).or_default().push(buffer);
+    }
+}
+
+/// Every pooled buffer can be copied from and to, so one pool entry serves any frame.
+fn pooled_usage(usage: BufferUsages) -> BufferUsages {
+    usage | BufferUsages::COPY_SRC | BufferUsages::COPY_DST
+}
+
+/// Pool size classes: sizes round up to 1/8 steps of their power of two (≤ 12.5% waste),
+/// but never past `max`.
+fn pool_size(size: u64, max: u64) -> u64 {
+    let size = size.max(256);
+    let step = (size.next_power_of_two() / 8).max(256);
+    let rounded = size.next_multiple_of(step);
+    if rounded > max { size } else { rounded }
+}
+
+fn wait_for(ctx: &GpuContext, submission: &wgpu::SubmissionIndex) -> Result<()> {
+    ctx.device
+        .poll(wgpu::PollType::Wait {
+            submission_index: Some(submission.clone()),
+            timeout: Some(WAIT_TIMEOUT),
+        })
+        .map_err(|e| match e {
+            wgpu::PollError::Timeout => Error::Readback(format!(
+                "the GPU did not finish within {} s",
+                WAIT_TIMEOUT.as_secs()
+            )),
+            other => Error::DeviceLost(other.to_string()),
+        })?;
+    ctx.check()
+}
+
+fn create_pipeline(ctx: &GpuContext, id: ShaderId) -> Result<Pipeline> {
+    let info = shaders::reflect(id)?;
+    let device = &ctx.device;
+    let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
+    let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+        label: Some(id.file_name()),
+        source: wgpu::ShaderSource::Wgsl(info.source.clone().into()),
+    });
+    let entries: Vec<wgpu::BindGroupLayoutEntry> = info
+        .bindings
+        .iter()
+        .enumerate()
+        .map(|(i, kind)| wgpu::BindGroupLayoutEntry {
+            binding: i as u32,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: match kind {
+                    BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
+                    BindingKind::StorageRead => {
+                        wgpu::BufferBindingType::Storage { read_only: true }
+                    }
+                    BindingKind::StorageReadWrite => {
+                        wgpu::BufferBindingType::Storage { read_only: false }
+                    }
+                },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        })
+        .collect();
+    let layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+        label: Some(id.file_name()),
+        entries: &entries,
+    });
+    let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+        label: Some(id.file_name()),
+        bind_group_layouts: &[Some(&layout)],
+        immediate_size: 0,
+    });
+    let pipeline = device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+        label: Some(id.file_name()),
+        layout: Some(&pipeline_layout),
+        module: &module,
+        entry_point: Some("main"),
+        compilation_options: Default::default(),
+        cache: None,
+    });
+    if let Some(error) = pollster::block_on(scope.pop()) {
+        return Err(Error::Shader {
+            name: id.file_name().to_owned(),
+            message: error.to_string(),
+        });
+    }
+    ctx.check()?;
+    Ok(Pipeline {
+        info,
+        layout,
+        pipeline,
+    })
+}
+
+/// The state of one frame being encoded.
+struct FrameRun<'a> {
+    ctx: &'a GpuContext,
+    pipelines: &'a HashMap<ShaderId, Pipeline>,
+    pool: &'a mut HashMap<(u64, BufferUsages), Vec<wgpu::Buffer>>,
+    belt: &'a mut wgpu::util::StagingBelt,
+    usages: &'a HashMap<BufferId, BufferUsages>,
+    live: HashMap<BufferId, wgpu::Buffer>,
+    externals: &'a [(BufferProxy, &'a wgpu::Buffer)],
+    recording: &'a Recording,
+    encoder: Option<wgpu::CommandEncoder>,
+    queries: Option<&'a wgpu::QuerySet>,
+    timestamps: Option<TimestampLayout>,
+    pass_index: u32,
+    stage_index: usize,
+    cpu_stages: Vec<StageTime>,
+    cpu_stage_start: Option<(&'static str, Instant)>,
+    cpu_timing: bool,
+}
+
+impl FrameRun<'_> {
+    fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
+        self.encoder.get_or_insert_with(|| {
+            self.ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("proxima frame"),
+                })
+        })
+    }
+
+    fn buffer(&mut self, proxy: &BufferProxy) -> Result<wgpu::Buffer> {
+        if let Some(b) = self.live.get(&proxy.id) {
+            return Ok(b.clone());
+        }
+        let (_, origin) = self.recording.buffers()[proxy.id.0 as usize];
+        let usage = self.usages[&proxy.id];
+        let buffer = match origin {
+            BufferOrigin::External => {
+                let (_, b) = self
+                    .externals
+                    .iter()
+                    .find(|(p, _)| p.id == proxy.id)
+                    .ok_or_else(|| {
+                        Error::Recording(format!(
+                            "external buffer `{}` was not supplied",
+                            proxy.label
+                        ))
+                    })?;
+                if b.size() < proxy.size || !b.usage().contains(usage) {
+                    return Err(Error::Recording(format!(
+                        "external buffer `{}` is {} bytes with usage {:?}; the frame needs {} bytes with {:?}",
+                        proxy.label,
+                        b.size(),
+                        b.usage(),
+                        proxy.size,
+                        usage
+                    )));
+                }
+                (*b).clone()
+            }
+            BufferOrigin::Pooled => {
+                let max = self.ctx.limits().max_buffer_size;
+                let key = (pool_size(proxy.size, max), pooled_usage(usage));
+                match self.pool.get_mut(&key).and_then(Vec::pop) {
+                    Some(b) => b,
+                    None => self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+                        label: Some(proxy.label),
+                        size: key.0,
+                        usage: key.1,
+                        mapped_at_creation: false,
+                    }),
+                }
+            }
+        };
+        self.live.insert(proxy.id, buffer.clone());
+        Ok(buffer)
+    }
+
+    fn bind_group(
+        &mut self,
+        shader: ShaderId,
+        bindings: &[BufferProxy],
+    ) -> Result<wgpu::BindGroup> {
+        let buffers = bindings
+            .iter()
+            .map(|b| self.buffer(b))
+            .collect::<Result<Vec<_>>>()?;
+        let entries: Vec<wgpu::BindGroupEntry> = buffers
+            .iter()
+            .zip(bindings)
+            .enumerate()
+            .map(|(i, (buffer, proxy))| wgpu::BindGroupEntry {
+                binding: i as u32,
+                resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer,
+                    offset: 0,
+                    size: wgpu::BufferSize::new(proxy.size),
+                }),
+            })
+            .collect();
+        Ok(self
+            .ctx
+            .device
+            .create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some(shader.file_name()),
+                layout: &self.pipelines[&shader].layout,
+                entries: &entries,
+            }))
+    }
+
+    /// With CPU timing, ends the running stage: submit what is encoded and wait for it.
+    fn end_cpu_stage(&mut self) -> Result<()> {
+        let Some((name, start)) = self.cpu_stage_start.take() else {
+            return Ok(());
+        };
+        if let Some(encoder) = self.encoder.take() {
+            self.belt.finish();
+            let submission = self.ctx.queue.submit([encoder.finish()]);
+            self.belt.recall();
+            wait_for(self.ctx, &submission)?;
+        }
+        self.cpu_stages.push(StageTime {
+            name,
+            seconds: start.elapsed().as_secs_f64(),
+        });
+        Ok(())
+    }
+
+    fn encode(&mut self, staging: &wgpu::Buffer, readbacks: &[(u64, u64)]) -> Result<()> {
+        let mut readback_index = 0;
+        for command in self.recording.commands() {
+            match command {
+                Command::Stage(name) => {
+                    if self.cpu_timing {
+                        self.end_cpu_stage()?;
+                        self.cpu_stage_start = Some((name, Instant::now()));
+                    }
+                    if let Some(layout) = &mut self.timestamps {
+                        layout.stage_names.push(name);
+                        self.stage_index = layout.stage_names.len() - 1;
+                    }
+                }
+                Command::Upload { buffer, data } => {
+                    let target = self.buffer(buffer)?;
+                    if let Some(size) = wgpu::BufferSize::new(data.len() as u64) {
+                        let encoder = self.encoder.get_or_insert_with(|| {
+                            self.ctx.device.create_command_encoder(
+                                &wgpu::CommandEncoderDescriptor {
+                                    label: Some("proxima frame"),
+                                },
+                            )
+                        });
+                        let mut view = self.belt.write_buffer(encoder, &target, 0, size);
+                        view.copy_from_slice(data);
+                    }
+                }
+                Command::Clear(buffer) => {
+                    let target = self.buffer(buffer)?;
+                    self.encoder().clear_buffer(&target, 0, Some(buffer.size));
+                }
+                Command::Dispatch {
+                    shader,
+                    grid,
+                    bindings,
+                } => {
+                    let group = self.bind_group(*shader, bindings)?;
+                    self.compute_pass(*shader, &group, |pass| {
+                        pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+                    });
+                }
+                Command::DispatchIndirect {
+                    shader,
+                    args,
+                    offset,
+                    bindings,
+                } => {
+                    let group = self.bind_group(*shader, bindings)?;
+                    let args = self.buffer(args)?;
+                    let offset = *offset;
+                    self.compute_pass(*shader, &group, |pass| {
+                        pass.dispatch_workgroups_indirect(&args, offset);
+                    });
+                }
+                Command::Copy {
+                    src,
+                    src_offset,
+                    dst,
+                    dst_offset,
+                    size,
+                } => {
+                    let s = self.buffer(src)?;
+                    let d = self.buffer(dst)?;
+                    if *size > 0 {
+                        self.encoder().copy_buffer_to_buffer(
+                            &s,
+                            *src_offset,
+                            &d,
+                            *dst_offset,
+                            *size,
+                        );
+                    }
+                }
+                Command::Readback {
+                    buffer,
+                    offset,
+                    size,
+                    ..
+                } => {
+                    let s = self.buffer(buffer)?;
+                    let (staging_offset, _) = readbacks[readback_index];
+                    readback_index += 1;
+                    if *size > 0 {
+                        self.encoder().copy_buffer_to_buffer(
+                            &s,
+                            *offset,
+                            staging,
+                            staging_offset,
+                            *size,
+                        );
+                    }
+                }
+                Command::Free(buffer) => {
+                    if let Some(b) = self.live.remove(&buffer.id) {
+                        let usage = pooled_usage(self.usages[&buffer.id]);
+                        self.pool.entry((b.size(), usage)).or_default().push(b);
+                    }
+                }
+            }
+        }
+        // The last stage is closed by the final submission in `submit`.
+        if self.encoder.is_none() {
+            self.encoder();
+        }
+        Ok(())
+    }
+
+    fn compute_pass(
+        &mut self,
+        shader: ShaderId,
+        group: &wgpu::BindGroup,
+        dispatch: impl FnOnce(&mut wgpu::ComputePass<'_>),
+    ) {
+        let timestamp_writes = match (&mut self.timestamps, self.queries) {
+            (Some(layout), Some(set)) => {
+                if layout.stage_names.is_empty() {
+                    layout.stage_names.push("unnamed");
+                }
+                layout.pass_stage.push(self.stage_index);
+                let index = self.pass_index;
+                self.pass_index += 1;
+                Some(wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(2 * index),
+                    end_of_pass_write_index: Some(2 * index + 1),
+                })
+            }
+            _ => None,
+        };
+        let pipeline = &self.pipelines[&shader].pipeline;
+        let encoder = self.encoder.get_or_insert_with(|| {
+            self.ctx
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("proxima frame"),
+                })
+        });
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some(shader.file_name()),
+            timestamp_writes,
+        });
+        pass.set_pipeline(pipeline);
+        pass.set_bind_group(0, group, &[]);
+        dispatch(&mut pass);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pool_size;
+
+    #[test]
+    fn pool_sizes_cover_the_request_with_bounded_waste() {
+        for size in [
+            1u64,
+            255,
+            256,
+            257,
+            1000,
+            4096,
+            5000,
+            1 << 20,
+            (1 << 27) - 4,
+            3 << 26,
+        ] {
+            let p = pool_size(size, u64::MAX);
+            assert!(p >= size, "{size}");
+            assert!(
+                p <= (size.max(256) * 9).div_ceil(8).max(512),
+                "{size} -> {p}"
+            );
+        }
+        assert_eq!(pool_size(130 << 20, 128 << 20), 130 << 20);
+    }
+}

@@ -1,0 +1,11 @@
+//! Everything that talks to wgpu: the context (adapter, device, faults), the engine that
+//! runs frame recordings, the shader sources, Pod layouts and dispatch sizes.
+
+pub mod context;
+pub mod engine;
+pub mod layout;
+pub mod shaders;
+pub mod sizes;
+
+pub use context::{ContextOptions, GpuContext, NO_ADAPTER_HINT};
+pub use engine::{Engine, FrameOutput, PendingFrame, TimingMode};

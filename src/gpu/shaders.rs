@@ -1,0 +1,243 @@
+//! The WGSL sources: embedded at build time, joined by a small `#import name` mechanism
+//! (a line `#import bodies` pulls in `shaders/shared/bodies.wgsl` once, before the
+//! importing file), parsed and validated by naga, and reflected into the binding layout
+//! the engine needs. One entry point (`main`) per file in `shaders/`.
+//!
+//! The sources are embedded, not read at run time, so the binary works from any directory.
+//! `tests/shaders.rs` checks that every file in `shaders/` is listed here.
+
+use std::collections::HashSet;
+
+use crate::{Error, Result};
+
+/// The shared files (`shaders/shared/*.wgsl`), by import name.
+pub const SHARED: &[(&str, &str)] = &[
+    ("bodies", include_str!("../../shaders/shared/bodies.wgsl")),
+    (
+        "dispatch",
+        include_str!("../../shaders/shared/dispatch.wgsl"),
+    ),
+    ("numeric", include_str!("../../shaders/shared/numeric.wgsl")),
+    ("status", include_str!("../../shaders/shared/status.wgsl")),
+];
+
+/// Identifies one entry shader (`shaders/<name>.wgsl`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ShaderId {
+    /// World AABBs from poses (`bounds.wgsl`).
+    Bounds,
+    /// Indirect dispatch arguments from a GPU-side count (`dispatch_args.wgsl`).
+    DispatchArgs,
+}
+
+impl ShaderId {
+    /// Every entry shader.
+    pub const ALL: &'static [ShaderId] = &[ShaderId::Bounds, ShaderId::DispatchArgs];
+
+    /// File name inside `shaders/`.
+    pub fn file_name(self) -> &'static str {
+        match self {
+            ShaderId::Bounds => "bounds.wgsl",
+            ShaderId::DispatchArgs => "dispatch_args.wgsl",
+        }
+    }
+
+    /// The source as written, before imports are resolved.
+    pub fn raw_source(self) -> &'static str {
+        match self {
+            ShaderId::Bounds => include_str!("../../shaders/bounds.wgsl"),
+            ShaderId::DispatchArgs => include_str!("../../shaders/dispatch_args.wgsl"),
+        }
+    }
+
+    /// The source with every import resolved: ready for naga or wgpu.
+    pub fn source(self) -> Result<String> {
+        resolve_imports(self.file_name(), self.raw_source())
+    }
+}
+
+/// Resolves `#import name` lines: each shared file is inlined once, at its first import,
+/// with its own imports resolved before it. The line numbers naga reports refer to the
+/// joined text; each inlined part starts with a `// --- name ---` marker.
+pub fn resolve_imports(file: &str, source: &str) -> Result<String> {
+    let mut out = String::with_capacity(source.len() * 2);
+    let mut seen = HashSet::new();
+    let mut stack = vec![file.to_owned()];
+    append_resolved(file, source, &mut out, &mut seen, &mut stack)?;
+    Ok(out)
+}
+
+fn append_resolved(
+    file: &str,
+    source: &str,
+    out: &mut String,
+    seen: &mut HashSet<String>,
+    stack: &mut Vec<String>,
+) -> Result<()> {
+    for (line_no, line) in source.lines().enumerate() {
+        let Some(rest) = line.trim_start().strip_prefix("#import") else {
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let name = rest.trim();
+        let shader_error = |message: String| Error::Shader {
+            name: file.to_owned(),
+            message: format!("line {}: {message}", line_no + 1),
+        };
+        if name.is_empty() || name.contains(char::is_whitespace) {
+            return Err(shader_error(format!("malformed import `{}`", line.trim())));
+        }
+        if stack.iter().any(|s| s == name) {
+            return Err(shader_error(format!(
+                "import cycle: {} -> {name}",
+                stack.join(" -> ")
+            )));
+        }
+        if !seen.insert(name.to_owned()) {
+            continue;
+        }
+        let Some((_, shared)) = SHARED.iter().find(|(n, _)| *n == name) else {
+            return Err(shader_error(format!(
+                "unknown import `{name}` (known: {})",
+                SHARED
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        };
+        out.push_str(&format!("// --- {name} ---\n"));
+        stack.push(name.to_owned());
+        append_resolved(name, shared, out, seen, stack)?;
+        stack.pop();
+        out.push_str(&format!("// --- end {name} ---\n"));
+    }
+    Ok(())
+}
+
+/// How a shader binds one buffer (`@group(0) @binding(n)`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BindingKind {
+    /// `var<uniform>`.
+    Uniform,
+    /// `var<storage, read>`.
+    StorageRead,
+    /// `var<storage, read_write>`.
+    StorageReadWrite,
+}
+
+/// What the engine needs to know about an entry shader, reflected from its source.
+#[derive(Clone, Debug)]
+pub struct ShaderInfo {
+    /// Which shader.
+    pub id: ShaderId,
+    /// Source with imports resolved.
+    pub source: String,
+    /// Binding kinds of group 0, indexed by binding number (bindings must be dense).
+    pub bindings: Vec<BindingKind>,
+    /// `@workgroup_size` of `main`.
+    pub workgroup_size: [u32; 3],
+}
+
+/// Parses and validates a shader with naga and reflects its group-0 bindings.
+pub fn reflect(id: ShaderId) -> Result<ShaderInfo> {
+    let source = id.source()?;
+    let module = parse_and_validate(id.file_name(), &source)?;
+    let shader_error = |message: String| Error::Shader {
+        name: id.file_name().to_owned(),
+        message,
+    };
+    let entry = match module.entry_points.as_slice() {
+        [e] if e.name == "main" && e.stage == naga::ShaderStage::Compute => e,
+        _ => {
+            return Err(shader_error(
+                "a shader file must hold exactly one compute entry point named `main`".into(),
+            ));
+        }
+    };
+    let mut slots: Vec<Option<BindingKind>> = Vec::new();
+    for (_, var) in module.global_variables.iter() {
+        let Some(binding) = &var.binding else {
+            continue;
+        };
+        if binding.group != 0 {
+            return Err(shader_error(format!(
+                "`{}` uses group {}: only group 0 is supported",
+                var.name.as_deref().unwrap_or("?"),
+                binding.group
+            )));
+        }
+        let kind = match var.space {
+            naga::AddressSpace::Uniform => BindingKind::Uniform,
+            naga::AddressSpace::Storage { access } => {
+                if access.contains(naga::StorageAccess::STORE) {
+                    BindingKind::StorageReadWrite
+                } else {
+                    BindingKind::StorageRead
+                }
+            }
+            other => {
+                return Err(shader_error(format!(
+                    "binding {} is in address space {other:?}: only buffers are supported",
+                    binding.binding
+                )));
+            }
+        };
+        let slot = binding.binding as usize;
+        if slots.len() <= slot {
+            slots.resize(slot + 1, None);
+        }
+        slots[slot] = Some(kind);
+    }
+    let bindings = slots
+        .into_iter()
+        .enumerate()
+        .map(|(i, k)| k.ok_or_else(|| shader_error(format!("binding {i} is missing"))))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(ShaderInfo {
+        id,
+        source,
+        bindings,
+        workgroup_size: entry.workgroup_size,
+    })
+}
+
+/// Parses WGSL and runs naga's full validation; errors carry naga's own message.
+pub fn parse_and_validate(name: &str, source: &str) -> Result<naga::Module> {
+    let module = naga::front::wgsl::parse_str(source).map_err(|e| Error::Shader {
+        name: name.to_owned(),
+        message: e.emit_to_string(source),
+    })?;
+    let mut validator = naga::valid::Validator::new(
+        naga::valid::ValidationFlags::all(),
+        naga::valid::Capabilities::default(),
+    );
+    validator.validate(&module).map_err(|e| Error::Shader {
+        name: name.to_owned(),
+        message: e.emit_to_string(source),
+    })?;
+    Ok(module)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn imports_are_inlined_once_and_in_order() {
+        let joined = resolve_imports("t.wgsl", "#import status\n#import status\nfn f() {}\n")
+            .expect("resolves");
+        assert_eq!(joined.matches("struct PassStatus").count(), 1);
+        assert!(joined.find("struct PassStatus").unwrap() < joined.find("fn f()").unwrap());
+    }
+
+    #[test]
+    fn unknown_and_malformed_imports_are_named_errors() {
+        let err = resolve_imports("t.wgsl", "\n#import nowhere\n").unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("t.wgsl") && text.contains("line 2") && text.contains("nowhere"));
+        let err = resolve_imports("t.wgsl", "#import a b\n").unwrap_err();
+        assert!(err.to_string().contains("malformed import"));
+    }
+}

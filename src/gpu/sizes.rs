@@ -1,0 +1,50 @@
+//! Sizes computed on the CPU in one place: workgroup counts and grid shapes, next to the
+//! constants the shaders share. A change to a `@workgroup_size` must be mirrored here;
+//! `tests/shaders.rs` checks that it is.
+
+/// Threads per workgroup of the per-body passes (`bounds.wgsl`).
+pub const BODY_WORKGROUP_SIZE: u32 = 256;
+
+/// The default `max_compute_workgroups_per_dimension`; grids wider than this become 2D.
+pub const DEFAULT_MAX_GROUPS_X: u32 = 65_535;
+
+/// Grid for `items` threads in workgroups of `workgroup_size`, at most `max_groups_x`
+/// groups wide: `[x, y, 1]` with `x · y · workgroup_size ≥ items`, and the linear index
+/// `gid.x + gid.y · x · workgroup_size` (shared/dispatch.wgsl) covering every item.
+/// Twin of `shaders/dispatch_args.wgsl`.
+pub fn dispatch_grid(items: u32, workgroup_size: u32, max_groups_x: u32) -> [u32; 3] {
+    let groups = items.div_ceil(workgroup_size);
+    let x = groups.min(max_groups_x);
+    let y = if x == 0 { 0 } else { groups.div_ceil(x) };
+    [x, y, 1]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn grid_covers_every_item_with_less_than_one_row_of_waste() {
+        for items in [
+            0u32,
+            1,
+            255,
+            256,
+            257,
+            65_535 * 256,
+            65_535 * 256 + 1,
+            16_000_000,
+        ] {
+            let [x, y, z] = dispatch_grid(items, 256, DEFAULT_MAX_GROUPS_X);
+            assert_eq!(z, 1);
+            assert!(x <= DEFAULT_MAX_GROUPS_X);
+            let threads = u64::from(x) * u64::from(y) * 256;
+            assert!(threads >= u64::from(items), "{items}: {x}x{y}");
+            if items > 0 {
+                assert!(threads - u64::from(items) < u64::from(x) * 256, "{items}");
+            } else {
+                assert_eq!(threads, 0);
+            }
+        }
+    }
+}

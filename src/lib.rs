@@ -1,0 +1,19 @@
+//! proxima: a collision-detection pipeline. The GPU (wgpu compute shaders) does the wide
+//! work: bounding volumes, broadphase, a penetration-depth estimate per pair. The CPU does
+//! the exact work on the pairs that survive. Every GPU pass has a CPU twin with the same
+//! inputs and outputs, used as test oracle, as fallback without an adapter, and as
+//! benchmark baseline. See ARCHITECTURE.md for the stage diagram and module map.
+
+pub mod bodies;
+pub mod error;
+pub mod frame;
+pub mod gpu;
+pub mod graph;
+pub mod passes;
+pub mod pipeline;
+pub mod profile;
+pub mod rng;
+pub mod world;
+
+pub use error::{Error, Result};
+pub use pipeline::{DeviceChoice, Pipeline};

@@ -1,0 +1,280 @@
+//! The `proxima` command: the main job on the built-in default scene, adapter info, and
+//! benchmarks. Run `proxima --help`.
+
+use std::process::ExitCode;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use proxima::bodies::GpuAabb;
+use proxima::frame::{self, FrameResult};
+use proxima::gpu::{ContextOptions, GpuContext};
+use proxima::pipeline::Backend;
+use proxima::world::World;
+use proxima::{DeviceChoice, Error, Pipeline, Result};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "proxima",
+    version,
+    about = "GPU + exact CPU collision detection"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the main job on the built-in crowd (the default when no command is given).
+    Run(RunArgs),
+    /// Show the adapter the GPU path would use: backend, limits, timestamp support.
+    Info,
+    /// Benchmarks with side-by-side ratios.
+    Bench {
+        #[command(subcommand)]
+        which: BenchCommand,
+    },
+}
+
+#[derive(Subcommand, Debug)]
+enum BenchCommand {
+    /// The bounds pass: GPU against its CPU twin.
+    Bounds(BenchArgs),
+}
+
+#[derive(clap::Args, Debug, Clone)]
+struct RunArgs {
+    /// Number of bodies in the crowd.
+    #[arg(long, default_value_t = 100_000)]
+    bodies: usize,
+    /// Frames to run.
+    #[arg(long, default_value_t = 20)]
+    frames: usize,
+    /// Seed of the crowd.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Where the wide passes run.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    device: DeviceArg,
+}
+
+impl Default for RunArgs {
+    fn default() -> Self {
+        Self {
+            bodies: 100_000,
+            frames: 20,
+            seed: 1,
+            device: DeviceArg::Auto,
+        }
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct BenchArgs {
+    /// Body counts, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 1_000_000])]
+    bodies: Vec<usize>,
+    /// Timed frames per size (after one warm-up frame).
+    #[arg(long, default_value_t = 10)]
+    frames: usize,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum DeviceArg {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+impl From<DeviceArg> for DeviceChoice {
+    fn from(d: DeviceArg) -> Self {
+        match d {
+            DeviceArg::Auto => DeviceChoice::Auto,
+            DeviceArg::Gpu => DeviceChoice::Gpu,
+            DeviceArg::Cpu => DeviceChoice::Cpu,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => run(&RunArgs::default()),
+        Some(Command::Run(args)) => run(&args),
+        Some(Command::Info) => info(),
+        Some(Command::Bench {
+            which: BenchCommand::Bounds(args),
+        }) => bench_bounds(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("proxima: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
+    let pipeline = Pipeline::new(device.into(), &ContextOptions::default())?;
+    if let Some(notice) = &pipeline.fallback_notice {
+        println!("proxima: {notice}");
+    }
+    Ok(pipeline)
+}
+
+fn run(args: &RunArgs) -> Result<()> {
+    let mut pipeline = open_pipeline(args.device)?;
+    let mut world = World::crowd(args.bodies, args.seed);
+    println!(
+        "proxima: built-in crowd, {} bodies, {} shapes, seed {}, {} frames on {}",
+        world.len(),
+        world.shapes.len(),
+        args.seed,
+        args.frames,
+        pipeline.device_name()
+    );
+    let dt = 1.0 / 60.0;
+    let mut totals: Vec<(&'static str, f64)> = Vec::new();
+    let mut wall = 0.0;
+    let mut last: Option<FrameResult> = None;
+    let mut timed = 0;
+    for f in 0..args.frames.max(1) {
+        let result = pipeline.step(&world)?;
+        // Frame 0 pays for pipeline compilation and first allocations: not averaged.
+        if f > 0 || args.frames == 1 {
+            timed += 1;
+            wall += result.profile.wall.as_secs_f64();
+            for s in &result.profile.stages {
+                match totals.iter_mut().find(|(n, _)| *n == s.name) {
+                    Some((_, t)) => *t += s.seconds,
+                    None => totals.push((s.name, s.seconds)),
+                }
+            }
+        }
+        last = Some(result);
+        if f + 1 < args.frames {
+            world.advance(dt);
+        }
+    }
+    let last = last.expect("at least one frame ran");
+    let clock = match last.profile.clock {
+        proxima::profile::Clock::GpuTimestamps => "gpu timestamps",
+        proxima::profile::Clock::Cpu => "cpu clock",
+    };
+    println!("stage timings, mean over {timed} frames ({clock}):");
+    for (name, t) in &totals {
+        println!("  {name:<10} {:>10.3} ms", t / f64::from(timed) * 1e3);
+    }
+    println!(
+        "  {:<10} {:>10.3} ms (wall, whole frame)",
+        "frame",
+        wall / f64::from(timed) * 1e3
+    );
+    println!("result (last frame): {}", summarize(&last.aabbs));
+    Ok(())
+}
+
+/// A backend-independent summary of the boxes: their union and mean volume, to 6
+/// significant digits (the GPU and CPU boxes agree far closer than that).
+fn summarize(aabbs: &[GpuAabb]) -> String {
+    if aabbs.is_empty() {
+        return "no bodies".into();
+    }
+    let mut lo = glam::DVec3::INFINITY;
+    let mut hi = glam::DVec3::NEG_INFINITY;
+    let mut volume = 0.0;
+    for b in aabbs {
+        let b = b.to_f64();
+        lo = lo.min(b.min);
+        hi = hi.max(b.max);
+        volume += (b.max - b.min).element_product();
+    }
+    format!(
+        "{} boxes, union [{:.6e}, {:.6e}, {:.6e}] .. [{:.6e}, {:.6e}, {:.6e}], mean volume {:.6e}",
+        aabbs.len(),
+        lo.x,
+        lo.y,
+        lo.z,
+        hi.x,
+        hi.y,
+        hi.z,
+        volume / aabbs.len() as f64
+    )
+}
+
+fn info() -> Result<()> {
+    match GpuContext::new(&ContextOptions::default()) {
+        Ok(ctx) => {
+            println!("{}", ctx.describe());
+            Ok(())
+        }
+        Err(e) if e.is_no_adapter() => {
+            println!("proxima: {} [{e}]", proxima::gpu::NO_ADAPTER_HINT);
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+fn bench_bounds(args: &BenchArgs) -> Result<()> {
+    if args.frames == 0 {
+        return Err(Error::Usage("--frames must be at least 1".into()));
+    }
+    let mut gpu = open_pipeline(DeviceArg::Auto)?;
+    let has_gpu = matches!(gpu.backend(), Backend::Gpu(_));
+    println!("bounds pass on {}", gpu.device_name());
+    println!(
+        "{:>10} {:>14} {:>14} {:>14} {:>10}",
+        "bodies", "cpu twin ms", "gpu pass ms", "gpu frame ms", "cpu/gpu"
+    );
+    for &n in &args.bodies {
+        let world = World::crowd(n, 1);
+        let mut cpu_s = Vec::new();
+        let mut pass_s = Vec::new();
+        let mut frame_s = Vec::new();
+        // Interleave the two sides so both see the same machine load.
+        for f in 0..=args.frames {
+            let t = Instant::now();
+            let cpu = frame::cpu_frame(&world.bodies, &world.shapes)?;
+            let cpu_t = t.elapsed().as_secs_f64();
+            std::hint::black_box(&cpu.aabbs);
+            let (p, w) = if has_gpu {
+                let r = gpu.step(&world)?;
+                (
+                    r.profile.stage_seconds(frame::stage::BOUNDS),
+                    r.profile.wall.as_secs_f64(),
+                )
+            } else {
+                (f64::NAN, f64::NAN)
+            };
+            if f > 0 {
+                cpu_s.push(cpu_t);
+                pass_s.push(p);
+                frame_s.push(w);
+            }
+        }
+        let (c, p, w) = (
+            median(&mut cpu_s),
+            median(&mut pass_s),
+            median(&mut frame_s),
+        );
+        println!(
+            "{n:>10} {:>14.3} {:>14.3} {:>14.3} {:>10.2}",
+            c * 1e3,
+            p * 1e3,
+            w * 1e3,
+            c / p
+        );
+    }
+    println!(
+        "(medians; 'gpu pass' is the bounds dispatch alone, 'gpu frame' adds upload and readback)"
+    );
+    Ok(())
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}

@@ -1,0 +1,107 @@
+//! The pipeline a user drives: frames on the GPU through the engine, or on the CPU twins
+//! when there is no adapter (or when asked to). Both paths take the same [`World`] and
+//! return the same [`FrameResult`].
+
+use crate::Result;
+use crate::frame::{self, FrameResult};
+use crate::gpu::{ContextOptions, Engine, GpuContext};
+use crate::world::World;
+
+/// Which hardware runs the wide passes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceChoice {
+    /// The GPU if an adapter is found, else the CPU twins (with a notice).
+    Auto,
+    /// The GPU; no adapter is an error.
+    Gpu,
+    /// The CPU twins.
+    Cpu,
+}
+
+/// Where the frames actually run.
+#[derive(Debug)]
+pub enum Backend {
+    /// A GPU engine.
+    Gpu(Box<Engine>),
+    /// The CPU twins.
+    Cpu,
+}
+
+/// Runs frames of a world.
+#[derive(Debug)]
+pub struct Pipeline {
+    backend: Backend,
+    /// Set when `Auto` fell back to the CPU: the one line to show the user.
+    pub fallback_notice: Option<String>,
+}
+
+impl Pipeline {
+    /// Opens the pipeline on the chosen device.
+    pub fn new(choice: DeviceChoice, options: &ContextOptions) -> Result<Self> {
+        match choice {
+            DeviceChoice::Cpu => Ok(Self::cpu()),
+            DeviceChoice::Gpu => Ok(Self::on_gpu(GpuContext::new(options)?)),
+            DeviceChoice::Auto => match GpuContext::new(options) {
+                Ok(ctx) => Ok(Self::on_gpu(ctx)),
+                Err(e) if e.is_no_adapter() => Ok(Self {
+                    backend: Backend::Cpu,
+                    fallback_notice: Some(format!("{} [{e}]", crate::gpu::NO_ADAPTER_HINT)),
+                }),
+                Err(e) => Err(e),
+            },
+        }
+    }
+
+    /// A pipeline on the CPU twins.
+    pub fn cpu() -> Self {
+        Self {
+            backend: Backend::Cpu,
+            fallback_notice: None,
+        }
+    }
+
+    /// A pipeline on an existing context (e.g. a renderer's device).
+    pub fn on_gpu(ctx: GpuContext) -> Self {
+        Self {
+            backend: Backend::Gpu(Box::new(Engine::new(ctx))),
+            fallback_notice: None,
+        }
+    }
+
+    /// The backend in use.
+    pub fn backend(&self) -> &Backend {
+        &self.backend
+    }
+
+    /// Mutable access to the backend (to set engine options).
+    pub fn backend_mut(&mut self) -> &mut Backend {
+        &mut self.backend
+    }
+
+    /// One line naming the device the frames run on.
+    pub fn device_name(&self) -> String {
+        match &self.backend {
+            Backend::Gpu(engine) => {
+                let i = &engine.context().info;
+                format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
+            }
+            Backend::Cpu => format!(
+                "CPU twins ({} threads)",
+                std::thread::available_parallelism().map_or(1, |t| t.get())
+            ),
+        }
+    }
+
+    /// Runs one frame over the world's current poses.
+    pub fn step(&mut self, world: &World) -> Result<FrameResult> {
+        world.validate()?;
+        match &mut self.backend {
+            Backend::Gpu(engine) => {
+                let (rec, readbacks) = frame::record_frame(&world.bodies, &world.shapes);
+                let output = engine.run(&rec, &[])?;
+                frame::finish_gpu_frame(&output, readbacks, &world.bodies, &world.shapes)
+            }
+            Backend::Cpu => frame::cpu_frame(&world.bodies, &world.shapes),
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! Per-stage timings, part of every frame's result on the GPU and on the CPU path alike.
+
+use std::fmt;
+use std::time::Duration;
+
+/// Which clock measured the stages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    /// GPU timestamp queries around each compute pass (sum of the passes of a stage).
+    GpuTimestamps,
+    /// Wall time on the CPU; on the GPU path each stage is then submitted and waited for on
+    /// its own, which serialises the frame.
+    Cpu,
+}
+
+/// Time spent in one named stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StageTime {
+    /// Stage name as recorded.
+    pub name: &'static str,
+    /// Seconds.
+    pub seconds: f64,
+}
+
+/// Timings of one frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Profile {
+    /// Stages in execution order (a name recorded twice appears twice).
+    pub stages: Vec<StageTime>,
+    /// How the stages were timed.
+    pub clock: Clock,
+    /// Wall time from submission to the readbacks being available.
+    pub wall: Duration,
+}
+
+impl Profile {
+    /// Seconds spent in stages named `name` (summed).
+    pub fn stage_seconds(&self, name: &str) -> f64 {
+        self.stages
+            .iter()
+            .filter(|s| s.name == name)
+            .map(|s| s.seconds)
+            .sum()
+    }
+}
+
+impl fmt::Display for Profile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let clock = match self.clock {
+            Clock::GpuTimestamps => "gpu timestamps",
+            Clock::Cpu => "cpu clock",
+        };
+        for s in &self.stages {
+            writeln!(
+                f,
+                "  {:<24} {:>10.3} ms  ({clock})",
+                s.name,
+                s.seconds * 1e3
+            )?;
+        }
+        write!(
+            f,
+            "  {:<24} {:>10.3} ms  (wall)",
+            "frame",
+            self.wall.as_secs_f64() * 1e3
+        )
+    }
+}
