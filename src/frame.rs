@@ -45,9 +45,9 @@ pub fn record_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> (Recording
     let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
 
     rec.stage(stage::UPLOAD);
-    let body_buf = rec.buffer(size_of_val(bodies) as u64, "bodies");
+    let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
     rec.upload(body_buf, bodies);
-    let shape_buf = rec.buffer(size_of_val(shapes) as u64, "shapes");
+    let shape_buf = rec.array_buffer::<GpuShapeBounds>(shapes.len(), "shapes");
     rec.upload(shape_buf, shapes);
 
     rec.stage(stage::BOUNDS);

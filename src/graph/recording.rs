@@ -136,6 +136,16 @@ impl Recording {
         self.declare(size, label, BufferOrigin::Pooled)
     }
 
+    /// Declares a pooled buffer for an array of `count` values of `T`. WGSL needs at least
+    /// one element behind an array binding, so an empty array still gets one.
+    pub fn array_buffer<T: bytemuck::Pod>(
+        &mut self,
+        count: usize,
+        label: &'static str,
+    ) -> BufferProxy {
+        self.buffer((count.max(1) * size_of::<T>()) as u64, label)
+    }
+
     /// Declares a buffer the caller supplies when the recording runs.
     pub fn external(&mut self, size: u64, label: &'static str) -> BufferProxy {
         self.declare(size, label, BufferOrigin::External)

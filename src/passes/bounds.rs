@@ -79,10 +79,7 @@ pub fn record_bounds(
 ) -> BoundsOutputs {
     let params_buf = rec.buffer(size_of::<GpuBoundsParams>() as u64, "bounds params");
     rec.upload(params_buf, &[params]);
-    let aabbs = rec.buffer(
-        u64::from(params.body_count) * size_of::<GpuAabb>() as u64,
-        "aabbs",
-    );
+    let aabbs = rec.array_buffer::<GpuAabb>(params.body_count as usize, "aabbs");
     let status = rec.buffer(size_of::<GpuPassStatus>() as u64, "bounds status");
     rec.upload(status, &[GpuPassStatus::INITIAL]);
     let grid = dispatch_grid(params.body_count, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);

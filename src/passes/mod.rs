@@ -1,4 +1,5 @@
 //! GPU passes, each with its recording function and its CPU twin side by side.
 
 pub mod bounds;
+pub mod dispatch_args;
 pub mod status;

@@ -1,0 +1,38 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::sync::OnceLock;
+
+use proxima::gpu::{ContextOptions, GpuContext};
+
+/// True when CI demands a GPU: then a missing adapter fails the test instead of skipping it.
+pub fn gpu_required() -> bool {
+    std::env::var("PROXIMA_REQUIRE_GPU").is_ok_and(|v| v == "1")
+}
+
+/// A fresh context, or `None` (with the reason printed) when no adapter exists and
+/// `PROXIMA_REQUIRE_GPU` is not set. Under `PROXIMA_REQUIRE_GPU=1` a missing adapter panics.
+pub fn fresh_gpu(test: &str) -> Option<GpuContext> {
+    match GpuContext::new(&ContextOptions::default()) {
+        Ok(ctx) => Some(ctx),
+        Err(e) => {
+            if gpu_required() {
+                panic!("{test}: PROXIMA_REQUIRE_GPU=1 but no GPU context: {e}");
+            }
+            eprintln!(
+                "{test}: skipped, no GPU adapter ({e}); set PROXIMA_REQUIRE_GPU=1 to fail instead"
+            );
+            None
+        }
+    }
+}
+
+/// One context shared by the tests of a binary (device creation costs ~100 ms on lavapipe).
+pub fn gpu(test: &str) -> Option<GpuContext> {
+    static SHARED: OnceLock<Option<GpuContext>> = OnceLock::new();
+    let ctx = SHARED.get_or_init(|| GpuContext::new(&ContextOptions::default()).ok());
+    match ctx {
+        Some(c) => Some(c.clone()),
+        None => fresh_gpu(test),
+    }
+}

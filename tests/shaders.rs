@@ -1,0 +1,159 @@
+//! Every shader parses and validates with naga (so a broken shader fails `cargo test` on
+//! any machine, GPU or not), every file in `shaders/` is registered, and every Pod struct
+//! matches naga's layout of its WGSL twin field by field.
+
+use std::collections::BTreeSet;
+
+use proxima::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
+use proxima::gpu::layout::WgslTwin;
+use proxima::gpu::shaders::{self, BindingKind, ShaderId};
+use proxima::gpu::sizes::BODY_WORKGROUP_SIZE;
+use proxima::passes::bounds::GpuBoundsParams;
+use proxima::passes::dispatch_args::GpuDispatchArgsParams;
+use proxima::passes::status::GpuPassStatus;
+
+fn wgsl_files(dir: &str) -> BTreeSet<String> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);
+    std::fs::read_dir(&path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .filter_map(|e| {
+            let name = e.ok()?.file_name().into_string().ok()?;
+            name.ends_with(".wgsl").then_some(name)
+        })
+        .collect()
+}
+
+#[test]
+fn every_shader_file_is_registered() {
+    let entries: BTreeSet<String> = ShaderId::ALL
+        .iter()
+        .map(|s| s.file_name().to_owned())
+        .collect();
+    assert_eq!(
+        wgsl_files("shaders"),
+        entries,
+        "shaders/*.wgsl vs ShaderId::ALL"
+    );
+    let shared: BTreeSet<String> = shaders::SHARED
+        .iter()
+        .map(|(n, _)| format!("{n}.wgsl"))
+        .collect();
+    assert_eq!(
+        wgsl_files("shaders/shared"),
+        shared,
+        "shaders/shared vs SHARED"
+    );
+}
+
+#[test]
+fn every_shader_validates_and_reflects() {
+    for &id in ShaderId::ALL {
+        let info = shaders::reflect(id).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!info.bindings.is_empty(), "{}", id.file_name());
+    }
+}
+
+#[test]
+fn reflected_bindings_match_the_sources() {
+    let bounds = shaders::reflect(ShaderId::Bounds).unwrap();
+    use BindingKind::*;
+    assert_eq!(
+        bounds.bindings,
+        vec![
+            Uniform,
+            StorageRead,
+            StorageRead,
+            StorageReadWrite,
+            StorageReadWrite
+        ]
+    );
+    assert_eq!(bounds.workgroup_size, [BODY_WORKGROUP_SIZE, 1, 1]);
+    let args = shaders::reflect(ShaderId::DispatchArgs).unwrap();
+    assert_eq!(args.bindings, vec![Uniform, StorageRead, StorageReadWrite]);
+}
+
+#[test]
+fn a_broken_shader_is_a_named_error() {
+    let err = shaders::parse_and_validate("broken.wgsl", "fn main( { }").unwrap_err();
+    assert!(err.to_string().contains("broken.wgsl"), "{err}");
+    // Parses, but does not validate: a u32 returned as f32.
+    let err =
+        shaders::parse_and_validate("typed.wgsl", "fn f() -> f32 { return 1u; }").unwrap_err();
+    assert!(err.to_string().contains("typed.wgsl"), "{err}");
+}
+
+/// Finds the struct named `name` in any entry shader; returns (size, [(member, offset)]).
+fn wgsl_struct(name: &str) -> (u32, Vec<(String, u32)>) {
+    for &id in ShaderId::ALL {
+        let source = id.source().unwrap();
+        let module = shaders::parse_and_validate(id.file_name(), &source).unwrap();
+        for (_, ty) in module.types.iter() {
+            if ty.name.as_deref() != Some(name) {
+                continue;
+            }
+            if let naga::TypeInner::Struct { members, span } = &ty.inner {
+                let fields = members
+                    .iter()
+                    .map(|m| (m.name.clone().unwrap_or_default(), m.offset))
+                    .collect();
+                return (*span, fields);
+            }
+        }
+    }
+    panic!("no WGSL struct named {name}");
+}
+
+/// Differences between a Rust twin and its WGSL struct; empty when they agree. Rust padding
+/// fields (leading `_`) that WGSL lacks are ignored; every WGSL member must exist in Rust at
+/// the same offset.
+fn layout_mismatches<T: WgslTwin>(wgsl_name: &str) -> Vec<String> {
+    let (size, members) = wgsl_struct(wgsl_name);
+    let rust = T::field_offsets();
+    let mut problems = Vec::new();
+    if size as usize != size_of::<T>() {
+        problems.push(format!("size: WGSL {size}, Rust {}", size_of::<T>()));
+    }
+    for (name, offset) in &members {
+        match rust.iter().find(|(n, _)| n == name) {
+            Some((_, o)) if *o == *offset as usize => {}
+            Some((_, o)) => problems.push(format!("{name}: WGSL offset {offset}, Rust {o}")),
+            None => problems.push(format!("{name}: missing on the Rust side")),
+        }
+    }
+    for (name, _) in &rust {
+        if !name.starts_with('_') && !members.iter().any(|(m, _)| m == name) {
+            problems.push(format!("{name}: missing on the WGSL side"));
+        }
+    }
+    problems
+}
+
+fn assert_twin<T: WgslTwin>() {
+    let problems = layout_mismatches::<T>(T::WGSL_NAME);
+    assert!(problems.is_empty(), "{}: {problems:?}", T::WGSL_NAME);
+}
+
+#[test]
+fn pod_structs_match_their_wgsl_twins() {
+    assert_twin::<GpuBody>();
+    assert_twin::<GpuShapeBounds>();
+    assert_twin::<GpuAabb>();
+    assert_twin::<GpuPassStatus>();
+    assert_twin::<GpuBoundsParams>();
+    assert_twin::<GpuDispatchArgsParams>();
+}
+
+#[test]
+fn the_layout_check_catches_a_mismatch() {
+    // GpuAabb held against Body: same size, different fields.
+    let problems = layout_mismatches::<GpuAabb>("Body");
+    assert!(
+        problems.iter().any(|p| p.contains("position")),
+        "{problems:?}"
+    );
+    let problems = layout_mismatches::<GpuPassStatus>("Aabb");
+    assert!(
+        problems.iter().any(|p| p.starts_with("size")),
+        "{problems:?}"
+    );
+}
