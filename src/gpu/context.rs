@@ -133,6 +133,10 @@ impl GpuContext {
     /// Returns the first fault recorded since the last check: device loss first, then
     /// uncaptured errors (all of them, joined).
     pub fn check(&self) -> Result<()> {
+        // wgpu delivers the device-lost callback during maintenance: a non-blocking poll
+        // first, so that a loss is reported as such rather than as the validation errors
+        // that follow it (invalid buffers, failed submissions). Its own result adds nothing.
+        let _ = self.device.poll(wgpu::PollType::Poll);
         let mut f = self
             .faults
             .lock()

@@ -300,8 +300,12 @@ impl Engine {
                 *m = Some(r.map_err(|e| e.to_string()));
             }
         });
+        if let Err(e) = self.ctx.check() {
+            // The frame never ran: drop its staging buffer (its map request is void).
+            self.slots[slot].staging = None;
+            return Err(e);
+        }
         self.slots[slot].busy = true;
-        self.ctx.check()?;
         Ok(PendingFrame {
             slot,
             submission,
@@ -505,6 +509,10 @@ fn pool_size(size: u64, max: u64) -> u64 {
 }
 
 fn wait_for(ctx: &GpuContext, submission: &wgpu::SubmissionIndex) -> Result<()> {
+    // A submission that failed (validation error, lost device) has an index wgpu never
+    // completes, and waiting on it panics inside wgpu: rule those out first. Errors are
+    // reported synchronously on native backends, so `check` sees them here.
+    ctx.check()?;
     ctx.device
         .poll(wgpu::PollType::Wait {
             submission_index: Some(submission.clone()),
@@ -515,7 +523,12 @@ fn wait_for(ctx: &GpuContext, submission: &wgpu::SubmissionIndex) -> Result<()> 
                 "the GPU did not finish within {} s",
                 WAIT_TIMEOUT.as_secs()
             )),
-            other => Error::DeviceLost(other.to_string()),
+            // The submission never ran; the reason (usually a lost device, whose callback
+            // wgpu delivers during the poll) is in the fault log.
+            other => ctx
+                .check()
+                .err()
+                .unwrap_or_else(|| Error::DeviceLost(other.to_string())),
         })?;
     ctx.check()
 }

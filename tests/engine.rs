@@ -1,0 +1,268 @@
+//! The engine on a real adapter (lavapipe in CI): command semantics byte for byte, the
+//! readback ring, timings, external buffers, limits, and failures that must come back as
+//! errors (lost device, missing adapter) rather than panics.
+
+mod common;
+
+use proxima::frame::{self, record_frame, stage};
+use proxima::gpu::{ContextOptions, Engine, GpuContext, TimingMode, shaders::ShaderId};
+use proxima::graph::Recording;
+use proxima::passes::bounds::{GpuBoundsParams, bounds_cpu};
+use proxima::pipeline::Backend;
+use proxima::profile::Clock;
+use proxima::world::World;
+use proxima::{DeviceChoice, Error, Pipeline};
+
+fn words(n: u32, base: u32) -> Vec<u32> {
+    (0..n).map(|i| base + i * 3).collect()
+}
+
+#[test]
+fn upload_copy_clear_and_readback_move_exact_bytes() {
+    let Some(ctx) = common::gpu("engine bytes") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let mut rec = Recording::new();
+    let a = rec.buffer(64, "a");
+    let b = rec.buffer(64, "b");
+    let c = rec.buffer(32, "c");
+    rec.upload(a, &words(16, 100));
+    rec.upload(b, &words(16, 900));
+    rec.copy(a, 8, b, 16, 24); // a[2..8] -> b[4..10]
+    rec.upload(c, &words(8, 5));
+    rec.clear(c);
+    let rb_b = rec.readback(b);
+    let rb_a = rec.readback_range(a, 60, 4);
+    let rb_c = rec.readback(c);
+    // A second upload to the same buffer later in the frame lands after the readback.
+    rec.upload(a, &words(16, 7));
+    let rb_a2 = rec.readback_range(a, 0, 8);
+    let out = engine.run(&rec, &[]).expect("frame runs");
+    let mut want_b = words(16, 900);
+    want_b[4..10].copy_from_slice(&words(16, 100)[2..8]);
+    assert_eq!(out.values::<u32>(rb_b), want_b);
+    assert_eq!(out.values::<u32>(rb_a), vec![100 + 15 * 3]);
+    assert_eq!(out.values::<u32>(rb_c), vec![0; 8]);
+    assert_eq!(out.values::<u32>(rb_a2), vec![7, 10]);
+}
+
+fn counter_frame(value: u32) -> (Recording, proxima::graph::ReadbackId) {
+    let mut rec = Recording::new();
+    let a = rec.buffer(4, "counter");
+    rec.upload(a, &[value]);
+    let rb = rec.readback(a);
+    (rec, rb)
+}
+
+#[test]
+fn readback_ring_keeps_three_frames_in_flight() {
+    let Some(ctx) = common::gpu("engine ring") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let frames: Vec<_> = (0..3).map(|k| counter_frame(10 + k)).collect();
+    let pending: Vec<_> = frames
+        .iter()
+        .map(|(rec, _)| engine.submit(rec, &[]).expect("submit"))
+        .collect();
+    let (fourth, _) = counter_frame(99);
+    match engine.submit(&fourth, &[]) {
+        Err(Error::Readback(m)) => assert!(m.contains("in flight"), "{m}"),
+        other => panic!("a fourth frame in flight must be refused, got {other:?}"),
+    }
+    // Collect out of order; each frame keeps its own bytes.
+    let mut pending = pending.into_iter().map(Some).collect::<Vec<_>>();
+    for k in [1usize, 0, 2] {
+        let out = engine.wait(pending[k].take().unwrap()).expect("wait");
+        assert_eq!(out.values::<u32>(frames[k].1), vec![10 + k as u32]);
+    }
+    let (rec, rb) = counter_frame(42);
+    assert_eq!(engine.run(&rec, &[]).unwrap().values::<u32>(rb), vec![42]);
+}
+
+#[test]
+fn stages_are_timed_by_timestamps_or_by_the_cpu_clock() {
+    let Some(ctx) = common::gpu("engine timing") else {
+        return;
+    };
+    let world = World::crowd(20_000, 2);
+    let (rec, _) = record_frame(&world.bodies, &world.shapes);
+    let mut engine = Engine::new(ctx.clone());
+    let out = engine.run(&rec, &[]).expect("frame");
+    if ctx.has_timestamps() {
+        assert_eq!(out.profile.clock, Clock::GpuTimestamps);
+        let names: Vec<_> = out.profile.stages.iter().map(|s| s.name).collect();
+        assert_eq!(
+            names,
+            [stage::BOUNDS],
+            "only stages with passes are GPU-timed"
+        );
+    }
+    engine.set_timing(TimingMode::Cpu);
+    let out = engine.run(&rec, &[]).expect("frame");
+    assert_eq!(out.profile.clock, Clock::Cpu);
+    let names: Vec<_> = out.profile.stages.iter().map(|s| s.name).collect();
+    assert_eq!(names, [stage::UPLOAD, stage::BOUNDS, stage::READBACK]);
+    let sum: f64 = out.profile.stages.iter().map(|s| s.seconds).sum();
+    assert!(sum > 0.0 && sum <= out.profile.wall.as_secs_f64() * 1.01 + 1e-3);
+}
+
+#[test]
+fn external_buffers_are_used_in_place_and_checked() {
+    let Some(ctx) = common::gpu("engine external") else {
+        return;
+    };
+    let world = World::crowd(3000, 4);
+    // A renderer's instance buffer, created and filled outside proxima.
+    let instances = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("renderer instances"),
+        size: size_of_val(&world.bodies[..]) as u64,
+        usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    ctx.queue
+        .write_buffer(&instances, 0, bytemuck::cast_slice(&world.bodies));
+    let mut rec = Recording::new();
+    let bodies = rec.external(instances.size(), "renderer instances");
+    let shapes = rec.array_buffer::<proxima::bodies::GpuShapeBounds>(world.shapes.len(), "shapes");
+    rec.upload(shapes, &world.shapes);
+    let params = GpuBoundsParams::new(world.len() as u32, world.shapes.len() as u32);
+    let out = proxima::passes::bounds::record_bounds(&mut rec, bodies, shapes, params);
+    let rb = rec.readback_range(out.aabbs, 0, world.len() as u64 * 32);
+    let mut engine = Engine::new(ctx.clone());
+    let got = engine
+        .run(&rec, &[(bodies, &instances)])
+        .expect("external frame");
+    let mut want = Vec::new();
+    assert!(bounds_cpu(&world.bodies, &world.shapes, params, &mut want).is_ok());
+    let got: Vec<proxima::bodies::GpuAabb> = got.values(rb);
+    for (g, w) in got.iter().zip(&want) {
+        let gap = g.to_f64().max_face_gap(&w.to_f64());
+        assert!(gap < 1e-4, "gpu {g:?} vs cpu {w:?}");
+    }
+    // Not supplied, and supplied too small: named errors.
+    match engine.run(&rec, &[]) {
+        Err(Error::Recording(m)) => assert!(m.contains("was not supplied"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let small = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("small"),
+        size: 64,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    match engine.run(&rec, &[(bodies, &small)]) {
+        Err(Error::Recording(m)) => assert!(
+            m.contains("renderer instances") && m.contains("64 bytes"),
+            "{m}"
+        ),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_buffer_over_the_device_limit_is_a_named_error() {
+    let Some(ctx) = common::gpu("engine limits") else {
+        return;
+    };
+    let limit = ctx.limits().max_storage_buffer_binding_size;
+    let mut rec = Recording::new();
+    let params = rec.buffer(16, "params");
+    let huge = rec.buffer(limit + 4, "huge counts");
+    let args = rec.buffer(12, "args");
+    rec.dispatch(ShaderId::DispatchArgs, [1, 1, 1], &[params, huge, args]);
+    let mut engine = Engine::new(ctx);
+    match engine.run(&rec, &[]) {
+        Err(Error::BufferLimit {
+            label,
+            needed,
+            limit: l,
+            limit_name,
+        }) => {
+            assert_eq!(
+                (label.as_str(), needed, l),
+                ("huge counts", limit + 4, limit)
+            );
+            assert_eq!(limit_name, "max_storage_buffer_binding_size");
+        }
+        other => panic!("expected BufferLimit, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_lost_device_is_an_error_not_a_panic() {
+    let Some(ctx) = common::fresh_gpu("engine device lost") else {
+        return;
+    };
+    let world = World::crowd(1000, 6);
+    let mut pipeline = Pipeline::on_gpu(ctx.clone());
+    pipeline.step(&world).expect("healthy frame");
+    ctx.device.destroy();
+    // Every later frame reports the loss by name; none panics.
+    for _ in 0..3 {
+        match pipeline.step(&world) {
+            Err(Error::DeviceLost(reason)) => assert!(reason.contains("Destroyed"), "{reason}"),
+            other => panic!("expected DeviceLost, got {:?}", other.map(|_| ())),
+        }
+    }
+    assert!(ctx.is_lost());
+}
+
+#[test]
+fn a_renderers_device_can_be_handed_in() {
+    if common::gpu("engine from_device").is_none() {
+        return;
+    }
+    // Create the device the way a renderer would, outside proxima.
+    let instance = wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("an adapter exists (checked above)");
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&Default::default())).expect("device");
+    let ctx = GpuContext::from_device(device, queue);
+    assert_eq!(ctx.info.name, adapter.get_info().name);
+    let world = World::crowd(5000, 8);
+    let mut pipeline = Pipeline::on_gpu(ctx);
+    let gpu = pipeline.step(&world).expect("frame on a handed-in device");
+    let cpu = frame::cpu_frame(&world.bodies, &world.shapes).unwrap();
+    for (g, c) in gpu.aabbs.iter().zip(&cpu.aabbs) {
+        assert!(g.to_f64().max_face_gap(&c.to_f64()) < 1e-4);
+    }
+}
+
+#[test]
+fn a_missing_adapter_is_an_error_or_a_cpu_fallback() {
+    // Runs with or without a GPU: no adapter is ever named like this.
+    let options = ContextOptions {
+        adapter_name: Some("no-such-adapter-anywhere".into()),
+        ..Default::default()
+    };
+    match GpuContext::new(&options) {
+        Err(e @ Error::NoAdapter { .. }) => {
+            let text = e.to_string();
+            assert!(
+                text.contains("no-such-adapter-anywhere") && text.contains("present:"),
+                "{text}"
+            );
+        }
+        other => panic!("expected NoAdapter, got {other:?}"),
+    }
+    assert!(matches!(
+        Pipeline::new(DeviceChoice::Gpu, &options),
+        Err(Error::NoAdapter { .. })
+    ));
+    let mut pipeline = Pipeline::new(DeviceChoice::Auto, &options).expect("falls back");
+    assert!(matches!(pipeline.backend(), Backend::Cpu));
+    let notice = pipeline.fallback_notice.clone().expect("a notice");
+    assert!(
+        notice.contains("mesa-vulkan-drivers") && !notice.contains('\n'),
+        "{notice}"
+    );
+    let world = World::crowd(100, 1);
+    let r = pipeline.step(&world).expect("cpu frame");
+    let mut want = Vec::new();
+    let params = GpuBoundsParams::new(100, world.shapes.len() as u32);
+    bounds_cpu(&world.bodies, &world.shapes, params, &mut want);
+    assert_eq!(r.aabbs, want);
+}
