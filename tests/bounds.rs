@@ -76,7 +76,7 @@ fn random_scene(n: usize, seed: u64) -> (Vec<GpuBody>, Vec<GpuShapeBounds>) {
             let p = rng.point_in(DVec3::splat(-s), DVec3::splat(s)).as_vec3();
             let mut q = rng.rotation().as_quat();
             if rng.below(4) == 0 {
-                q = q * rng.range(0.5, 2.0) as f32;
+                q *= rng.range(0.5, 2.0) as f32;
             }
             GpuBody::new(p, q, rng.below(shapes.len() as u64) as u32)
         })
@@ -246,7 +246,7 @@ fn gpu_reports_the_same_bad_body_as_the_cpu() {
     let (bodies, shapes, expect) = bad_bodies();
     let mut pipeline = Pipeline::on_gpu(ctx);
     let mut world = proxima::world::World {
-        shapes: shapes.clone(),
+        shapes,
         bodies: bodies.clone(),
         motions: vec![Default::default(); bodies.len()],
         wrap: None,
