@@ -595,6 +595,12 @@ fn create_pipeline(ctx: &GpuContext, id: ShaderId) -> Result<Pipeline> {
     })
 }
 
+fn new_encoder(device: &wgpu::Device) -> wgpu::CommandEncoder {
+    device.create_command_encoder(&wgpu::CommandEncoderDescriptor {
+        label: Some("proxima frame"),
+    })
+}
+
 /// The state of one frame being encoded.
 struct FrameRun<'a> {
     ctx: &'a GpuContext,
@@ -617,13 +623,8 @@ struct FrameRun<'a> {
 
 impl FrameRun<'_> {
     fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
-        self.encoder.get_or_insert_with(|| {
-            self.ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("proxima frame"),
-                })
-        })
+        self.encoder
+            .get_or_insert_with(|| new_encoder(&self.ctx.device))
     }
 
     fn buffer(&mut self, proxy: &BufferProxy) -> Result<wgpu::Buffer> {
@@ -741,13 +742,9 @@ impl FrameRun<'_> {
                 Command::Upload { buffer, data } => {
                     let target = self.buffer(buffer)?;
                     if let Some(size) = wgpu::BufferSize::new(data.len() as u64) {
-                        let encoder = self.encoder.get_or_insert_with(|| {
-                            self.ctx.device.create_command_encoder(
-                                &wgpu::CommandEncoderDescriptor {
-                                    label: Some("proxima frame"),
-                                },
-                            )
-                        });
+                        let encoder = self
+                            .encoder
+                            .get_or_insert_with(|| new_encoder(&self.ctx.device));
                         let mut view = self.belt.write_buffer(encoder, &target, 0, size);
                         view.copy_from_slice(data);
                     }
@@ -855,13 +852,9 @@ impl FrameRun<'_> {
             _ => None,
         };
         let pipeline = &self.pipelines[&shader].pipeline;
-        let encoder = self.encoder.get_or_insert_with(|| {
-            self.ctx
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("proxima frame"),
-                })
-        });
+        let encoder = self
+            .encoder
+            .get_or_insert_with(|| new_encoder(&self.ctx.device));
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: Some(shader.file_name()),
             timestamp_writes,
