@@ -79,6 +79,24 @@ pub enum Error {
         what: String,
     },
 
+    /// Geometry that cannot be used: a degenerate or non-finite point set, a polytope that
+    /// is not closed or not convex.
+    #[error("geometry: {0}")]
+    Geometry(String),
+
+    /// A mesh file that cannot be used.
+    #[error("mesh {path}: {message}")]
+    Mesh {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
+
+    /// A query that cannot be answered (bad JSON, unknown query, not implemented yet).
+    #[error("{0}")]
+    Query(String),
+
     /// A scene description could not be used.
     #[error("scene {path}: {message}")]
     Scene {

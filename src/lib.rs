@@ -7,6 +7,7 @@
 pub mod bodies;
 pub mod error;
 pub mod frame;
+pub mod geometry;
 pub mod gpu;
 pub mod graph;
 pub mod passes;

@@ -1,0 +1,283 @@
+//! Triangle meshes and OBJ files (through tobj). A mesh that is closed, consistently
+//! oriented, of genus 0 and convex at every edge becomes a [`ConvexPolytope`]; anything
+//! else is kept as a [`TriMesh`] (non-convex bodies, later decomposed into a convex-hull
+//! tree). A broken file is an error naming the file and, where it can be found, the line.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use glam::DVec3;
+
+use super::ConvexPolytope;
+use super::polytope::CONVEXITY_TOL_REL;
+use crate::{Error, Result};
+
+/// A triangle mesh in f64.
+#[derive(Clone, Debug)]
+pub struct TriMesh {
+    /// Vertex positions.
+    pub vertices: Vec<DVec3>,
+    /// Triangles as vertex indices (counter-clockwise seen from outside when closed).
+    pub triangles: Vec<[u32; 3]>,
+}
+
+/// What an OBJ file holds.
+#[derive(Clone, Debug)]
+pub enum MeshShape {
+    /// A convex closed mesh, as a polytope.
+    Convex(Box<ConvexPolytope>),
+    /// Anything else, kept as triangles, with the reason it is not convex.
+    NonConvex {
+        /// The mesh.
+        mesh: TriMesh,
+        /// Why it is not used as a polytope (open, non-manifold, concave edge, ...).
+        reason: String,
+    },
+}
+
+/// Closedness and orientation facts about a mesh.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MeshTopology {
+    /// Edges with a triangle on one side only.
+    pub boundary_edges: usize,
+    /// Directed edges used by more than one triangle (inconsistent orientation or
+    /// more than two triangles on an edge).
+    pub repeated_directed_edges: usize,
+    /// Triangles with a repeated vertex index.
+    pub degenerate_triangles: usize,
+    /// V − E + F over the vertices that triangles use.
+    pub euler_characteristic: i64,
+}
+
+impl TriMesh {
+    /// A mesh; checks indices and finiteness.
+    pub fn new(vertices: Vec<DVec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
+        if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
+            return Err(Error::Geometry(format!(
+                "mesh vertex {i} is not finite: {:?}",
+                vertices[i]
+            )));
+        }
+        if let Some((t, tri)) = triangles
+            .iter()
+            .enumerate()
+            .find(|(_, t)| t.iter().any(|&i| i as usize >= vertices.len()))
+        {
+            return Err(Error::Geometry(format!(
+                "mesh triangle {t} {tri:?} indexes past the {} vertices",
+                vertices.len()
+            )));
+        }
+        Ok(Self {
+            vertices,
+            triangles,
+        })
+    }
+
+    /// Boundary edges, repeated directed edges, degenerate triangles, Euler characteristic.
+    pub fn topology(&self) -> MeshTopology {
+        let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut degenerate = 0;
+        for t in &self.triangles {
+            if t[0] == t[1] || t[1] == t[2] || t[2] == t[0] {
+                degenerate += 1;
+                continue;
+            }
+            for i in 0..3 {
+                *directed.entry((t[i], t[(i + 1) % 3])).or_default() += 1;
+            }
+        }
+        let repeated = directed.values().filter(|&&c| c > 1).count();
+        let boundary = directed
+            .keys()
+            .filter(|&&(a, b)| !directed.contains_key(&(b, a)))
+            .count();
+        let mut undirected: Vec<(u32, u32)> = directed
+            .keys()
+            .map(|&(a, b)| (a.min(b), a.max(b)))
+            .collect();
+        undirected.sort_unstable();
+        undirected.dedup();
+        let mut used: Vec<u32> = directed.keys().map(|&(a, _)| a).collect();
+        used.sort_unstable();
+        used.dedup();
+        let faces = self.triangles.len() - degenerate;
+        MeshTopology {
+            boundary_edges: boundary,
+            repeated_directed_edges: repeated,
+            degenerate_triangles: degenerate,
+            euler_characteristic: used.len() as i64 - undirected.len() as i64 + faces as i64,
+        }
+    }
+
+    /// Why this mesh is not the boundary of a convex body, or `None` when it is.
+    pub fn non_convex_reason(&self) -> Option<String> {
+        let topo = self.topology();
+        if topo.boundary_edges > 0 {
+            return Some(format!("open: {} boundary edges", topo.boundary_edges));
+        }
+        if topo.repeated_directed_edges > 0 {
+            return Some(format!(
+                "not a consistently oriented 2-manifold: {} directed edges repeated",
+                topo.repeated_directed_edges
+            ));
+        }
+        if topo.euler_characteristic != 2 {
+            return Some(format!(
+                "genus > 0 (V - E + F = {})",
+                topo.euler_characteristic
+            ));
+        }
+        let scale = self
+            .vertices
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs().max_element()));
+        let tol = CONVEXITY_TOL_REL * scale.max(f64::MIN_POSITIVE);
+        let mut opposite: HashMap<(u32, u32), u32> = HashMap::new();
+        for t in &self.triangles {
+            for i in 0..3 {
+                opposite.insert((t[i], t[(i + 1) % 3]), t[(i + 2) % 3]);
+            }
+        }
+        for t in &self.triangles {
+            let [a, b, c] = t.map(|i| self.vertices[i as usize]);
+            let n = (b - a).cross(c - a);
+            let len = n.length();
+            if len == 0.0 {
+                continue;
+            }
+            let n = n / len;
+            for i in 0..3 {
+                let far = opposite[&(t[(i + 1) % 3], t[i])];
+                let h = n.dot(self.vertices[far as usize] - a);
+                if h > tol {
+                    return Some(format!(
+                        "concave at edge ({}, {}): vertex {far} is {h:e} above triangle {t:?}",
+                        t[i],
+                        t[(i + 1) % 3]
+                    ));
+                }
+            }
+        }
+        None
+    }
+
+    /// The polytope this mesh bounds, or why it does not bound one.
+    pub fn classify(self) -> Result<MeshShape> {
+        match self.non_convex_reason() {
+            Some(reason) => Ok(MeshShape::NonConvex { mesh: self, reason }),
+            None => Ok(MeshShape::Convex(Box::new(ConvexPolytope::from_points(
+                &self.vertices,
+            )?))),
+        }
+    }
+}
+
+/// Loads every object of an OBJ file into one mesh (faces triangulated).
+pub fn load_obj(path: &Path) -> Result<TriMesh> {
+    let mesh_error = |message: String| Error::Mesh {
+        path: path.to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let options = tobj::LoadOptions {
+        triangulate: true,
+        ignore_points: true,
+        ignore_lines: true,
+        ..Default::default()
+    };
+    // Materials are irrelevant to collision: a missing .mtl file is not an error.
+    let (models, _materials) =
+        tobj::load_obj_buf(&mut text.as_bytes(), &options, |_| Ok(Default::default()))
+            .map_err(|e| mesh_error(locate_problem(&text).unwrap_or_else(|| format!("{e}"))))?;
+    let mut vertices = Vec::new();
+    let mut triangles = Vec::new();
+    for model in &models {
+        let base = vertices.len() as u32;
+        let p = &model.mesh.positions;
+        vertices.extend(p.chunks_exact(3).map(|c| DVec3::new(c[0], c[1], c[2])));
+        for t in model.mesh.indices.chunks_exact(3) {
+            triangles.push([base + t[0], base + t[1], base + t[2]]);
+        }
+    }
+    if vertices.is_empty() || triangles.is_empty() {
+        return Err(mesh_error(format!(
+            "no {} in the file",
+            if vertices.is_empty() {
+                "vertices"
+            } else {
+                "faces"
+            }
+        )));
+    }
+    if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
+        let line = nth_vertex_line(&text, i).map_or(String::new(), |l| format!("line {l}: "));
+        return Err(mesh_error(format!(
+            "{line}vertex {} is not finite: {:?}",
+            i + 1,
+            vertices[i]
+        )));
+    }
+    TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))
+}
+
+/// Loads an OBJ file and classifies it as convex or not.
+pub fn load_obj_shape(path: &Path) -> Result<MeshShape> {
+    let mesh = load_obj(path)?;
+    mesh.classify().map_err(|e| Error::Mesh {
+        path: path.to_owned(),
+        message: e.to_string(),
+    })
+}
+
+fn nth_vertex_line(text: &str, n: usize) -> Option<usize> {
+    text.lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("v "))
+        .nth(n)
+        .map(|(i, _)| i + 1)
+}
+
+/// Finds the first line tobj would reject, for a message that names it.
+fn locate_problem(text: &str) -> Option<String> {
+    let mut vertices = 0usize;
+    for (i, line) in text.lines().enumerate() {
+        let line_no = i + 1;
+        let mut words = line.split_whitespace();
+        match words.next() {
+            Some("v") => {
+                vertices += 1;
+                let coords: Vec<&str> = words.collect();
+                if coords.len() < 3 || coords.iter().take(3).any(|w| w.parse::<f64>().is_err()) {
+                    return Some(format!("line {line_no}: bad vertex `{}`", line.trim()));
+                }
+            }
+            Some("f") => {
+                let refs: Vec<&str> = words.collect();
+                if refs.len() < 3 {
+                    return Some(format!(
+                        "line {line_no}: a face needs 3 vertices: `{}`",
+                        line.trim()
+                    ));
+                }
+                for r in refs {
+                    let first = r.split('/').next().unwrap_or("");
+                    match first.parse::<i64>() {
+                        Ok(k) if k > 0 && k as usize <= vertices => {}
+                        Ok(k) if k < 0 && (-k) as usize <= vertices => {}
+                        _ => {
+                            return Some(format!(
+                                "line {line_no}: face refers to vertex `{first}`, but {vertices} vertices are defined so far"
+                            ));
+                        }
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}

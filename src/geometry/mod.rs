@@ -1,0 +1,13 @@
+//! Exact convex geometry in f64: polytopes with their Voronoi regions, the convex hull,
+//! triangle meshes from OBJ files, shape generators, and brute-force references.
+
+pub mod brute;
+pub mod feature;
+pub mod generators;
+pub mod hull;
+pub mod mesh;
+pub mod polytope;
+
+pub use feature::FeatureId;
+pub use mesh::TriMesh;
+pub use polytope::{ConvexPolytope, VoronoiPlane};

@@ -1,0 +1,527 @@
+//! `ConvexPolytope`: a closed convex polyhedron in f64 with half-edge adjacency, unit
+//! outward face normals, polygon faces (coplanar triangles merged) and the Voronoi region
+//! of every feature precomputed (Lin 1993, ch. 3; DESIGN.md "Lin–Canny closest features").
+//!
+//! Half-edges `2e` and `2e + 1` are the two sides of edge `e`; a face's half-edges run
+//! counter-clockwise seen from outside, so the face lies to the left of each of them.
+//!
+//! Voronoi regions, each a set of planes `{x : n·x ≥ d}` with the feature behind it:
+//! - vertex v: for each edge (v, w), the plane through v perpendicular to the edge,
+//!   facing away from w; behind it lies the edge;
+//! - edge (a, b) between faces f1 (left of a→b) and f2: the planes through a and b
+//!   perpendicular to the edge (behind: the vertex), and for each adjacent face the plane
+//!   containing the edge and that face's normal (behind: the face);
+//! - face f: for each boundary edge the plane containing the edge and the face normal,
+//!   facing into the face (behind: the edge). The face's own plane (`n·x ≥ offset`) closes
+//!   the region; it is not stored with the side planes: the walk treats it on its own,
+//!   since what lies behind it is the inside of the body (penetration).
+
+use std::collections::HashMap;
+
+use glam::{DVec3, Vec3};
+
+use super::feature::FeatureId;
+use super::hull;
+use crate::bodies::GpuShapeBounds;
+use crate::{Error, Result};
+
+/// Relative tolerance of the convexity and planarity checks (face merging uses 1e-10).
+pub const CONVEXITY_TOL_REL: f64 = 1e-8;
+
+/// One bounding plane of a Voronoi region: the region is on the side `normal·x ≥ offset`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct VoronoiPlane {
+    /// Unit normal pointing into the region.
+    pub normal: DVec3,
+    /// Plane offset.
+    pub offset: f64,
+    /// The feature whose region lies behind the plane.
+    pub neighbor: FeatureId,
+}
+
+impl VoronoiPlane {
+    /// Signed distance of `x` from the plane, positive on the region's side.
+    pub fn signed_distance(&self, x: DVec3) -> f64 {
+        self.normal.dot(x) - self.offset
+    }
+}
+
+/// A closed convex polyhedron; see the module comment.
+#[derive(Clone, Debug)]
+pub struct ConvexPolytope {
+    vertices: Vec<DVec3>,
+    he_origin: Vec<u32>,
+    he_next: Vec<u32>,
+    he_face: Vec<u32>,
+    face_he_start: Vec<u32>,
+    face_he: Vec<u32>,
+    face_normal: Vec<DVec3>,
+    face_offset: Vec<f64>,
+    vertex_he_start: Vec<u32>,
+    vertex_he: Vec<u32>,
+    voronoi_start: Vec<u32>,
+    voronoi: Vec<VoronoiPlane>,
+    aabb_min: DVec3,
+    aabb_max: DVec3,
+}
+
+impl ConvexPolytope {
+    /// The convex hull of `points`. Errors for fewer than 4 non-coplanar points or
+    /// non-finite coordinates.
+    pub fn from_points(points: &[DVec3]) -> Result<Self> {
+        let hull = hull::convex_hull(points)?;
+        Self::from_faces(hull.vertices, &hull.faces)
+    }
+
+    /// A polytope from vertices and CCW (seen from outside) face loops. Checks that the
+    /// surface is closed, manifold, of genus 0, with planar faces and convex edges.
+    pub fn from_faces(vertices: Vec<DVec3>, faces: &[Vec<u32>]) -> Result<Self> {
+        if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
+            return Err(Error::Geometry(format!("vertex {i} is not finite")));
+        }
+        let nv = vertices.len();
+        // Half-edges: pair each directed edge with its reverse.
+        let mut he_origin = Vec::new();
+        let mut he_face = Vec::new();
+        let mut he_next = Vec::new();
+        let mut face_he_start = vec![0u32];
+        let mut face_he = Vec::new();
+        let mut slot: HashMap<(u32, u32), u32> = HashMap::new();
+        let mut filled: Vec<bool> = Vec::new();
+        for (f, lp) in faces.iter().enumerate() {
+            if lp.len() < 3 {
+                return Err(Error::Geometry(format!(
+                    "face {f} has {} vertices",
+                    lp.len()
+                )));
+            }
+            let first = face_he.len();
+            for (k, &a) in lp.iter().enumerate() {
+                let b = lp[(k + 1) % lp.len()];
+                if a as usize >= nv || b as usize >= nv || a == b {
+                    return Err(Error::Geometry(format!(
+                        "face {f} has a bad vertex index or a repeated vertex ({a}, {b})"
+                    )));
+                }
+                let h = match slot.get(&(b, a)) {
+                    Some(&twin) => twin ^ 1,
+                    None => {
+                        let h = he_origin.len() as u32;
+                        he_origin.extend([u32::MAX, u32::MAX]);
+                        he_face.extend([u32::MAX, u32::MAX]);
+                        he_next.extend([u32::MAX, u32::MAX]);
+                        filled.extend([false, false]);
+                        h
+                    }
+                };
+                if filled[h as usize] || slot.insert((a, b), h).is_some() {
+                    return Err(Error::Geometry(format!(
+                        "edge ({a}, {b}) is used twice in the same direction (not a manifold)"
+                    )));
+                }
+                filled[h as usize] = true;
+                he_origin[h as usize] = a;
+                he_face[h as usize] = f as u32;
+                face_he.push(h);
+            }
+            let n = face_he.len() - first;
+            for k in 0..n {
+                he_next[face_he[first + k] as usize] = face_he[first + (k + 1) % n];
+            }
+            face_he_start.push(face_he.len() as u32);
+        }
+        if let Some(h) = filled.iter().position(|f| !f) {
+            let twin = h ^ 1;
+            return Err(Error::Geometry(format!(
+                "the surface is open: edge ({}, ?) has a face on one side only",
+                he_origin[twin]
+            )));
+        }
+        let used: std::collections::HashSet<u32> = he_origin.iter().copied().collect();
+        if used.len() != nv {
+            return Err(Error::Geometry(format!(
+                "{} of {nv} vertices belong to no face",
+                nv - used.len()
+            )));
+        }
+        let (v, e, f) = (nv as i64, (he_origin.len() / 2) as i64, faces.len() as i64);
+        if v - e + f != 2 {
+            return Err(Error::Geometry(format!(
+                "V - E + F = {v} - {e} + {f} = {}, not 2: the surface is not a sphere",
+                v - e + f
+            )));
+        }
+
+        // Outgoing half-edges of each vertex, in rotation order (next of twin).
+        let mut any_out = vec![u32::MAX; nv];
+        for (h, &o) in he_origin.iter().enumerate() {
+            any_out[o as usize] = h as u32;
+        }
+        let mut vertex_he_start = vec![0u32];
+        let mut vertex_he = Vec::with_capacity(he_origin.len());
+        for (vtx, &start) in any_out.iter().enumerate() {
+            let mut h = start;
+            loop {
+                vertex_he.push(h);
+                h = he_next[(h ^ 1) as usize];
+                if h == start {
+                    break;
+                }
+                if vertex_he.len() - vertex_he_start[vtx] as usize > he_origin.len() {
+                    return Err(Error::Geometry(format!("vertex {vtx} has a broken fan")));
+                }
+            }
+            vertex_he_start.push(vertex_he.len() as u32);
+        }
+        let counted = vertex_he.len();
+        if counted != he_origin.len() {
+            return Err(Error::Geometry(
+                "a vertex is shared by two separate fans (not a manifold)".into(),
+            ));
+        }
+
+        let mut poly = ConvexPolytope {
+            aabb_min: vertices.iter().fold(DVec3::INFINITY, |m, v| m.min(*v)),
+            aabb_max: vertices.iter().fold(DVec3::NEG_INFINITY, |m, v| m.max(*v)),
+            vertices,
+            he_origin,
+            he_next,
+            he_face,
+            face_he_start,
+            face_he,
+            face_normal: Vec::new(),
+            face_offset: Vec::new(),
+            vertex_he_start,
+            vertex_he,
+            voronoi_start: Vec::new(),
+            voronoi: Vec::new(),
+        };
+        poly.compute_planes()?;
+        poly.check_convex()?;
+        poly.compute_voronoi();
+        Ok(poly)
+    }
+
+    fn scale(&self) -> f64 {
+        self.aabb_min
+            .abs()
+            .max(self.aabb_max.abs())
+            .max_element()
+            .max(f64::MIN_POSITIVE)
+    }
+
+    /// Newell normals; the offset makes the plane support the face's vertices.
+    fn compute_planes(&mut self) -> Result<()> {
+        for f in 0..self.num_faces() {
+            let mut n = DVec3::ZERO;
+            let ring: Vec<DVec3> = self
+                .face_vertices(f)
+                .map(|v| self.vertices[v as usize])
+                .collect();
+            for k in 0..ring.len() {
+                let (a, b) = (ring[k], ring[(k + 1) % ring.len()]);
+                n += DVec3::new(
+                    (a.y - b.y) * (a.z + b.z),
+                    (a.z - b.z) * (a.x + b.x),
+                    (a.x - b.x) * (a.y + b.y),
+                );
+            }
+            let n = n
+                .try_normalize()
+                .ok_or_else(|| Error::Geometry(format!("face {f} has zero area")))?;
+            let offset = ring
+                .iter()
+                .map(|v| n.dot(*v))
+                .fold(f64::NEG_INFINITY, f64::max);
+            self.face_normal.push(n);
+            self.face_offset.push(offset);
+        }
+        Ok(())
+    }
+
+    /// Planar faces and convex edges (local convexity of a closed genus-0 surface implies
+    /// a convex body).
+    fn check_convex(&self) -> Result<()> {
+        let tol = CONVEXITY_TOL_REL * self.scale();
+        for f in 0..self.num_faces() {
+            let (n, d) = (self.face_normal[f], self.face_offset[f]);
+            for v in self.face_vertices(f) {
+                let off = d - n.dot(self.vertices[v as usize]);
+                if off > tol {
+                    return Err(Error::Geometry(format!(
+                        "face {f} is not planar: vertex {v} is {off:e} off its plane"
+                    )));
+                }
+            }
+        }
+        for e in 0..self.num_edges() {
+            let h = 2 * e as u32;
+            let f1 = self.he_face[h as usize] as usize;
+            let f2 = self.he_face[(h ^ 1) as usize] as usize;
+            for v in self.face_vertices(f2) {
+                let above =
+                    self.face_normal[f1].dot(self.vertices[v as usize]) - self.face_offset[f1];
+                if above > tol {
+                    return Err(Error::Geometry(format!(
+                        "not convex: at edge {e}, vertex {v} of face {f2} is {above:e} above face {f1}"
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn compute_voronoi(&mut self) {
+        let mut start = vec![0u32];
+        let mut planes = Vec::new();
+        for v in 0..self.num_vertices() {
+            let p = self.vertices[v];
+            for &h in self.vertex_out(v) {
+                let w = self.vertices[self.he_origin[(h ^ 1) as usize] as usize];
+                let n = (p - w).normalize();
+                planes.push(VoronoiPlane {
+                    normal: n,
+                    offset: n.dot(p),
+                    neighbor: FeatureId::Edge(h / 2),
+                });
+            }
+            start.push(planes.len() as u32);
+        }
+        for e in 0..self.num_edges() {
+            let h = 2 * e;
+            let [a, b] = self.edge_vertices(e);
+            let (pa, pb) = (self.vertices[a as usize], self.vertices[b as usize]);
+            let u = (pb - pa).normalize();
+            let f1 = self.he_face[h] as usize;
+            let f2 = self.he_face[h ^ 1] as usize;
+            planes.push(VoronoiPlane {
+                normal: u,
+                offset: u.dot(pa),
+                neighbor: FeatureId::Vertex(a),
+            });
+            planes.push(VoronoiPlane {
+                normal: -u,
+                offset: -u.dot(pb),
+                neighbor: FeatureId::Vertex(b),
+            });
+            let n1 = u.cross(self.face_normal[f1]).normalize();
+            planes.push(VoronoiPlane {
+                normal: n1,
+                offset: n1.dot(pa),
+                neighbor: FeatureId::Face(f1 as u32),
+            });
+            let n2 = self.face_normal[f2].cross(u).normalize();
+            planes.push(VoronoiPlane {
+                normal: n2,
+                offset: n2.dot(pa),
+                neighbor: FeatureId::Face(f2 as u32),
+            });
+            start.push(planes.len() as u32);
+        }
+        for f in 0..self.num_faces() {
+            let nf = self.face_normal[f];
+            for &h in self.face_half_edges(f) {
+                let a = self.vertices[self.he_origin[h as usize] as usize];
+                let b = self.vertices[self.he_origin[(h ^ 1) as usize] as usize];
+                let n = nf.cross((b - a).normalize()).normalize();
+                planes.push(VoronoiPlane {
+                    normal: n,
+                    offset: n.dot(a),
+                    neighbor: FeatureId::Edge(h / 2),
+                });
+            }
+            start.push(planes.len() as u32);
+        }
+        self.voronoi_start = start;
+        self.voronoi = planes;
+    }
+
+    /// Number of vertices.
+    pub fn num_vertices(&self) -> usize {
+        self.vertices.len()
+    }
+
+    /// Number of edges.
+    pub fn num_edges(&self) -> usize {
+        self.he_origin.len() / 2
+    }
+
+    /// Number of faces.
+    pub fn num_faces(&self) -> usize {
+        self.face_he_start.len() - 1
+    }
+
+    /// All vertices.
+    pub fn vertices(&self) -> &[DVec3] {
+        &self.vertices
+    }
+
+    /// One vertex.
+    pub fn vertex(&self, v: u32) -> DVec3 {
+        self.vertices[v as usize]
+    }
+
+    /// Endpoints of edge `e`: `[a, b]` with face `edge_faces(e)[0]` to the left of a→b.
+    pub fn edge_vertices(&self, e: usize) -> [u32; 2] {
+        [self.he_origin[2 * e], self.he_origin[2 * e + 1]]
+    }
+
+    /// The two faces of edge `e`: left of a→b, then left of b→a.
+    pub fn edge_faces(&self, e: usize) -> [u32; 2] {
+        [self.he_face[2 * e], self.he_face[2 * e + 1]]
+    }
+
+    /// Half-edges of face `f` in counter-clockwise order.
+    pub fn face_half_edges(&self, f: usize) -> &[u32] {
+        &self.face_he[self.face_he_start[f] as usize..self.face_he_start[f + 1] as usize]
+    }
+
+    /// Vertices of face `f` in counter-clockwise order.
+    pub fn face_vertices(&self, f: usize) -> impl Iterator<Item = u32> + '_ {
+        self.face_half_edges(f)
+            .iter()
+            .map(|&h| self.he_origin[h as usize])
+    }
+
+    /// Edges of face `f` in counter-clockwise order.
+    pub fn face_edges(&self, f: usize) -> impl Iterator<Item = u32> + '_ {
+        self.face_half_edges(f).iter().map(|&h| h / 2)
+    }
+
+    /// Unit outward normal of face `f`.
+    pub fn face_normal(&self, f: usize) -> DVec3 {
+        self.face_normal[f]
+    }
+
+    /// Plane offset of face `f`: the face lies in `normal·x = offset`, the body below it.
+    pub fn face_offset(&self, f: usize) -> f64 {
+        self.face_offset[f]
+    }
+
+    /// Outgoing half-edges of vertex `v` (half-edge `h` belongs to edge `h / 2`).
+    pub fn vertex_out(&self, v: usize) -> &[u32] {
+        &self.vertex_he[self.vertex_he_start[v] as usize..self.vertex_he_start[v + 1] as usize]
+    }
+
+    /// The half-edge after `h` around its face.
+    pub fn next_half_edge(&self, h: u32) -> u32 {
+        self.he_next[h as usize]
+    }
+
+    /// The face to the left of half-edge `h`.
+    pub fn half_edge_face(&self, h: u32) -> u32 {
+        self.he_face[h as usize]
+    }
+
+    /// The vertex at the far end of half-edge `h`.
+    pub fn half_edge_target(&self, h: u32) -> u32 {
+        self.he_origin[(h ^ 1) as usize]
+    }
+
+    /// The side planes of a feature's Voronoi region (see the module comment).
+    pub fn voronoi_planes(&self, feature: FeatureId) -> &[VoronoiPlane] {
+        let slot = match feature {
+            FeatureId::Vertex(v) => v as usize,
+            FeatureId::Edge(e) => self.num_vertices() + e as usize,
+            FeatureId::Face(f) => self.num_vertices() + self.num_edges() + f as usize,
+        };
+        &self.voronoi[self.voronoi_start[slot] as usize..self.voronoi_start[slot + 1] as usize]
+    }
+
+    /// Every feature: vertices, then edges, then faces.
+    pub fn features(&self) -> impl Iterator<Item = FeatureId> + '_ {
+        (0..self.num_vertices() as u32)
+            .map(FeatureId::Vertex)
+            .chain((0..self.num_edges() as u32).map(FeatureId::Edge))
+            .chain((0..self.num_faces() as u32).map(FeatureId::Face))
+    }
+
+    /// The vertex maximising `dir·v`, found by hill climbing over vertex adjacency from
+    /// `start` (a previous answer warm-starts it). On a convex polytope a vertex no
+    /// neighbour improves on is a global maximum. Returns the vertex and `dir·v`.
+    pub fn support(&self, dir: DVec3, start: u32) -> (u32, f64) {
+        let mut best = start.min(self.vertices.len() as u32 - 1);
+        let mut value = dir.dot(self.vertices[best as usize]);
+        loop {
+            let mut improved = false;
+            for &h in self.vertex_out(best as usize) {
+                let w = self.half_edge_target(h);
+                let d = dir.dot(self.vertices[w as usize]);
+                if d > value {
+                    (best, value, improved) = (w, d, true);
+                }
+            }
+            if !improved {
+                return (best, value);
+            }
+        }
+    }
+
+    /// Support by scanning every vertex (the reference for [`Self::support`]).
+    pub fn support_brute(&self, dir: DVec3) -> (u32, f64) {
+        let mut best = (0, f64::NEG_INFINITY);
+        for (i, v) in self.vertices.iter().enumerate() {
+            let d = dir.dot(*v);
+            if d > best.1 {
+                best = (i as u32, d);
+            }
+        }
+        best
+    }
+
+    /// Local axis-aligned bounds.
+    pub fn local_aabb(&self) -> (DVec3, DVec3) {
+        (self.aabb_min, self.aabb_max)
+    }
+
+    /// The polytope scaled uniformly about its body origin.
+    pub fn scaled(&self, s: f64) -> Result<Self> {
+        if !(s.is_finite() && s > 0.0) {
+            return Err(Error::Geometry(format!(
+                "scale {s} must be finite and positive"
+            )));
+        }
+        let faces: Vec<Vec<u32>> = (0..self.num_faces())
+            .map(|f| self.face_vertices(f).collect())
+            .collect();
+        Self::from_faces(self.vertices.iter().map(|v| *v * s).collect(), &faces)
+    }
+
+    /// Bounds for the GPU bounds pass, rounded outward to f32: the local box and the
+    /// smallest sphere about its center holding every vertex.
+    pub fn gpu_bounds(&self) -> GpuShapeBounds {
+        let (lo, hi) = self.local_aabb();
+        let (lo, hi) = (round_down(lo).as_dvec3(), round_up(hi).as_dvec3());
+        let center = ((lo + hi) * 0.5).as_vec3();
+        let c = center.as_dvec3();
+        let half = round_up((hi - c).max(c - lo));
+        let r = self
+            .vertices
+            .iter()
+            .map(|v| v.distance(c))
+            .fold(0.0, f64::max);
+        GpuShapeBounds::new(center, half, round_up(DVec3::splat(r)).x)
+    }
+}
+
+fn round_down(v: DVec3) -> Vec3 {
+    let f = v.as_vec3();
+    Vec3::from_array(std::array::from_fn(|i| {
+        if f64::from(f[i]) > v[i] {
+            f[i].next_down()
+        } else {
+            f[i]
+        }
+    }))
+}
+
+fn round_up(v: DVec3) -> Vec3 {
+    let f = v.as_vec3();
+    Vec3::from_array(std::array::from_fn(|i| {
+        if f64::from(f[i]) < v[i] {
+            f[i].next_up()
+        } else {
+            f[i]
+        }
+    }))
+}

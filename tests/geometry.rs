@@ -1,0 +1,381 @@
+//! Hulls, polytopes and their Voronoi regions against brute force, analytic counts and
+//! parry3d-f64.
+
+use glam::{DQuat, DVec3};
+use proxima::Error;
+use proxima::geometry::brute::{closest_feature, in_voronoi_region};
+use proxima::geometry::generators::{self, random_points};
+use proxima::geometry::hull::convex_hull;
+use proxima::geometry::{ConvexPolytope, FeatureId};
+use proxima::rng::Rng;
+
+/// Brute-force checks of a hull of `points`: every point inside or on every face, every
+/// hull vertex an input point and strictly extreme, the support of the hull equal to the
+/// support of the input in random directions, V − E + F = 2.
+fn check_hull(points: &[DVec3], poly: &ConvexPolytope, sample_every: usize) {
+    let scale = points
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    let tol = 1e-9 * scale;
+    let (v, e, f) = (poly.num_vertices(), poly.num_edges(), poly.num_faces());
+    assert_eq!(v as i64 - e as i64 + f as i64, 2, "Euler");
+    for (i, p) in points.iter().enumerate().step_by(sample_every) {
+        for face in 0..f {
+            let h = poly.face_normal(face).dot(*p) - poly.face_offset(face);
+            assert!(h <= tol, "input point {i} is {h:e} outside face {face}");
+        }
+    }
+    for (k, hv) in poly.vertices().iter().enumerate() {
+        assert!(points.contains(hv), "hull vertex {k} is not an input point");
+        // Extreme: unique maximum along the mean of its faces' normals.
+        let mut dir = DVec3::ZERO;
+        for face in 0..f {
+            if poly.face_vertices(face).any(|x| x as usize == k) {
+                dir += poly.face_normal(face);
+            }
+        }
+        let dir = dir.normalize();
+        for (j, w) in poly.vertices().iter().enumerate() {
+            if j != k {
+                assert!(dir.dot(*w) < dir.dot(*hv), "hull vertex {k} is not extreme");
+            }
+        }
+    }
+    let mut rng = Rng::new(99);
+    for _ in 0..200 {
+        let d = rng.unit_vector();
+        let input = points
+            .iter()
+            .map(|p| d.dot(*p))
+            .fold(f64::NEG_INFINITY, f64::max);
+        let (_, hull) = poly.support_brute(d);
+        assert!(
+            (input - hull).abs() <= tol,
+            "support differs along {d:?}: {input} vs {hull}"
+        );
+    }
+}
+
+fn lattice(n: i32, offset: DVec3, rotation: DQuat) -> Vec<DVec3> {
+    let mut pts = Vec::new();
+    for x in 0..n {
+        for y in 0..n {
+            for z in 0..n {
+                let p =
+                    DVec3::new(x.into(), y.into(), z.into()) - DVec3::splat(f64::from(n - 1) / 2.0);
+                pts.push(rotation * p + offset);
+            }
+        }
+    }
+    pts
+}
+
+#[test]
+fn hulls_of_random_clouds_pass_brute_force_checks() {
+    let mut rng = Rng::new(1);
+    for &(k, inner) in &[
+        (4usize, 1.0),
+        (5, 1.0),
+        (50, 0.0),
+        (200, 0.5),
+        (2000, 0.9),
+        (5000, 1.0),
+    ] {
+        let pts = random_points(&mut rng, k, 3.0, inner);
+        let poly = ConvexPolytope::from_points(&pts).unwrap();
+        check_hull(&pts, &poly, 1);
+    }
+}
+
+#[test]
+fn coplanar_points_merge_into_polygon_faces() {
+    // A 5x5x5 lattice: 98 points on the surface, many coplanar and collinear.
+    let pts = lattice(5, DVec3::ZERO, DQuat::IDENTITY);
+    let cube = ConvexPolytope::from_points(&pts).unwrap();
+    assert_eq!(
+        (cube.num_vertices(), cube.num_edges(), cube.num_faces()),
+        (8, 12, 6)
+    );
+    check_hull(&pts, &cube, 1);
+    for f in 0..6 {
+        assert_eq!(cube.face_vertices(f).count(), 4);
+    }
+    // Rotated (coordinates no longer exactly coplanar) and far from the origin.
+    let q = DQuat::from_axis_angle(DVec3::new(1.0, 2.0, 3.0).normalize(), 0.7);
+    for offset in [DVec3::ZERO, DVec3::new(1e9, -2e9, 5e8)] {
+        let pts = lattice(4, offset, q);
+        let poly = ConvexPolytope::from_points(&pts).unwrap();
+        assert_eq!(
+            (poly.num_vertices(), poly.num_edges(), poly.num_faces()),
+            (8, 12, 6),
+            "offset {offset}"
+        );
+        check_hull(&pts, &poly, 1);
+    }
+}
+
+#[test]
+fn duplicates_and_thin_plates_are_handled() {
+    let mut rng = Rng::new(2);
+    let mut pts = random_points(&mut rng, 100, 1.0, 0.9);
+    let copy = pts.clone();
+    pts.extend(copy.iter().copied());
+    pts.extend(copy.iter().take(10).copied());
+    let poly = ConvexPolytope::from_points(&pts).unwrap();
+    check_hull(&pts, &poly, 1);
+    // A 1e-3 thick plate 10 wide: both layers are kept (a trap for epsilon hulls).
+    let mut plate = Vec::new();
+    for i in 0..20 {
+        for j in 0..20 {
+            for z in [0.0, 1e-3] {
+                let (x, y) = (
+                    f64::from(i) / 2.0 + rng.range(0.0, 0.1),
+                    f64::from(j) / 2.0 + rng.range(0.0, 0.1),
+                );
+                plate.push(DVec3::new(x, y, z));
+            }
+        }
+    }
+    let poly = ConvexPolytope::from_points(&plate).unwrap();
+    check_hull(&plate, &poly, 1);
+    assert!(
+        poly.vertices().iter().any(|v| v.z == 0.0) && poly.vertices().iter().any(|v| v.z == 1e-3)
+    );
+}
+
+#[test]
+fn a_million_points_and_coordinates_of_1e9() {
+    let mut rng = Rng::new(3);
+    let offset = DVec3::new(1e9, 1e9, -1e9);
+    let pts: Vec<DVec3> = random_points(&mut rng, 1_000_000, 1e6, 0.0)
+        .into_iter()
+        .map(|p| p + offset)
+        .collect();
+    let poly = ConvexPolytope::from_points(&pts).unwrap();
+    assert!(poly.num_vertices() > 100);
+    check_hull(&pts, &poly, 997);
+}
+
+#[test]
+fn degenerate_inputs_are_named_errors() {
+    let p = |x: f64, y: f64, z: f64| DVec3::new(x, y, z);
+    let cases: Vec<(Vec<DVec3>, &str)> = vec![
+        (
+            vec![p(0., 0., 0.), p(1., 0., 0.), p(0., 1., 0.)],
+            "at least 4",
+        ),
+        (vec![p(1., 1., 1.); 10], "coincide"),
+        (
+            (0..10)
+                .map(|i| p(f64::from(i), 2.0 * f64::from(i), 0.5))
+                .collect(),
+            "collinear",
+        ),
+        (
+            (0..30)
+                .map(|i| p(f64::from(i % 7), f64::from(i / 7), 3.0))
+                .collect(),
+            "coplanar",
+        ),
+        (
+            vec![
+                p(0., 0., 0.),
+                p(1., 0., 0.),
+                p(0., f64::NAN, 0.),
+                p(0., 0., 1.),
+            ],
+            "not finite",
+        ),
+        (
+            vec![
+                p(0., 0., 0.),
+                p(f64::INFINITY, 0., 0.),
+                p(0., 1., 0.),
+                p(0., 0., 1.),
+            ],
+            "not finite",
+        ),
+    ];
+    for (pts, want) in cases {
+        match convex_hull(&pts) {
+            Err(Error::Geometry(m)) => assert!(m.contains(want), "`{m}` should say `{want}`"),
+            other => panic!("expected a geometry error `{want}`, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn generators_have_the_analytic_counts() {
+    let counts = |p: &ConvexPolytope| (p.num_vertices(), p.num_edges(), p.num_faces());
+    assert_eq!(
+        counts(&generators::cuboid(DVec3::new(1.0, 2.0, 3.0)).unwrap()),
+        (8, 12, 6)
+    );
+    for n in [3u32, 8, 32] {
+        let n_ = n as usize;
+        assert_eq!(
+            counts(&generators::cylinder(n, 1.0, 2.0).unwrap()),
+            (2 * n_, 3 * n_, n_ + 2)
+        );
+        assert_eq!(
+            counts(&generators::cone(n, 1.0, 2.0).unwrap()),
+            (n_ + 1, 2 * n_, n_ + 1)
+        );
+    }
+    for k in 0..4u32 {
+        let s = generators::icosphere(2.0, k).unwrap();
+        assert_eq!(s.num_faces(), 20 << (2 * k));
+        assert!(
+            s.vertices()
+                .iter()
+                .all(|v| (v.length() - 2.0).abs() < 1e-12)
+        );
+    }
+    let torus = generators::torus(2.0, 0.5, 24, 12).unwrap();
+    assert_eq!(torus.topology().euler_characteristic, 0);
+    assert!(torus.non_convex_reason().unwrap().contains("genus"));
+    let bumpy = generators::bumpy_sphere(1.0, 3, 0.2, 5.0).unwrap();
+    assert!(bumpy.non_convex_reason().unwrap().contains("concave"));
+    let smooth = generators::icosphere_mesh(1.0, 2).unwrap();
+    assert_eq!(smooth.non_convex_reason(), None);
+    assert!(generators::cuboid(DVec3::new(1.0, 0.0, 1.0)).is_err());
+    assert!(generators::cylinder(2, 1.0, 1.0).is_err());
+}
+
+#[test]
+fn voronoi_regions_classify_points_like_brute_force() {
+    let mut rng = Rng::new(4);
+    let mut shapes = vec![
+        generators::cuboid(DVec3::new(1.0, 0.5, 2.0)).unwrap(),
+        generators::cylinder(7, 1.0, 0.5).unwrap(),
+        generators::cone(5, 1.0, 1.0).unwrap(),
+        generators::icosphere(1.0, 1).unwrap(),
+    ];
+    for k in [4usize, 12, 40] {
+        shapes.push(generators::random_hull(&mut rng, k, 1.5).unwrap());
+    }
+    for (s, poly) in shapes.iter().enumerate() {
+        let features: Vec<FeatureId> = poly.features().collect();
+        for _ in 0..2000 {
+            let x = rng.unit_vector() * rng.range(1.0, 6.0) * 2.0;
+            if poly.face_normal(0).dot(x) <= poly.face_offset(0)
+                && (0..poly.num_faces()).all(|f| poly.face_normal(f).dot(x) <= poly.face_offset(f))
+            {
+                continue; // inside
+            }
+            let (want, _, _) = closest_feature(poly, x);
+            assert!(
+                in_voronoi_region(poly, want, x, 1e-9),
+                "shape {s}: {x:?} not in region of {want}"
+            );
+            for &g in &features {
+                if g != want {
+                    assert!(
+                        !in_voronoi_region(poly, g, x, -1e-9),
+                        "shape {s}: {x:?} is inside the regions of both {want} and {g}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn voronoi_neighbours_are_adjacent_features() {
+    let poly = generators::cylinder(6, 1.0, 1.0).unwrap();
+    for feature in poly.features() {
+        for plane in poly.voronoi_planes(feature) {
+            assert!((plane.normal.length() - 1.0).abs() < 1e-12);
+            let ok = match (feature, plane.neighbor) {
+                (FeatureId::Vertex(v), FeatureId::Edge(e)) => {
+                    poly.edge_vertices(e as usize).contains(&v)
+                }
+                (FeatureId::Edge(e), FeatureId::Vertex(v)) => {
+                    poly.edge_vertices(e as usize).contains(&v)
+                }
+                (FeatureId::Edge(e), FeatureId::Face(f)) => {
+                    poly.edge_faces(e as usize).contains(&f)
+                }
+                (FeatureId::Face(f), FeatureId::Edge(e)) => {
+                    poly.edge_faces(e as usize).contains(&f)
+                }
+                _ => false,
+            };
+            assert!(ok, "{feature} lists {} as a neighbour", plane.neighbor);
+        }
+    }
+}
+
+#[test]
+fn hill_climbing_support_matches_brute_force() {
+    let mut rng = Rng::new(5);
+    for k in [8usize, 100, 2000] {
+        let poly = generators::random_hull(&mut rng, k, 1.0).unwrap();
+        for _ in 0..500 {
+            let d = rng.unit_vector();
+            let start = rng.below(poly.num_vertices() as u64) as u32;
+            let (_, fast) = poly.support(d, start);
+            let (_, slow) = poly.support_brute(d);
+            assert_eq!(fast, slow, "k = {k}");
+        }
+    }
+}
+
+#[test]
+fn gpu_bounds_contain_every_vertex() {
+    let mut rng = Rng::new(6);
+    for _ in 0..50 {
+        let c = rng.point_in(DVec3::splat(-1e3), DVec3::splat(1e3));
+        let radius = rng.range(1e-3, 1e2);
+        let pts: Vec<DVec3> = random_points(&mut rng, 30, radius, 0.5)
+            .into_iter()
+            .map(|p| p + c)
+            .collect();
+        let poly = ConvexPolytope::from_points(&pts).unwrap();
+        let b = poly.gpu_bounds();
+        let center = glam::Vec3::from_array(b.center).as_dvec3();
+        let half = glam::Vec3::from_array(b.half_extents).as_dvec3();
+        for v in poly.vertices() {
+            assert!(
+                ((*v - center).abs() - half).max_element() <= 0.0,
+                "{v:?} outside the box"
+            );
+            assert!(
+                v.distance(center) <= f64::from(b.radius),
+                "{v:?} outside the sphere"
+            );
+        }
+    }
+}
+
+#[test]
+fn hull_support_matches_parry() {
+    use parry3d_f64::transformation::convex_hull as parry_hull;
+    let mut rng = Rng::new(7);
+    for k in [10usize, 100, 1000] {
+        let pts = random_points(&mut rng, k, 2.0, 0.3);
+        let ours = ConvexPolytope::from_points(&pts).unwrap();
+        let (theirs, _) = parry_hull(&pts);
+        for _ in 0..300 {
+            let d = rng.unit_vector();
+            let a = ours.support_brute(d).1;
+            let b = theirs
+                .iter()
+                .map(|p| d.dot(*p))
+                .fold(f64::NEG_INFINITY, f64::max);
+            assert!((a - b).abs() < 1e-12, "k = {k}: {a} vs parry {b}");
+        }
+    }
+}
+
+#[test]
+fn from_faces_rejects_open_and_non_convex_surfaces() {
+    let cube = generators::cuboid(DVec3::ONE).unwrap();
+    let faces: Vec<Vec<u32>> = (0..6).map(|f| cube.face_vertices(f).collect()).collect();
+    let err = ConvexPolytope::from_faces(cube.vertices().to_vec(), &faces[..5]).unwrap_err();
+    assert!(err.to_string().contains("open"), "{err}");
+    // Push one vertex inward: the faces around it stop being planar / convex.
+    let mut dented = cube.vertices().to_vec();
+    dented[0] *= 0.5;
+    assert!(ConvexPolytope::from_faces(dented, &faces).is_err());
+}
