@@ -288,7 +288,7 @@ impl Recording {
                 Ok(())
             };
         let range = |b: &BufferProxy, offset: u64, size: u64, what: &str| -> Result<()> {
-            if offset % 4 != 0 || size % 4 != 0 {
+            if !offset.is_multiple_of(4) || !size.is_multiple_of(4) {
                 return Err(Error::Recording(format!(
                     "{what}: range {offset}+{size} of `{}` is not 4-byte aligned",
                     b.label
