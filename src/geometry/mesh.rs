@@ -124,7 +124,7 @@ impl TriMesh {
         }
         if topo.euler_characteristic != 2 {
             return Some(format!(
-                "genus > 0 (V - E + F = {})",
+                "closed but not a sphere: V - E + F = {} (genus > 0 or non-manifold)",
                 topo.euler_characteristic
             ));
         }
@@ -204,21 +204,28 @@ pub fn load_obj(path: &Path) -> Result<TriMesh> {
         }
     }
     if vertices.is_empty() || triangles.is_empty() {
+        // tobj drops the positions of a file without faces: ask the text which is missing.
+        let has_vertices = text.lines().any(|l| l.trim_start().starts_with("v "));
         return Err(mesh_error(format!(
             "no {} in the file",
-            if vertices.is_empty() {
-                "vertices"
-            } else {
-                "faces"
-            }
+            if has_vertices { "faces" } else { "vertices" }
         )));
     }
-    if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
-        let line = nth_vertex_line(&text, i).map_or(String::new(), |l| format!("line {l}: "));
+    if vertices.iter().any(|v| !v.is_finite()) {
+        // tobj renumbers vertices (it drops unreferenced ones): find the line in the text.
+        let (line, v) = text
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with("v "))
+            .find(|(_, l)| {
+                l.split_whitespace()
+                    .skip(1)
+                    .take(3)
+                    .any(|w| w.parse::<f64>().map_or(true, |x| !x.is_finite()))
+            })
+            .map_or((0, ""), |(i, l)| (i + 1, l.trim()));
         return Err(mesh_error(format!(
-            "{line}vertex {} is not finite: {:?}",
-            i + 1,
-            vertices[i]
+            "line {line}: vertex `{v}` is not finite"
         )));
     }
     TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))
@@ -231,14 +238,6 @@ pub fn load_obj_shape(path: &Path) -> Result<MeshShape> {
         path: path.to_owned(),
         message: e.to_string(),
     })
-}
-
-fn nth_vertex_line(text: &str, n: usize) -> Option<usize> {
-    text.lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim_start().starts_with("v "))
-        .nth(n)
-        .map(|(i, _)| i + 1)
 }
 
 /// Finds the first line tobj would reject, for a message that names it.

@@ -1,0 +1,163 @@
+//! OBJ loading through tobj: convex meshes become polytopes, the rest stay triangle meshes,
+//! broken files are errors that name the file and the line. The public test meshes in
+//! ../shared/meshes are checked against their measured quirks when present.
+
+use std::path::{Path, PathBuf};
+
+use proxima::Error;
+use proxima::geometry::mesh::{MeshShape, load_obj, load_obj_shape};
+
+fn temp_obj(name: &str, text: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("proxima-mesh-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+const CUBE: &str = "# unit cube, quads\n\
+v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n\
+f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+
+#[test]
+fn a_convex_obj_becomes_a_polytope() {
+    let path = temp_obj("cube.obj", CUBE);
+    match load_obj_shape(&path).unwrap() {
+        MeshShape::Convex(p) => {
+            assert_eq!((p.num_vertices(), p.num_edges(), p.num_faces()), (8, 12, 6));
+        }
+        MeshShape::NonConvex { reason, .. } => panic!("cube judged non-convex: {reason}"),
+    }
+}
+
+#[test]
+fn a_dented_or_open_obj_stays_a_mesh() {
+    // The cube with vertex 7 pushed inside: concave edges.
+    let dented = CUBE.replace("v 1 1 1\n", "v 0.2 0.2 0.2\n");
+    match load_obj_shape(&temp_obj("dented.obj", &dented)).unwrap() {
+        MeshShape::NonConvex { reason, mesh } => {
+            assert!(reason.contains("concave"), "{reason}");
+            assert_eq!(mesh.vertices.len(), 8);
+        }
+        MeshShape::Convex(_) => panic!("dented cube judged convex"),
+    }
+    let open: String = CUBE
+        .lines()
+        .filter(|l| *l != "f 5 6 7 8")
+        .map(|l| format!("{l}\n"))
+        .collect();
+    match load_obj_shape(&temp_obj("open.obj", &open)).unwrap() {
+        MeshShape::NonConvex { reason, .. } => {
+            assert!(reason.contains("open: 4 boundary edges"), "{reason}")
+        }
+        MeshShape::Convex(_) => panic!("open cube judged convex"),
+    }
+}
+
+fn expect_mesh_error(path: &Path, needles: &[&str]) {
+    let err = load_obj(path).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains(&path.display().to_string()),
+        "`{text}` does not name the file"
+    );
+    for n in needles {
+        assert!(text.contains(n), "`{text}` does not say `{n}`");
+    }
+}
+
+#[test]
+fn broken_files_are_named_errors() {
+    expect_mesh_error(
+        &temp_obj("short.obj", "v 0 0 0\nv 1 0\nf 1 2 1\n"),
+        &["line 2", "bad vertex"],
+    );
+    expect_mesh_error(&temp_obj("word.obj", "v 0 0 0\nv 1 zero 0\n"), &["line 2"]);
+    expect_mesh_error(
+        &temp_obj("index.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 9\n"),
+        &["line 4", "vertex `9`"],
+    );
+    expect_mesh_error(&temp_obj("empty.obj", "# nothing\n"), &["no vertices"]);
+    expect_mesh_error(
+        &temp_obj("nofaces.obj", "v 0 0 0\nv 1 0 0\nv 0 1 0\n"),
+        &["no faces"],
+    );
+    expect_mesh_error(
+        &temp_obj("nan.obj", "v 0 0 0\nv 1 0 0\nv nan 1 0\nf 1 2 3\n"),
+        &["line 3", "not finite"],
+    );
+    let missing = Path::new("/nonexistent/proxima/missing.obj");
+    match load_obj(missing) {
+        Err(Error::Io { path, .. }) => assert_eq!(path, missing),
+        other => panic!("{other:?}"),
+    }
+}
+
+/// (file, vertices, boundary edges) as measured in ../shared/meshes/README.md.
+const SHARED: &[(&str, usize, usize)] = &[
+    ("woody.obj", 694, 119),
+    ("suzanne.obj", 507, 42),
+    ("cow.obj", 2903, 0),
+    ("spot.obj", 2930, 0),
+    ("teapot.obj", 3644, 1036),
+    ("fandisk.obj", 6475, 0),
+    ("rocker-arm.obj", 10044, 0),
+    ("stanford-bunny.obj", 35947, 223),
+];
+
+#[test]
+fn shared_meshes_load_with_their_measured_quirks() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/meshes");
+    if !dir.is_dir() {
+        eprintln!(
+            "shared meshes: skipped, {} is absent (only the project's own checkout has it)",
+            dir.display()
+        );
+        return;
+    }
+    for &(file, vertices, boundary) in SHARED {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let v_lines = text.lines().filter(|l| l.starts_with("v ")).count();
+        assert_eq!(v_lines, vertices, "{file}: vertex lines");
+        let mesh = load_obj(&path).unwrap_or_else(|e| panic!("{file}: {e}"));
+        // tobj keeps only referenced vertices (the bunny has 1113 unreferenced ones).
+        assert!(
+            mesh.vertices.len() <= vertices && mesh.vertices.len() > vertices * 9 / 10,
+            "{file}"
+        );
+        let topo = mesh.topology();
+        assert_eq!(topo.boundary_edges, boundary, "{file}: boundary edges");
+        let reason = mesh
+            .non_convex_reason()
+            .unwrap_or_else(|| panic!("{file} judged convex"));
+        if boundary > 0 {
+            assert!(reason.starts_with("open"), "{file}: {reason}");
+        }
+        // Its convex hull is a valid polytope holding every vertex; woody is flat (z = 0
+        // everywhere), so its hull is the named coplanar error.
+        let hull = match proxima::geometry::ConvexPolytope::from_points(&mesh.vertices) {
+            Ok(hull) => hull,
+            Err(e) if file == "woody.obj" => {
+                assert!(e.to_string().contains("coplanar"), "{file}: {e}");
+                assert!(mesh.vertices.iter().all(|v| v.z == 0.0));
+                continue;
+            }
+            Err(e) => panic!("{file}: hull: {e}"),
+        };
+        for (i, v) in mesh.vertices.iter().enumerate().step_by(7) {
+            for f in 0..hull.num_faces() {
+                let h = hull.face_normal(f).dot(*v) - hull.face_offset(f);
+                assert!(
+                    h <= 1e-9,
+                    "{file}: vertex {i} is {h:e} outside hull face {f}"
+                );
+            }
+        }
+        eprintln!(
+            "{file}: {reason}; hull {} vertices, {} faces",
+            hull.num_vertices(),
+            hull.num_faces()
+        );
+    }
+}
