@@ -48,7 +48,7 @@ fn a_dented_or_open_obj_stays_a_mesh() {
         .collect();
     match load_obj_shape(&temp_obj("open.obj", &open)).unwrap() {
         MeshShape::NonConvex { reason, .. } => {
-            assert!(reason.contains("open: 4 boundary edges"), "{reason}")
+            assert!(reason.contains("open: 4 boundary edges"), "{reason}");
         }
         MeshShape::Convex(_) => panic!("open cube judged convex"),
     }
