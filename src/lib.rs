@@ -6,6 +6,7 @@
 
 pub mod bodies;
 pub mod error;
+pub mod exact;
 pub mod frame;
 pub mod geometry;
 pub mod gpu;
@@ -13,7 +14,9 @@ pub mod graph;
 pub mod passes;
 pub mod pipeline;
 pub mod profile;
+pub mod query;
 pub mod rng;
+pub mod scene;
 pub mod world;
 
 pub use error::{Error, Result};

@@ -1,6 +1,7 @@
 //! The `proxima` command: the main job on the built-in default scene, adapter info, and
 //! benchmarks. Run `proxima --help`.
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -10,6 +11,8 @@ use proxima::bodies::GpuAabb;
 use proxima::frame::{self, FrameResult};
 use proxima::gpu::{ContextOptions, GpuContext};
 use proxima::pipeline::Backend;
+use proxima::query::QueryEngine;
+use proxima::scene::Scene;
 use proxima::world::World;
 use proxima::{DeviceChoice, Error, Pipeline, Result};
 
@@ -30,6 +33,11 @@ enum Command {
     Run(RunArgs),
     /// Show the adapter the GPU path would use: backend, limits, timestamp support.
     Info,
+    /// Answer geometric queries: JSON Lines in (a file, or stdin), one JSON answer per line.
+    Query {
+        /// Input file; stdin when absent or `-`.
+        file: Option<PathBuf>,
+    },
     /// Benchmarks with side-by-side ratios.
     Bench {
         #[command(subcommand)]
@@ -45,15 +53,15 @@ enum BenchCommand {
 
 #[derive(clap::Args, Debug, Clone)]
 struct RunArgs {
-    /// Number of bodies in the crowd.
-    #[arg(long, default_value_t = 100_000)]
-    bodies: usize,
+    /// Scene file (TOML); the built-in scenes/crowd.toml when absent.
+    #[arg(long)]
+    scene: Option<PathBuf>,
+    /// Resize the scene to about this many bodies (counts and regions scale together).
+    #[arg(long)]
+    bodies: Option<u64>,
     /// Frames to run.
     #[arg(long, default_value_t = 20)]
     frames: usize,
-    /// Seed of the crowd.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
     /// Where the wide passes run.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     device: DeviceArg,
@@ -62,9 +70,9 @@ struct RunArgs {
 impl Default for RunArgs {
     fn default() -> Self {
         Self {
-            bodies: 100_000,
+            scene: None,
+            bodies: None,
             frames: 20,
-            seed: 1,
             device: DeviceArg::Auto,
         }
     }
@@ -103,6 +111,7 @@ fn main() -> ExitCode {
         None => run(&RunArgs::default()),
         Some(Command::Run(args)) => run(&args),
         Some(Command::Info) => info(),
+        Some(Command::Query { file }) => query(file.as_deref()),
         Some(Command::Bench {
             which: BenchCommand::Bounds(args),
         }) => bench_bounds(&args),
@@ -125,13 +134,22 @@ fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
 }
 
 fn run(args: &RunArgs) -> Result<()> {
+    let scene = match &args.scene {
+        Some(path) => Scene::load_resized(path, args.bodies)?,
+        None => Scene::default_scene(args.bodies)?,
+    };
     let mut pipeline = open_pipeline(args.device)?;
-    let mut world = World::crowd(args.bodies, args.seed);
+    let mut world = scene.world;
     println!(
-        "proxima: built-in crowd, {} bodies, {} shapes, seed {}, {} frames on {}",
+        "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {}",
+        scene.path.display(),
+        if args.scene.is_none() {
+            " (built-in)"
+        } else {
+            ""
+        },
         world.len(),
         world.shapes.len(),
-        args.seed,
         args.frames,
         pipeline.device_name()
     );
@@ -203,6 +221,29 @@ fn summarize(aabbs: &[GpuAabb]) -> String {
         hi.z,
         volume / aabbs.len() as f64
     )
+}
+
+fn query(file: Option<&Path>) -> Result<()> {
+    let mut engine = QueryEngine::new();
+    let stdout = std::io::stdout().lock();
+    let out = std::io::BufWriter::new(stdout);
+    let stats = match file {
+        Some(path) if path != Path::new("-") => {
+            let f = std::fs::File::open(path).map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            engine.run(std::io::BufReader::new(f), out)?
+        }
+        _ => engine.run(std::io::stdin().lock(), out)?,
+    };
+    if stats.errors > 0 {
+        eprintln!(
+            "proxima query: {} of {} lines answered with an error",
+            stats.errors, stats.answered
+        );
+    }
+    Ok(())
 }
 
 fn info() -> Result<()> {

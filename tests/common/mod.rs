@@ -36,3 +36,22 @@ pub fn gpu(test: &str) -> Option<GpuContext> {
         None => fresh_gpu(test),
     }
 }
+
+/// The same polytope for parry3d-f64, built from our own hull (DESIGN.md: parry's own hull
+/// drops layers of thin plates) with fan-triangulated faces.
+pub fn to_parry(poly: &proxima::geometry::ConvexPolytope) -> parry3d_f64::shape::ConvexPolyhedron {
+    let mut tris = Vec::new();
+    for f in 0..poly.num_faces() {
+        let ring: Vec<u32> = poly.face_vertices(f).collect();
+        for k in 1..ring.len() - 1 {
+            tris.push([ring[0], ring[k], ring[k + 1]]);
+        }
+    }
+    parry3d_f64::shape::ConvexPolyhedron::from_convex_mesh(poly.vertices().to_vec(), &tris)
+        .expect("parry accepts our hull")
+}
+
+/// A pose for parry3d-f64.
+pub fn parry_pose(p: &proxima::bodies::Pose) -> parry3d_f64::math::Pose {
+    parry3d_f64::math::Pose::from_parts(p.translation, p.rotation)
+}

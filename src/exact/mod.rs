@@ -1,0 +1,4 @@
+//! Exact CPU algorithms on convex polytopes, separate from the per-query entry points
+//! that use them (`crate::query`).
+
+pub mod sat;

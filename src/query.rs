@@ -1,0 +1,262 @@
+//! `proxima query`: JSON Lines in, one JSON answer per line out, in input order. A bad line
+//! gets `{"id": ..., "error": "..."}` and the batch goes on. The schema is fixed (other
+//! tools depend on it); README.md documents it. Numbers are written by serde_json's
+//! shortest round-trip formatting, so every f64 reads back exactly.
+//!
+//! Implemented: `collide` (exact separating-axis test over the complete candidate set).
+//! `distance`, `penetration` and `toi` answer an explicit "not implemented" error until
+//! the stages that compute them exist; no made-up number is ever printed.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use glam::{DQuat, DVec3};
+use serde_json::{Map, Value, json};
+
+use crate::bodies::Pose;
+use crate::exact::sat;
+use crate::geometry::mesh::{self, MeshShape};
+use crate::geometry::{ConvexPolytope, generators};
+use crate::{Error, Result};
+
+/// Counts of a batch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Lines answered.
+    pub answered: usize,
+    /// Lines answered with an error.
+    pub errors: usize,
+}
+
+/// Answers queries; keeps the OBJ files it has loaded.
+#[derive(Debug, Default)]
+pub struct QueryEngine {
+    objs: HashMap<PathBuf, std::result::Result<Arc<ConvexPolytope>, String>>,
+}
+
+/// How far a rotation's norm may stray from 1 before it is rejected rather than normalised.
+const UNIT_TOLERANCE: f64 = 1e-6;
+
+impl QueryEngine {
+    /// A new engine.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Reads JSON Lines from `input` and writes one answer per non-blank line to `out`.
+    pub fn run(&mut self, input: impl BufRead, mut out: impl Write) -> Result<BatchStats> {
+        let mut stats = BatchStats::default();
+        let io = |source| Error::Io {
+            path: "<query output>".into(),
+            source,
+        };
+        for line in input.lines() {
+            let line = line.map_err(|source| Error::Io {
+                path: "<query input>".into(),
+                source,
+            })?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let answer = self.answer_line(&line);
+            stats.answered += 1;
+            if answer.get("error").is_some() {
+                stats.errors += 1;
+            }
+            serde_json::to_writer(&mut out, &answer).map_err(|e| io(e.into()))?;
+            out.write_all(b"\n").map_err(io)?;
+        }
+        out.flush().map_err(io)?;
+        Ok(stats)
+    }
+
+    /// The answer to one line: the query's result, or `{"id", "error"}`.
+    pub fn answer_line(&mut self, line: &str) -> Value {
+        let request: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return json!({ "id": Value::Null, "error": format!("invalid JSON: {e}") }),
+        };
+        let id = request.get("id").cloned().unwrap_or(Value::Null);
+        match self.answer(&request) {
+            Ok(mut fields) => {
+                let mut answer = Map::new();
+                answer.insert("id".into(), id);
+                answer.append(&mut fields);
+                Value::Object(answer)
+            }
+            Err(e) => json!({ "id": id, "error": e.to_string() }),
+        }
+    }
+
+    fn answer(&mut self, request: &Value) -> Result<Map<String, Value>> {
+        let obj = request
+            .as_object()
+            .ok_or_else(|| Error::Query("a query must be a JSON object".into()))?;
+        let kind = obj.get("query").and_then(Value::as_str).ok_or_else(|| {
+            Error::Query("missing `query` (collide, distance, penetration, toi)".into())
+        })?;
+        match kind {
+            "collide" | "distance" | "penetration" | "toi" => {}
+            other => {
+                return Err(Error::Query(format!(
+                    "unknown query `{other}` (collide, distance, penetration, toi)"
+                )));
+            }
+        }
+        let a = self.shape(obj.get("a"), "a")?;
+        let b = self.shape(obj.get("b"), "b")?;
+        let pose_a = pose(obj.get("pose_a"), "pose_a")?;
+        let pose_b = pose(obj.get("pose_b"), "pose_b")?;
+        let mut out = Map::new();
+        match kind {
+            "collide" => {
+                let intersecting = sat::intersects(&a, &pose_a, &b, &pose_b);
+                out.insert("intersecting".into(), Value::Bool(intersecting));
+            }
+            "toi" => {
+                pose(obj.get("pose_a_end"), "pose_a_end")?;
+                pose(obj.get("pose_b_end"), "pose_b_end")?;
+                return Err(not_implemented("toi", "conservative advancement"));
+            }
+            "distance" => return Err(not_implemented("distance", "the Lin–Canny walk")),
+            _ => {
+                return Err(not_implemented(
+                    "penetration",
+                    "Gauss-map penetration refinement",
+                ));
+            }
+        }
+        Ok(out)
+    }
+
+    fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Arc<ConvexPolytope>> {
+        let bad = |m: String| Error::Query(format!("`{field}`: {m}"));
+        let value = value.ok_or_else(|| bad("missing shape".into()))?;
+        let obj = value.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
+            bad("a shape is an object with one key: points, obj, box or sphere".into())
+        })?;
+        let (key, v) = obj.iter().next().expect("one key");
+        match key.as_str() {
+            "points" => {
+                let pts = v
+                    .as_array()
+                    .ok_or_else(|| bad("`points` must be an array of [x, y, z]".into()))?
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        vec3(p).ok_or_else(|| {
+                            bad(format!("point {i} is not [x, y, z] of finite numbers"))
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(Arc::new(
+                    ConvexPolytope::from_points(&pts).map_err(|e| bad(e.to_string()))?,
+                ))
+            }
+            "box" => {
+                let h = vec3(v).ok_or_else(|| bad("`box` must be [hx, hy, hz]".into()))?;
+                Ok(Arc::new(
+                    generators::cuboid(h).map_err(|e| bad(e.to_string()))?,
+                ))
+            }
+            "sphere" => {
+                let radius = v.get("radius").and_then(Value::as_f64);
+                let subdivisions = v.get("subdivisions").and_then(Value::as_u64);
+                let (Some(radius), Some(subdivisions)) = (radius, subdivisions) else {
+                    return Err(bad(
+                        "`sphere` needs {\"radius\": r, \"subdivisions\": k}".into()
+                    ));
+                };
+                let k = u32::try_from(subdivisions).unwrap_or(u32::MAX);
+                Ok(Arc::new(
+                    generators::icosphere(radius, k).map_err(|e| bad(e.to_string()))?,
+                ))
+            }
+            "obj" => {
+                let path = PathBuf::from(
+                    v.as_str()
+                        .ok_or_else(|| bad("`obj` must be a path".into()))?,
+                );
+                let loaded = self.objs.entry(path.clone()).or_insert_with(|| {
+                    match mesh::load_obj_shape(&path) {
+                        Ok(MeshShape::Convex(p)) => Ok(Arc::from(p)),
+                        Ok(MeshShape::NonConvex { reason, .. }) => Err(format!(
+                            "{} is not convex ({reason}); queries take convex shapes",
+                            path.display()
+                        )),
+                        Err(e) => Err(e.to_string()),
+                    }
+                });
+                loaded.clone().map_err(bad)
+            }
+            other => Err(bad(format!(
+                "unknown shape `{other}` (points, obj, box, sphere)"
+            ))),
+        }
+    }
+}
+
+fn not_implemented(query: &str, stage: &str) -> Error {
+    Error::Query(format!(
+        "not implemented: `{query}` queries are answered once {stage} is in place"
+    ))
+}
+
+fn numbers<const N: usize>(v: &Value) -> Option<[f64; N]> {
+    let a = v.as_array()?;
+    if a.len() != N {
+        return None;
+    }
+    let mut out = [0.0; N];
+    for (o, x) in out.iter_mut().zip(a) {
+        *o = x.as_f64().filter(|f| f.is_finite())?;
+    }
+    Some(out)
+}
+
+fn vec3(v: &Value) -> Option<DVec3> {
+    numbers::<3>(v).map(DVec3::from_array)
+}
+
+/// A pose: `{"translation": [x,y,z], "rotation": [x,y,z,w]}`, either part optional.
+fn pose(value: Option<&Value>, field: &str) -> Result<Pose> {
+    let bad = |m: String| Error::Query(format!("`{field}`: {m}"));
+    let Some(value) = value else {
+        return Ok(Pose::default());
+    };
+    if value.is_null() {
+        return Ok(Pose::default());
+    }
+    let obj = value
+        .as_object()
+        .ok_or_else(|| bad("a pose is an object".into()))?;
+    if let Some(k) = obj.keys().find(|k| *k != "translation" && *k != "rotation") {
+        return Err(bad(format!("unknown key `{k}` (translation, rotation)")));
+    }
+    let translation = match obj.get("translation") {
+        Some(t) => vec3(t)
+            .ok_or_else(|| bad("`translation` must be [x, y, z] of finite numbers".into()))?,
+        None => DVec3::ZERO,
+    };
+    let rotation = match obj.get("rotation") {
+        Some(r) => {
+            let q = numbers::<4>(r)
+                .map(DQuat::from_array)
+                .ok_or_else(|| bad("`rotation` must be [x, y, z, w] of finite numbers".into()))?;
+            let norm = q.length();
+            if (norm - 1.0).abs() > UNIT_TOLERANCE {
+                return Err(bad(format!(
+                    "`rotation` is not a unit quaternion (norm {norm})"
+                )));
+            }
+            q / norm
+        }
+        None => DQuat::IDENTITY,
+    };
+    Ok(Pose {
+        translation,
+        rotation,
+    })
+}

@@ -1,0 +1,445 @@
+//! Scene files: TOML (hand-written, comments allowed, and serde gives every error a byte
+//! span, hence a line). A scene is groups of bodies, each with a shape (a generator or an
+//! OBJ file), a count, a scale range, a region to scatter them in, speed and spin ranges,
+//! and a seed. `scenes/crowd.toml` is the default scene, embedded in the binary.
+//!
+//! ```toml
+//! seed = 1
+//! wrap = { min = [-25, -25, -25], max = [25, 25, 25] }   # optional
+//!
+//! [[group]]
+//! shape = { box = [0.5, 0.5, 0.5] }    # or icosphere, cylinder, cone, random_hull, obj, torus, bumpy_sphere
+//! count = 1000
+//! scale = [0.5, 2.0]                   # uniform scale, log-uniform in the range
+//! scale_variants = 4                   # distinct scales (each one shape-table entry)
+//! region = { min = [-25, -25, -25], max = [25, 25, 25] }
+//! speed = [0.0, 2.0]                   # units per second, random direction
+//! spin = [0.0, 3.0]                    # radians per second, random axis
+//! seed = 7                             # optional; defaults to the scene seed + group index
+//! ```
+//!
+//! Errors name the file, the line and the field.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use glam::DVec3;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::bodies::{GpuBody, GpuShapeBounds};
+use crate::geometry::generators;
+use crate::geometry::mesh::{self, MeshShape};
+use crate::geometry::{ConvexPolytope, TriMesh};
+use crate::rng::Rng;
+use crate::world::{Motion, World};
+use crate::{Error, Result};
+
+/// The default scene's file name and text.
+pub const DEFAULT_SCENE: (&str, &str) = ("scenes/crowd.toml", include_str!("../scenes/crowd.toml"));
+
+/// Largest number of bodies a scene may ask for.
+pub const MAX_BODIES: u64 = 1 << 28;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SceneFile {
+    #[serde(default)]
+    seed: u64,
+    wrap: Option<Spanned<RegionSpec>>,
+    #[serde(default)]
+    group: Vec<Spanned<GroupSpec>>,
+}
+
+#[derive(Debug, Deserialize, Clone, Copy)]
+#[serde(deny_unknown_fields)]
+struct RegionSpec {
+    min: [f64; 3],
+    max: [f64; 3],
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GroupSpec {
+    shape: Spanned<ShapeSpec>,
+    count: Spanned<u64>,
+    #[serde(default = "unit_range")]
+    scale: Spanned<[f64; 2]>,
+    #[serde(default = "one")]
+    scale_variants: Spanned<u32>,
+    region: Spanned<RegionSpec>,
+    #[serde(default = "zero_range")]
+    speed: Spanned<[f64; 2]>,
+    #[serde(default = "zero_range")]
+    spin: Spanned<[f64; 2]>,
+    seed: Option<u64>,
+}
+
+fn unit_range() -> Spanned<[f64; 2]> {
+    Spanned::new(0..0, [1.0, 1.0])
+}
+fn zero_range() -> Spanned<[f64; 2]> {
+    Spanned::new(0..0, [0.0, 0.0])
+}
+fn one() -> Spanned<u32> {
+    Spanned::new(0..0, 1)
+}
+
+/// A shape as a scene or a query names it.
+#[derive(Debug, Deserialize, Clone, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ShapeSpec {
+    /// A box with these half extents.
+    Box([f64; 3]),
+    /// An icosphere.
+    Icosphere {
+        /// Radius.
+        radius: f64,
+        /// Subdivisions of the icosahedron.
+        #[serde(default = "two")]
+        subdivisions: u32,
+    },
+    /// A cylinder along z.
+    Cylinder {
+        /// Radius.
+        radius: f64,
+        /// Half height.
+        half_height: f64,
+        /// Number of sides.
+        #[serde(default = "sixteen")]
+        sides: u32,
+    },
+    /// A cone along z, apex up.
+    Cone {
+        /// Base radius.
+        radius: f64,
+        /// Half height.
+        half_height: f64,
+        /// Number of sides.
+        #[serde(default = "sixteen")]
+        sides: u32,
+    },
+    /// The hull of random points (deterministic per scene seed).
+    RandomHull {
+        /// Number of points.
+        points: usize,
+        /// Radius of the ball they are drawn from.
+        radius: f64,
+    },
+    /// A mesh file, relative to the scene file.
+    Obj(PathBuf),
+    /// A torus around z (non-convex).
+    Torus {
+        /// Major radius.
+        major: f64,
+        /// Tube radius.
+        minor: f64,
+    },
+    /// A bumpy sphere (non-convex).
+    BumpySphere {
+        /// Radius.
+        radius: f64,
+        /// Relative bump height in [0, 1).
+        amplitude: f64,
+    },
+}
+
+fn two() -> u32 {
+    2
+}
+fn sixteen() -> u32 {
+    16
+}
+
+/// The geometry behind a shape-table entry.
+#[derive(Clone, Debug)]
+pub enum ShapeGeometry {
+    /// A convex polytope.
+    Convex(Arc<ConvexPolytope>),
+    /// A non-convex triangle mesh (bounds only until the hull-tree stage exists).
+    Mesh(Arc<TriMesh>),
+}
+
+impl ShapeGeometry {
+    fn scaled(&self, s: f64) -> Result<ShapeGeometry> {
+        Ok(match self {
+            ShapeGeometry::Convex(p) => ShapeGeometry::Convex(Arc::new(p.scaled(s)?)),
+            ShapeGeometry::Mesh(m) => ShapeGeometry::Mesh(Arc::new(TriMesh::new(
+                m.vertices.iter().map(|v| *v * s).collect(),
+                m.triangles.clone(),
+            )?)),
+        })
+    }
+
+    /// Local bounds for the GPU, rounded outward to f32.
+    pub fn gpu_bounds(&self) -> Result<GpuShapeBounds> {
+        match self {
+            ShapeGeometry::Convex(p) => Ok(p.gpu_bounds()),
+            // The hull of the mesh has the mesh's bounds.
+            ShapeGeometry::Mesh(m) => Ok(ConvexPolytope::from_points(&m.vertices)?.gpu_bounds()),
+        }
+    }
+}
+
+impl ShapeSpec {
+    /// Builds the shape; `base` resolves relative OBJ paths, `rng` drives random hulls.
+    pub fn build(&self, base: &Path, rng: &mut Rng) -> Result<ShapeGeometry> {
+        let convex = |p: ConvexPolytope| ShapeGeometry::Convex(Arc::new(p));
+        Ok(match self {
+            ShapeSpec::Box(h) => convex(generators::cuboid(DVec3::from_array(*h))?),
+            ShapeSpec::Icosphere {
+                radius,
+                subdivisions,
+            } => convex(generators::icosphere(*radius, *subdivisions)?),
+            ShapeSpec::Cylinder {
+                radius,
+                half_height,
+                sides,
+            } => convex(generators::cylinder(*sides, *radius, *half_height)?),
+            ShapeSpec::Cone {
+                radius,
+                half_height,
+                sides,
+            } => convex(generators::cone(*sides, *radius, *half_height)?),
+            ShapeSpec::RandomHull { points, radius } => {
+                convex(generators::random_hull(rng, *points, *radius)?)
+            }
+            ShapeSpec::Obj(path) => {
+                let path = if path.is_absolute() {
+                    path.clone()
+                } else {
+                    base.join(path)
+                };
+                match mesh::load_obj_shape(&path)? {
+                    MeshShape::Convex(p) => ShapeGeometry::Convex(Arc::new(*p)),
+                    MeshShape::NonConvex { mesh, .. } => ShapeGeometry::Mesh(Arc::new(mesh)),
+                }
+            }
+            ShapeSpec::Torus { major, minor } => {
+                ShapeGeometry::Mesh(Arc::new(generators::torus(*major, *minor, 32, 16)?))
+            }
+            ShapeSpec::BumpySphere { radius, amplitude } => ShapeGeometry::Mesh(Arc::new(
+                generators::bumpy_sphere(*radius, 3, *amplitude, 5.0)?,
+            )),
+        })
+    }
+}
+
+/// A loaded scene: the world the pipeline runs, and the geometry of every shape-table
+/// entry (same indices as `world.shapes`).
+#[derive(Clone, Debug)]
+pub struct Scene {
+    /// File the scene came from.
+    pub path: PathBuf,
+    /// Bodies, shape bounds, motions.
+    pub world: World,
+    /// Geometry per shape-table entry.
+    pub geometry: Vec<ShapeGeometry>,
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+fn line_text(text: &str, line: usize) -> &str {
+    text.lines().nth(line - 1).unwrap_or("").trim()
+}
+
+impl Scene {
+    /// Loads a scene file.
+    pub fn load(path: &Path) -> Result<Scene> {
+        Self::load_resized(path, None)
+    }
+
+    /// Loads a scene file resized to about `bodies` (see [`Scene::parse_resized`]).
+    pub fn load_resized(path: &Path, bodies: Option<u64>) -> Result<Scene> {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        Self::parse_resized(path, base, &text, bodies)
+    }
+
+    /// The built-in default scene (`scenes/crowd.toml`), optionally resized to `bodies`.
+    pub fn default_scene(bodies: Option<u64>) -> Result<Scene> {
+        let (name, text) = DEFAULT_SCENE;
+        Self::parse_resized(Path::new(name), Path::new("scenes"), text, bodies)
+    }
+
+    /// Parses scene text; `path` names it in errors, `base` resolves OBJ paths.
+    pub fn parse(path: &Path, base: &Path, text: &str) -> Result<Scene> {
+        Self::parse_resized(path, base, text, None)
+    }
+
+    /// Parses scene text with the total body count changed to about `bodies`: every
+    /// group's count is scaled by the same factor and its region (and the wrap box) by the
+    /// cube root of it about the center, so the density stays the same.
+    pub fn parse_resized(
+        path: &Path,
+        base: &Path,
+        text: &str,
+        bodies: Option<u64>,
+    ) -> Result<Scene> {
+        let scene_error = |span: std::ops::Range<usize>, field: &str, message: String| {
+            let line = line_of(text, span.start);
+            Error::Scene {
+                path: path.to_owned(),
+                message: format!("line {line}, field `{field}`: {message}"),
+            }
+        };
+        let file: SceneFile = toml::from_str(text).map_err(|e| {
+            let span = e.span().unwrap_or(0..0);
+            let line = line_of(text, span.start);
+            Error::Scene {
+                path: path.to_owned(),
+                message: format!(
+                    "line {line} (`{}`): {}",
+                    line_text(text, line),
+                    e.message().trim_end()
+                ),
+            }
+        })?;
+        if file.group.is_empty() {
+            return Err(Error::Scene {
+                path: path.to_owned(),
+                message: "no [[group]] of bodies".into(),
+            });
+        }
+        let total: u64 = file
+            .group
+            .iter()
+            .map(|g| *g.get_ref().count.get_ref())
+            .sum();
+        let factor = match bodies {
+            Some(b) if total > 0 => b as f64 / total as f64,
+            _ => 1.0,
+        };
+        let total = bodies.unwrap_or(total);
+        if total > MAX_BODIES {
+            return Err(Error::Scene {
+                path: path.to_owned(),
+                message: format!("{total} bodies in all; at most {MAX_BODIES} are supported"),
+            });
+        }
+        let grow = factor.cbrt();
+        let check_region = |r: &Spanned<RegionSpec>, field: &str| -> Result<(DVec3, DVec3)> {
+            let (lo, hi) = (
+                DVec3::from_array(r.get_ref().min),
+                DVec3::from_array(r.get_ref().max),
+            );
+            if !lo.is_finite() || !hi.is_finite() || lo.cmpgt(hi).any() {
+                return Err(scene_error(
+                    r.span(),
+                    field,
+                    format!("min {lo} must be finite and ≤ max {hi}"),
+                ));
+            }
+            let (c, h) = ((lo + hi) * 0.5, (hi - lo) * 0.5 * grow);
+            Ok((c - h, c + h))
+        };
+        let check_range =
+            |r: &Spanned<[f64; 2]>, field: &str, positive: bool| -> Result<(f64, f64)> {
+                let [a, b] = *r.get_ref();
+                let ok = a.is_finite()
+                    && b.is_finite()
+                    && a <= b
+                    && (if positive { a > 0.0 } else { a >= 0.0 });
+                if !ok {
+                    return Err(scene_error(
+                        r.span(),
+                        field,
+                        format!(
+                            "[{a}, {b}] must be finite, ordered and {}",
+                            if positive { "positive" } else { "non-negative" }
+                        ),
+                    ));
+                }
+                Ok((a, b))
+            };
+        let wrap = match &file.wrap {
+            Some(w) => {
+                let (lo, hi) = check_region(w, "wrap")?;
+                Some((lo.as_vec3(), hi.as_vec3()))
+            }
+            None => None,
+        };
+        let mut world = World {
+            wrap,
+            ..Default::default()
+        };
+        let mut geometry = Vec::new();
+        for (g, group) in file.group.iter().enumerate() {
+            let spec = group.get_ref();
+            let field = |name: &str| format!("group[{g}].{name}");
+            let mut rng = Rng::new(spec.seed.unwrap_or(file.seed.wrapping_add(g as u64)));
+            let (lo, hi) = check_region(&spec.region, &field("region"))?;
+            let (s_lo, s_hi) = check_range(&spec.scale, &field("scale"), true)?;
+            let (v_lo, v_hi) = check_range(&spec.speed, &field("speed"), false)?;
+            let (w_lo, w_hi) = check_range(&spec.spin, &field("spin"), false)?;
+            let variants = *spec.scale_variants.get_ref();
+            if variants == 0 || variants > 1024 {
+                return Err(scene_error(
+                    spec.scale_variants.span(),
+                    &field("scale_variants"),
+                    format!("{variants} must be in 1..=1024"),
+                ));
+            }
+            let base_shape = spec
+                .shape
+                .get_ref()
+                .build(base, &mut rng)
+                .map_err(|e| scene_error(spec.shape.span(), &field("shape"), e.to_string()))?;
+            // Scale variants, log-uniformly spaced over the range.
+            let first = world.shapes.len() as u32;
+            for k in 0..variants {
+                let t = if variants == 1 {
+                    0.5
+                } else {
+                    f64::from(k) / f64::from(variants - 1)
+                };
+                let s = if s_lo == s_hi {
+                    s_lo
+                } else {
+                    (s_lo.ln() + t * (s_hi.ln() - s_lo.ln())).exp()
+                };
+                let shape = if s == 1.0 {
+                    base_shape.clone()
+                } else {
+                    base_shape.scaled(s)?
+                };
+                let bounds = shape
+                    .gpu_bounds()
+                    .map_err(|e| scene_error(spec.shape.span(), &field("shape"), e.to_string()))?;
+                world.shapes.push(bounds);
+                geometry.push(shape);
+            }
+            let count = if bodies.is_some() {
+                // The last group takes the rounding, so the total is exact.
+                if g + 1 == file.group.len() {
+                    total.saturating_sub(world.bodies.len() as u64)
+                } else {
+                    (*spec.count.get_ref() as f64 * factor).round() as u64
+                }
+            } else {
+                *spec.count.get_ref()
+            };
+            for _ in 0..count {
+                let shape = first + rng.below(u64::from(variants)) as u32;
+                let position = rng.point_in(lo, hi).as_vec3();
+                let rotation = rng.rotation().as_quat();
+                world.bodies.push(GpuBody::new(position, rotation, shape));
+                world.motions.push(Motion {
+                    linear: (rng.unit_vector() * rng.range(v_lo, v_hi)).as_vec3(),
+                    angular: (rng.unit_vector() * rng.range(w_lo, w_hi)).as_vec3(),
+                });
+            }
+        }
+        world.validate()?;
+        Ok(Scene {
+            path: path.to_owned(),
+            world,
+            geometry,
+        })
+    }
+}

@@ -1,0 +1,250 @@
+//! Queries: the exact separating-axis `collide` against analytic cases and parry3d-f64, and
+//! the JSON Lines driver (order, errors that name the problem, "not implemented" answers).
+
+mod common;
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use glam::{DQuat, DVec3};
+use proxima::bodies::Pose;
+use proxima::exact::sat::{AxisSource, max_separation};
+use proxima::geometry::generators;
+use proxima::query::QueryEngine;
+use proxima::rng::Rng;
+use serde_json::Value;
+
+fn at(x: f64, y: f64, z: f64, q: DQuat) -> Pose {
+    Pose {
+        translation: DVec3::new(x, y, z),
+        rotation: q,
+    }
+}
+
+#[test]
+fn analytic_box_cases() {
+    let cube = generators::cuboid(DVec3::ONE).unwrap();
+    let id = Pose::default();
+    // Face to face: gap = x − 2.
+    for (x, want) in [(2.5, 0.5), (2.0, 0.0), (1.5, -0.5)] {
+        let s = max_separation(&cube, &id, &cube, &at(x, 0.3, -0.2, DQuat::IDENTITY));
+        assert!((s.distance - want).abs() < 1e-12, "x = {x}: {s:?}");
+        assert!((s.axis - DVec3::X).length() < 1e-12);
+    }
+    // Vertex to face: B turned so a corner points at A's +x face; corner reach √3.
+    let q = DQuat::from_rotation_arc(DVec3::new(-1.0, -1.0, -1.0).normalize(), -DVec3::X);
+    let s = max_separation(
+        &cube,
+        &id,
+        &cube,
+        &at(1.0 + 3f64.sqrt() + 0.25, 0.0, 0.0, q),
+    );
+    assert!((s.distance - 0.25).abs() < 1e-12, "{s:?}");
+    // Edge to edge: A turned 45° about z reaches x = √2 with an edge along z; B turned 45°
+    // about y reaches back to c − √2 with an edge along y. Gap c − 2√2, on an edge axis.
+    let qa = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_4);
+    let qb = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_4);
+    for delta in [0.3, 1e-9, -1e-9, -0.3] {
+        let c = 2.0 * 2f64.sqrt() + delta;
+        let s = max_separation(&cube, &at(0.0, 0.0, 0.0, qa), &cube, &at(c, 0.0, 0.0, qb));
+        assert!((s.distance - delta).abs() < 1e-12, "delta {delta}: {s:?}");
+        assert!(
+            matches!(s.source, AxisSource::Edges(..)),
+            "delta {delta}: {s:?}"
+        );
+    }
+    // Identical bodies at identical poses overlap by their full width.
+    let s = max_separation(&cube, &id, &cube, &id);
+    assert!((s.distance + 2.0).abs() < 1e-12, "{s:?}");
+}
+
+#[test]
+fn collide_agrees_with_parry_on_random_pairs() {
+    use parry3d_f64::query::{distance, intersection_test};
+    let mut rng = Rng::new(21);
+    let (mut pairs, mut hits, mut compared) = (0, 0, 0);
+    while pairs < 3000 {
+        let ka = 4 + rng.below(197) as usize;
+        let kb = 4 + rng.below(197) as usize;
+        let (ra, rb) = (rng.range(0.2, 2.0), rng.range(0.2, 2.0));
+        let a = generators::random_hull(&mut rng, ka, ra).unwrap();
+        let b = generators::random_hull(&mut rng, kb, rb).unwrap();
+        let pa = at(
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.range(-1.0, 1.0),
+            rng.rotation(),
+        );
+        let reach = a.vertices().iter().map(|v| v.length()).fold(0.0, f64::max)
+            + b.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+        let pb_t = pa.translation + rng.unit_vector() * rng.range(0.0, 1.5 * reach);
+        let pb = at(pb_t.x, pb_t.y, pb_t.z, rng.rotation());
+        pairs += 1;
+        let sep = max_separation(&a, &pa, &b, &pb);
+        let (ga, gb) = (common::to_parry(&a), common::to_parry(&b));
+        let (qa, qb) = (common::parry_pose(&pa), common::parry_pose(&pb));
+        // parry says "intersecting" up to ~6e-8 of separation: compare outside that band.
+        if sep.distance.abs() > 1e-6 {
+            compared += 1;
+            let theirs = intersection_test(&qa, &ga, &qb, &gb).unwrap().intersecting;
+            assert_eq!(
+                sep.distance <= 0.0,
+                theirs,
+                "pair {pairs}: separation {}",
+                sep.distance
+            );
+        }
+        if sep.distance <= 0.0 {
+            hits += 1;
+        } else {
+            // A separating axis bounds the distance from below.
+            let d = distance(&qa, &ga, &qb, &gb).unwrap().distance;
+            assert!(
+                d >= sep.distance - 1e-9,
+                "pair {pairs}: distance {d} < axis gap {}",
+                sep.distance
+            );
+        }
+    }
+    assert!(
+        hits > 500 && hits < 2500,
+        "{hits} of {pairs} intersect: the sample is lopsided"
+    );
+    assert!(compared > 2900, "{compared}");
+}
+
+fn answers(input: &str) -> Vec<Value> {
+    let mut out = Vec::new();
+    QueryEngine::new().run(input.as_bytes(), &mut out).unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn jsonl_answers_in_order_and_bad_lines_do_not_stop_the_batch() {
+    let input = r#"{"id": 1, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [2.5, 0, 0]}}
+{"id": "two", "query": "collide", "a": {"box": [1,1,1]}, "b": {"sphere": {"radius": 1, "subdivisions": 2}}, "pose_b": {"translation": [1.9, 0, 0], "rotation": [0, 0, 0.7071067811865476, 0.7071067811865476]}}
+this is not json
+
+{"id": 4, "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0]]}, "b": {"box": [1,1,1]}}
+{"id": 5, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_a": {"rotation": [0, 0, 0, 2]}}
+{"id": 6, "query": "distance", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
+{"id": 7, "query": "explode", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
+{"id": 8, "query": "collide", "a": {"cylinder": 1}, "b": {"box": [1,1,1]}}
+{"id": [9], "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}, "b": {"box": [0.1,0.1,0.1]}, "pose_b": {"translation": [0.2, 0.2, 0.2]}}
+"#;
+    let a = answers(input);
+    assert_eq!(a.len(), 9, "one answer per non-blank line: {a:?}");
+    assert_eq!(a[0], serde_json::json!({"id": 1, "intersecting": false}));
+    assert_eq!(a[1], serde_json::json!({"id": "two", "intersecting": true}));
+    assert_eq!(a[2]["id"], Value::Null);
+    assert!(a[2]["error"].as_str().unwrap().contains("invalid JSON"));
+    assert!(
+        a[3]["error"].as_str().unwrap().contains("at least 4"),
+        "{}",
+        a[3]
+    );
+    assert!(
+        a[4]["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a unit quaternion"),
+        "{}",
+        a[4]
+    );
+    assert!(
+        a[5]["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("not implemented"),
+        "{}",
+        a[5]
+    );
+    assert!(
+        a[6]["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown query `explode`"),
+        "{}",
+        a[6]
+    );
+    assert!(
+        a[7]["error"]
+            .as_str()
+            .unwrap()
+            .contains("unknown shape `cylinder`"),
+        "{}",
+        a[7]
+    );
+    assert_eq!(a[8], serde_json::json!({"id": [9], "intersecting": true}));
+    for (k, ans) in a.iter().enumerate() {
+        assert!(
+            ans.get("intersecting").is_some() ^ ans.get("error").is_some(),
+            "line {k}: {ans}"
+        );
+    }
+}
+
+#[test]
+fn obj_shapes_load_once_and_non_convex_ones_are_refused() {
+    let dir = std::env::temp_dir().join(format!("proxima-query-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let tetra = dir.join("tetra.obj");
+    std::fs::write(
+        &tetra,
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+    )
+    .unwrap();
+    let open = dir.join("open.obj");
+    std::fs::write(
+        &open,
+        "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\n",
+    )
+    .unwrap();
+    let input = format!(
+        "{{\"id\":1,\"query\":\"collide\",\"a\":{{\"obj\":{t:?}}},\"b\":{{\"box\":[0.1,0.1,0.1]}},\"pose_b\":{{\"translation\":[0.1,0.1,0.1]}}}}\n\
+         {{\"id\":2,\"query\":\"collide\",\"a\":{{\"obj\":{t:?}}},\"b\":{{\"box\":[0.1,0.1,0.1]}},\"pose_b\":{{\"translation\":[1,1,1]}}}}\n\
+         {{\"id\":3,\"query\":\"collide\",\"a\":{{\"obj\":{o:?}}},\"b\":{{\"box\":[1,1,1]}}}}\n",
+        t = tetra.display().to_string(),
+        o = open.display().to_string()
+    );
+    let a = answers(&input);
+    assert_eq!(a[0]["intersecting"], true);
+    assert_eq!(a[1]["intersecting"], false);
+    assert!(
+        a[2]["error"].as_str().unwrap().contains("not convex"),
+        "{}",
+        a[2]
+    );
+}
+
+#[test]
+fn the_binary_reads_stdin() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_proxima"))
+        .arg("query")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(b"{\"id\":7,\"query\":\"collide\",\"a\":{\"box\":[1,1,1]},\"b\":{\"box\":[1,1,1]}}\n{\"id\":8}\n")
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], r#"{"id":7,"intersecting":true}"#);
+    assert!(
+        lines[1].contains("\"error\"") && lines[1].contains("missing `query`"),
+        "{}",
+        lines[1]
+    );
+    assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 2 lines"));
+}
