@@ -59,24 +59,57 @@ struct Tri {
     /// Neighbour across edge i = (v[i], v[i+1]).
     adj: [u32; 3],
     normal: DVec3,
+    /// Float distances beyond ±slop have a certain sign (see `Tri::new`).
+    slop: f64,
     outside: Vec<u32>,
+    /// The farthest outside point and its distance.
+    far: (u32, f64),
     alive: bool,
 }
 
 impl Tri {
-    fn new(points: &[DVec3], v: [u32; 3]) -> Self {
+    /// `reach` bounds |p| over all points. The float normal's direction is off by at most
+    /// ~4ε·|e1||e2|/|e1×e2| (cancellation in the cross product), so a float distance
+    /// n̂·(p − a) is within slop = 256ε·2·reach·(|e1||e2|/|e1×e2| + 1) of the exact one, a
+    /// 16-fold margin; inside that band the exact predicate decides.
+    fn new(points: &[DVec3], v: [u32; 3], reach: f64) -> Self {
         let [a, b, c] = v.map(|i| points[i as usize]);
+        let (e1, e2) = (b - a, c - a);
+        let n = e1.cross(e2);
+        let len = n.length();
+        let slop = if len > 0.0 {
+            256.0 * f64::EPSILON * 2.0 * reach * (e1.length() * e2.length() / len + 1.0)
+        } else {
+            f64::INFINITY
+        };
         Tri {
             v,
             adj: [u32::MAX; 3],
-            normal: (b - a).cross(c - a).normalize_or_zero(),
+            normal: if len > 0.0 { n / len } else { DVec3::ZERO },
+            slop,
             outside: Vec::new(),
+            far: (u32::MAX, f64::NEG_INFINITY),
             alive: true,
         }
     }
 
-    fn distance(&self, points: &[DVec3], p: DVec3) -> f64 {
-        self.normal.dot(p - points[self.v[0] as usize])
+    /// `Some(distance)` when `p` is strictly outside (decided exactly), else `None`.
+    fn outside_distance(&self, points: &[DVec3], p: DVec3) -> Option<f64> {
+        let d = self.normal.dot(p - points[self.v[0] as usize]);
+        if d > self.slop {
+            Some(d)
+        } else if d < -self.slop {
+            None
+        } else {
+            outside(points, &self.v, p).then_some(d.max(0.0))
+        }
+    }
+
+    fn push_outside(&mut self, i: u32, d: f64) {
+        self.outside.push(i);
+        if d > self.far.1 || self.far.0 == u32::MAX {
+            self.far = (i, d);
+        }
     }
 
     fn edge_index(&self, a: u32, b: u32) -> Option<usize> {
@@ -160,8 +193,14 @@ fn initial_simplex(points: &[DVec3]) -> Result<[u32; 4]> {
 
 /// The triangulated hull: triangles over input indices, CCW seen from outside.
 pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
+    Ok(quickhull(points)?.0)
+}
+
+/// Quickhull proper: the hull's triangles and their adjacency.
+fn quickhull(points: &[DVec3]) -> Result<(Vec<[u32; 3]>, Vec<[u32; 3]>)> {
     check_points(points)?;
     let s = initial_simplex(points)?;
+    let reach = points.iter().fold(0.0f64, |m, p| m.max(p.length()));
     let mut tris: Vec<Tri> = Vec::new();
     // Orient the tetrahedron's faces so the opposite vertex is inside (orient3d > 0).
     let faces = [[0, 1, 2, 3], [0, 3, 1, 2], [1, 3, 2, 0], [2, 3, 0, 1]];
@@ -173,7 +212,7 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
         } else {
             [a, c, b]
         };
-        tris.push(Tri::new(points, v));
+        tris.push(Tri::new(points, v, reach));
     }
     link_all(&mut tris);
 
@@ -182,8 +221,10 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
         if s.contains(&i) {
             continue;
         }
-        if let Some(t) = (0..4).find(|&t| outside(points, &tris[t].v, *p)) {
-            tris[t].outside.push(i);
+        if let Some((t, d)) =
+            (0..4).find_map(|t| tris[t].outside_distance(points, *p).map(|d| (t, d)))
+        {
+            tris[t].push_outside(i, d);
         }
     }
 
@@ -200,15 +241,7 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
             continue;
         }
         // The farthest outside point of this face goes in next.
-        let apex = *tris[t]
-            .outside
-            .iter()
-            .max_by(|&&a, &&b| {
-                let da = tris[t].distance(points, points[a as usize]);
-                let db = tris[t].distance(points, points[b as usize]);
-                da.total_cmp(&db)
-            })
-            .expect("non-empty");
+        let apex = tris[t].far.0;
         let ap = points[apex as usize];
 
         // Faces visible from the apex: a connected patch around t.
@@ -223,7 +256,7 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
             k += 1;
             for n in tris[f].adj {
                 let n = n as usize;
-                if mark[n] != stamp && outside(points, &tris[n].v, ap) {
+                if mark[n] != stamp && tris[n].outside_distance(points, ap).is_some() {
                     mark[n] = stamp;
                     visible.push(n as u32);
                 }
@@ -268,7 +301,7 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
         let m = loop_edges.len() as u32;
         for (j, &(a, b, n)) in loop_edges.iter().enumerate() {
             let j = j as u32;
-            let mut tri = Tri::new(points, [a, b, apex]);
+            let mut tri = Tri::new(points, [a, b, apex], reach);
             tri.adj = [n, first_new + (j + 1) % m, first_new + (j + m - 1) % m];
             let nb = &mut tris[n as usize];
             let e = nb.edge_index(b, a).ok_or_else(|| {
@@ -290,10 +323,12 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
                 continue;
             }
             let qp = points[q as usize];
-            if let Some(f) =
-                (first_new..first_new + m).find(|&f| outside(points, &tris[f as usize].v, qp))
-            {
-                tris[f as usize].outside.push(q);
+            if let Some((f, d)) = (first_new..first_new + m).find_map(|f| {
+                tris[f as usize]
+                    .outside_distance(points, qp)
+                    .map(|d| (f, d))
+            }) {
+                tris[f as usize].push_outside(q, d);
             }
         }
         for f in first_new..first_new + m {
@@ -302,7 +337,19 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
             }
         }
     }
-    Ok(tris.into_iter().filter(|t| t.alive).map(|t| t.v).collect())
+    // Compact the live triangles, renumbering their adjacency.
+    let mut new_index = vec![u32::MAX; tris.len()];
+    let mut k = 0;
+    for (t, tri) in tris.iter().enumerate() {
+        if tri.alive {
+            new_index[t] = k;
+            k += 1;
+        }
+    }
+    let live = tris.iter().filter(|t| t.alive);
+    let triangles = live.clone().map(|t| t.v).collect();
+    let adjacency = live.map(|t| t.adj.map(|n| new_index[n as usize])).collect();
+    Ok((triangles, adjacency))
 }
 
 fn link_all(tris: &mut [Tri]) {
@@ -321,45 +368,62 @@ fn link_all(tris: &mut [Tri]) {
 
 /// The convex hull of `points` as polygon faces (coplanar triangles merged).
 pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces> {
-    let tris = hull_triangles(points)?;
-    merge_coplanar(points, &tris)
+    let (tris, adj) = quickhull(points)?;
+    merge_with_adjacency(points, &tris, &adj)
 }
 
-/// Groups the hull's triangles into planar polygon faces; see the module comment.
+/// Neighbour of each triangle across each edge (`adj[t][i]` across `(v[i], v[i+1])`), by
+/// sorting the directed edges; errors if the triangles are not a closed oriented manifold.
+pub fn triangle_adjacency(tris: &[[u32; 3]]) -> Result<Vec<[u32; 3]>> {
+    let mut edges: Vec<(u32, u32, u32)> = Vec::with_capacity(tris.len() * 3);
+    for (t, v) in tris.iter().enumerate() {
+        for i in 0..3 {
+            edges.push((v[i], v[(i + 1) % 3], (3 * t + i) as u32));
+        }
+    }
+    edges.sort_unstable();
+    if edges
+        .windows(2)
+        .any(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+    {
+        return Err(Error::Geometry(
+            "convex hull: an edge is used twice in one direction".into(),
+        ));
+    }
+    let mut adj = vec![[u32::MAX; 3]; tris.len()];
+    for &(a, b, slot) in &edges {
+        let twin = edges
+            .binary_search_by(|e| (e.0, e.1).cmp(&(b, a)))
+            .map_err(|_| Error::Geometry("convex hull: open triangle mesh".into()))?;
+        adj[(slot / 3) as usize][(slot % 3) as usize] = edges[twin].2 / 3;
+    }
+    Ok(adj)
+}
+
+/// Groups a closed triangulated hull into planar polygon faces; see the module comment.
 pub fn merge_coplanar(points: &[DVec3], tris: &[[u32; 3]]) -> Result<HullFaces> {
+    let adj = triangle_adjacency(tris)?;
+    merge_with_adjacency(points, tris, &adj)
+}
+
+fn merge_with_adjacency(
+    points: &[DVec3],
+    tris: &[[u32; 3]],
+    adj: &[[u32; 3]],
+) -> Result<HullFaces> {
     let extent = points
         .iter()
         .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
     let tol = MERGE_TOL_REL * extent.max(f64::MIN_POSITIVE);
     let p = |i: u32| points[i as usize];
 
-    let mut edge_owner: HashMap<(u32, u32), u32> = HashMap::with_capacity(tris.len() * 3);
-    for (t, v) in tris.iter().enumerate() {
-        for i in 0..3 {
-            if edge_owner
-                .insert((v[i], v[(i + 1) % 3]), t as u32)
-                .is_some()
-            {
-                return Err(Error::Geometry(
-                    "convex hull: an edge is used twice in one direction (internal error)".into(),
-                ));
-            }
-        }
-    }
-    let neighbour = |t: usize, i: usize| -> Result<u32> {
-        let v = tris[t];
-        edge_owner
-            .get(&(v[(i + 1) % 3], v[i]))
-            .copied()
-            .ok_or_else(|| {
-                Error::Geometry("convex hull: open triangle mesh (internal error)".into())
-            })
-    };
-
     // Seeds in order of decreasing area, so a face's plane comes from its best triangle.
-    let area = |v: &[u32; 3]| (p(v[1]) - p(v[0])).cross(p(v[2]) - p(v[0])).length();
+    let area: Vec<f64> = tris
+        .iter()
+        .map(|v| (p(v[1]) - p(v[0])).cross(p(v[2]) - p(v[0])).length())
+        .collect();
     let mut order: Vec<usize> = (0..tris.len()).collect();
-    order.sort_by(|&a, &b| area(&tris[b]).total_cmp(&area(&tris[a])));
+    order.sort_unstable_by(|&a, &b| area[b].total_cmp(&area[a]));
     let mut group = vec![u32::MAX; tris.len()];
     let mut groups: Vec<Vec<usize>> = Vec::new();
     for &seed in &order {
@@ -368,11 +432,14 @@ pub fn merge_coplanar(points: &[DVec3], tris: &[[u32; 3]]) -> Result<HullFaces> 
         }
         let g = groups.len() as u32;
         let sv = tris[seed];
-        let normal = (p(sv[1]) - p(sv[0])).cross(p(sv[2]) - p(sv[0])).normalize();
+        let seed_tri = Tri::new(points, sv, extent * 3f64.sqrt());
+        let (normal, slop) = (seed_tri.normal, seed_tri.slop);
         let offset = normal.dot(p(sv[0]));
+        // Exactly coplanar points always merge; the exact predicate is only consulted
+        // where the float distance cannot tell (a sliver seed's normal is imprecise).
         let on_plane = |q: u32| {
-            (normal.dot(p(q)) - offset).abs() <= tol
-                || orient(p(sv[0]), p(sv[1]), p(sv[2]), p(q)) == 0.0
+            let d = (normal.dot(p(q)) - offset).abs();
+            d <= tol || (d <= slop && orient(p(sv[0]), p(sv[1]), p(sv[2]), p(q)) == 0.0)
         };
         let mut members = vec![seed];
         group[seed] = g;
@@ -380,8 +447,8 @@ pub fn merge_coplanar(points: &[DVec3], tris: &[[u32; 3]]) -> Result<HullFaces> 
         while k < members.len() {
             let t = members[k];
             k += 1;
-            for i in 0..3 {
-                let n = neighbour(t, i)? as usize;
+            for &n in &adj[t] {
+                let n = n as usize;
                 if group[n] == u32::MAX && tris[n].iter().all(|&q| on_plane(q)) {
                     group[n] = g;
                     members.push(n);
@@ -393,36 +460,48 @@ pub fn merge_coplanar(points: &[DVec3], tris: &[[u32; 3]]) -> Result<HullFaces> 
 
     // Each group's boundary, chained into one loop.
     let mut loops: Vec<Vec<u32>> = Vec::with_capacity(groups.len());
+    let mut boundary: Vec<(u32, u32)> = Vec::new();
     for (g, members) in groups.iter().enumerate() {
-        let mut next: HashMap<u32, u32> = HashMap::new();
+        if let [t] = members[..] {
+            loops.push(tris[t].to_vec());
+            continue;
+        }
+        boundary.clear();
         for &t in members {
             for i in 0..3 {
-                if group[neighbour(t, i)? as usize] != g as u32 {
+                if group[adj[t][i] as usize] != g as u32 {
                     let v = tris[t];
-                    if next.insert(v[i], v[(i + 1) % 3]).is_some() {
-                        return Err(Error::Geometry(
-                            "convex hull: a merged face touches itself at a vertex (internal error)"
-                                .into(),
-                        ));
-                    }
+                    boundary.push((v[i], v[(i + 1) % 3]));
                 }
             }
         }
-        let start = *next.keys().min().expect("a face has a boundary");
+        boundary.sort_unstable();
+        if boundary.windows(2).any(|w| w[0].0 == w[1].0) {
+            return Err(Error::Geometry(
+                "convex hull: a merged face touches itself at a vertex (internal error)".into(),
+            ));
+        }
+        let next = |a: u32| -> Result<u32> {
+            boundary
+                .binary_search_by(|e| e.0.cmp(&a))
+                .map(|k| boundary[k].1)
+                .map_err(|_| {
+                    Error::Geometry(
+                        "convex hull: merged face boundary is open (internal error)".into(),
+                    )
+                })
+        };
+        let start = boundary[0].0;
         let mut lp = vec![start];
-        let mut a = next[&start];
+        let mut a = next(start)?;
         while a != start {
             lp.push(a);
-            a = *next.get(&a).ok_or_else(|| {
-                Error::Geometry("convex hull: merged face boundary is open (internal error)".into())
-            })?;
-            if lp.len() > next.len() {
-                return Err(Error::Geometry(
-                    "convex hull: merged face has more than one boundary (internal error)".into(),
-                ));
+            a = next(a)?;
+            if lp.len() > boundary.len() {
+                break;
             }
         }
-        if lp.len() != next.len() {
+        if lp.len() != boundary.len() {
             return Err(Error::Geometry(
                 "convex hull: merged face has more than one boundary (internal error)".into(),
             ));
@@ -431,30 +510,29 @@ pub fn merge_coplanar(points: &[DVec3], tris: &[[u32; 3]]) -> Result<HullFaces> 
     }
 
     // Vertices on fewer than three faces lie inside a face or an edge: drop them.
-    let mut faces_of: HashMap<u32, u32> = HashMap::new();
+    let mut faces_of = vec![0u32; points.len()];
     for lp in &loops {
         for &v in lp {
-            *faces_of.entry(v).or_default() += 1;
+            faces_of[v as usize] += 1;
         }
     }
     for lp in &mut loops {
-        lp.retain(|v| faces_of[v] >= 3);
+        lp.retain(|&v| faces_of[v as usize] >= 3);
         if lp.len() < 3 {
             return Err(Error::Geometry(
                 "convex hull: a face collapsed while merging (degenerate input)".into(),
             ));
         }
     }
-    let mut remap: HashMap<u32, u32> = HashMap::new();
+    let mut remap = vec![u32::MAX; points.len()];
     let mut input_index = Vec::new();
     for lp in &mut loops {
         for v in lp.iter_mut() {
-            let next = remap.len() as u32;
-            let id = *remap.entry(*v).or_insert_with(|| {
+            if remap[*v as usize] == u32::MAX {
+                remap[*v as usize] = input_index.len() as u32;
                 input_index.push(*v);
-                next
-            });
-            *v = id;
+            }
+            *v = remap[*v as usize];
         }
     }
     Ok(HullFaces {

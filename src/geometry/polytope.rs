@@ -16,8 +16,6 @@
 //!   the region; it is not stored with the side planes: the walk treats it on its own,
 //!   since what lies behind it is the inside of the body (penetration).
 
-use std::collections::HashMap;
-
 use glam::{DVec3, Vec3};
 
 use super::feature::FeatureId;
@@ -80,14 +78,8 @@ impl ConvexPolytope {
             return Err(Error::Geometry(format!("vertex {i} is not finite")));
         }
         let nv = vertices.len();
-        // Half-edges: pair each directed edge with its reverse.
-        let mut he_origin = Vec::new();
-        let mut he_face = Vec::new();
-        let mut he_next = Vec::new();
-        let mut face_he_start = vec![0u32];
-        let mut face_he = Vec::new();
-        let mut slot: HashMap<(u32, u32), u32> = HashMap::new();
-        let mut filled: Vec<bool> = Vec::new();
+        // Half-edges: every directed edge of every loop, sorted so each finds its reverse.
+        let mut directed: Vec<(u32, u32, u32)> = Vec::new(); // (from, to, loop slot)
         for (f, lp) in faces.iter().enumerate() {
             if lp.len() < 3 {
                 return Err(Error::Geometry(format!(
@@ -95,7 +87,6 @@ impl ConvexPolytope {
                     lp.len()
                 )));
             }
-            let first = face_he.len();
             for (k, &a) in lp.iter().enumerate() {
                 let b = lp[(k + 1) % lp.len()];
                 if a as usize >= nv || b as usize >= nv || a == b {
@@ -103,23 +94,50 @@ impl ConvexPolytope {
                         "face {f} has a bad vertex index or a repeated vertex ({a}, {b})"
                     )));
                 }
-                let h = match slot.get(&(b, a)) {
-                    Some(&twin) => twin ^ 1,
-                    None => {
-                        let h = he_origin.len() as u32;
-                        he_origin.extend([u32::MAX, u32::MAX]);
-                        he_face.extend([u32::MAX, u32::MAX]);
-                        he_next.extend([u32::MAX, u32::MAX]);
-                        filled.extend([false, false]);
-                        h
-                    }
-                };
-                if filled[h as usize] || slot.insert((a, b), h).is_some() {
-                    return Err(Error::Geometry(format!(
-                        "edge ({a}, {b}) is used twice in the same direction (not a manifold)"
-                    )));
-                }
-                filled[h as usize] = true;
+                directed.push((a, b, directed.len() as u32));
+            }
+        }
+        let mut sorted = directed.clone();
+        sorted.sort_unstable();
+        if let Some(w) = sorted
+            .windows(2)
+            .find(|w| (w[0].0, w[0].1) == (w[1].0, w[1].1))
+        {
+            return Err(Error::Geometry(format!(
+                "edge ({}, {}) is used twice in the same direction (not a manifold)",
+                w[0].0, w[0].1
+            )));
+        }
+        // Half-edge ids: the pair of an edge is allocated when its first side is met.
+        let mut he_of_slot = vec![u32::MAX; directed.len()];
+        let mut pairs = 0u32;
+        for &(a, b, slot) in &directed {
+            if he_of_slot[slot as usize] != u32::MAX {
+                continue;
+            }
+            let twin = sorted
+                .binary_search_by(|e| (e.0, e.1).cmp(&(b, a)))
+                .map_err(|_| {
+                    Error::Geometry(format!(
+                        "the surface is open: edge ({a}, {b}) has a face on one side only"
+                    ))
+                })?;
+            he_of_slot[slot as usize] = 2 * pairs;
+            he_of_slot[sorted[twin].2 as usize] = 2 * pairs + 1;
+            pairs += 1;
+        }
+        let nh = 2 * pairs as usize;
+        let mut he_origin = vec![u32::MAX; nh];
+        let mut he_face = vec![u32::MAX; nh];
+        let mut he_next = vec![u32::MAX; nh];
+        let mut face_he_start = vec![0u32];
+        let mut face_he = Vec::with_capacity(nh);
+        let mut slot = 0usize;
+        for (f, lp) in faces.iter().enumerate() {
+            let first = face_he.len();
+            for &a in lp {
+                let h = he_of_slot[slot];
+                slot += 1;
                 he_origin[h as usize] = a;
                 he_face[h as usize] = f as u32;
                 face_he.push(h);
@@ -130,18 +148,14 @@ impl ConvexPolytope {
             }
             face_he_start.push(face_he.len() as u32);
         }
-        if let Some(h) = filled.iter().position(|f| !f) {
-            let twin = h ^ 1;
-            return Err(Error::Geometry(format!(
-                "the surface is open: edge ({}, ?) has a face on one side only",
-                he_origin[twin]
-            )));
+        let mut used = vec![false; nv];
+        for &o in &he_origin {
+            used[o as usize] = true;
         }
-        let used: std::collections::HashSet<u32> = he_origin.iter().copied().collect();
-        if used.len() != nv {
+        let unused = used.iter().filter(|u| !**u).count();
+        if unused > 0 {
             return Err(Error::Geometry(format!(
-                "{} of {nv} vertices belong to no face",
-                nv - used.len()
+                "{unused} of {nv} vertices belong to no face"
             )));
         }
         let (v, e, f) = (nv as i64, (he_origin.len() / 2) as i64, faces.len() as i64);
