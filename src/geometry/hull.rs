@@ -196,8 +196,11 @@ pub fn hull_triangles(points: &[DVec3]) -> Result<Vec<[u32; 3]>> {
     Ok(quickhull(points)?.0)
 }
 
+/// Triangles (vertex indices) and, for each, its neighbours across its three edges.
+type Triangulation = (Vec<[u32; 3]>, Vec<[u32; 3]>);
+
 /// Quickhull proper: the hull's triangles and their adjacency.
-fn quickhull(points: &[DVec3]) -> Result<(Vec<[u32; 3]>, Vec<[u32; 3]>)> {
+fn quickhull(points: &[DVec3]) -> Result<Triangulation> {
     check_points(points)?;
     let s = initial_simplex(points)?;
     let reach = points.iter().fold(0.0f64, |m, p| m.max(p.length()));
