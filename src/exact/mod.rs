@@ -2,3 +2,4 @@
 //! that use them (`crate::query`).
 
 pub mod sat;
+pub mod walk;

@@ -5,6 +5,7 @@
 use glam::DVec3;
 
 use super::{ConvexPolytope, FeatureId};
+use crate::bodies::Pose;
 
 /// Closest point of a segment to `x`, with its parameter in [0, 1].
 pub fn closest_on_segment(a: DVec3, b: DVec3, x: DVec3) -> (DVec3, f64) {
@@ -70,4 +71,71 @@ pub fn in_voronoi_region(poly: &ConvexPolytope, feature: FeatureId, x: DVec3, to
         }
         _ => sides,
     }
+}
+
+/// Closest point of the polygon face `f` of `poly` (placed by `pose`) to `x`: the projection
+/// when it falls inside, else the closest point of the boundary.
+pub fn closest_on_face(poly: &ConvexPolytope, pose: &Pose, f: usize, x: DVec3) -> DVec3 {
+    let n = pose.rotation * poly.face_normal(f);
+    let ring: Vec<DVec3> = poly
+        .face_vertices(f)
+        .map(|v| pose.transform_point(poly.vertex(v)))
+        .collect();
+    let h = n.dot(x - ring[0]);
+    let p = x - n * h;
+    let inside = (0..ring.len()).all(|k| {
+        let (a, b) = (ring[k], ring[(k + 1) % ring.len()]);
+        n.cross(b - a).dot(p - a) >= 0.0
+    });
+    if inside {
+        return p;
+    }
+    (0..ring.len())
+        .map(|k| closest_on_segment(ring[k], ring[(k + 1) % ring.len()], x).0)
+        .min_by(|a, b| a.distance_squared(x).total_cmp(&b.distance_squared(x)))
+        .expect("a face has vertices")
+}
+
+/// Distance between two disjoint convex polytopes by enumeration: the minimum over every
+/// vertex of one against every face of the other, and every edge pair. (For overlapping
+/// bodies the result is meaningless.) Returns the distance and the closest points.
+pub fn polytope_distance(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+) -> (f64, DVec3, DVec3) {
+    let mut best = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
+    for (p, pp, q, pq, swap) in [(a, pose_a, b, pose_b, false), (b, pose_b, a, pose_a, true)] {
+        for v in p.vertices() {
+            let x = pp.transform_point(*v);
+            for f in 0..q.num_faces() {
+                let y = closest_on_face(q, pq, f, x);
+                let d = x.distance(y);
+                if d < best.0 {
+                    best = if swap { (d, y, x) } else { (d, x, y) };
+                }
+            }
+        }
+    }
+    for ea in 0..a.num_edges() {
+        let [a0, a1] = a.edge_vertices(ea);
+        let (p0, p1) = (
+            pose_a.transform_point(a.vertex(a0)),
+            pose_a.transform_point(a.vertex(a1)),
+        );
+        for eb in 0..b.num_edges() {
+            let [b0, b1] = b.edge_vertices(eb);
+            let (q0, q1) = (
+                pose_b.transform_point(b.vertex(b0)),
+                pose_b.transform_point(b.vertex(b1)),
+            );
+            let (x, y) = crate::exact::walk::segments_closest(p0, p1, q0, q1);
+            let d = x.distance(y);
+            if d < best.0 {
+                best = (d, x, y);
+            }
+        }
+    }
+    best
 }

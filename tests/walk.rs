@@ -1,0 +1,316 @@
+//! The closest-feature walk against parry3d-f64, brute-force enumeration, analytic cases,
+//! degenerate configurations and its own cold starts.
+
+mod common;
+
+use glam::{DQuat, DVec3};
+use proxima::bodies::Pose;
+use proxima::exact::sat::max_separation;
+use proxima::exact::walk::{WalkCache, WalkInput, WalkOutput, WalkState, walk};
+use proxima::geometry::brute::polytope_distance;
+use proxima::geometry::{ConvexPolytope, generators};
+use proxima::rng::Rng;
+
+fn at(t: DVec3, q: DQuat) -> Pose {
+    Pose {
+        translation: t,
+        rotation: q,
+    }
+}
+
+fn cold(a: &ConvexPolytope, pa: Pose, b: &ConvexPolytope, pb: Pose) -> WalkOutput {
+    walk(&WalkInput {
+        a,
+        pose_a: pa,
+        b,
+        pose_b: pb,
+        start: None,
+        max_steps: None,
+    })
+}
+
+/// `p` lies on or inside `poly` placed at `pose`, within `tol`.
+fn on_or_inside(poly: &ConvexPolytope, pose: &Pose, p: DVec3, tol: f64) -> bool {
+    let local = pose.rotation.inverse() * (p - pose.translation);
+    (0..poly.num_faces()).all(|f| poly.face_normal(f).dot(local) - poly.face_offset(f) <= tol)
+}
+
+fn check_separated(
+    label: &str,
+    out: &WalkOutput,
+    a: &ConvexPolytope,
+    pa: &Pose,
+    b: &ConvexPolytope,
+    pb: &Pose,
+    want: f64,
+) {
+    assert_eq!(out.state, WalkState::Separated, "{label}: {out:?}");
+    let tol = 1e-9 * want.max(1.0);
+    assert!(
+        (out.distance - want).abs() <= tol,
+        "{label}: walk {} vs oracle {want}",
+        out.distance
+    );
+    assert!(
+        (out.point_a.distance(out.point_b) - out.distance).abs() <= tol,
+        "{label}: points"
+    );
+    let scale = tol.max(1e-9 * (pa.translation.length() + pb.translation.length()));
+    assert!(
+        on_or_inside(a, pa, out.point_a, scale),
+        "{label}: point_a not on A"
+    );
+    assert!(
+        on_or_inside(b, pb, out.point_b, scale),
+        "{label}: point_b not on B"
+    );
+}
+
+/// Random pair: hulls of 4 to 200 points, B placed around A so about half overlap.
+fn random_pair(rng: &mut Rng) -> (ConvexPolytope, Pose, ConvexPolytope, Pose) {
+    let (ka, kb) = (4 + rng.below(197) as usize, 4 + rng.below(197) as usize);
+    let (ra, rb) = (rng.range(0.2, 2.0), rng.range(0.2, 2.0));
+    let a = generators::random_hull(rng, ka, ra).unwrap();
+    let b = generators::random_hull(rng, kb, rb).unwrap();
+    let pa = at(
+        rng.point_in(DVec3::splat(-3.0), DVec3::splat(3.0)),
+        rng.rotation(),
+    );
+    let reach = ra + rb;
+    let pb = at(
+        pa.translation + rng.unit_vector() * rng.range(0.0, 1.6 * reach),
+        rng.rotation(),
+    );
+    (a, pa, b, pb)
+}
+
+#[test]
+fn ten_thousand_random_pairs_match_parry() {
+    use parry3d_f64::query::ClosestPoints;
+    use parry3d_f64::query::closest_points;
+    let mut rng = Rng::new(31);
+    let (mut separated, mut penetrating, mut parry_off, mut steps) = (0, 0, 0, 0u64);
+    for k in 0..10_000 {
+        let (a, pa, b, pb) = random_pair(&mut rng);
+        let out = cold(&a, pa, &b, pb);
+        steps += u64::from(out.steps);
+        let sat = max_separation(&a, &pa, &b, &pb).distance;
+        if sat < -1e-9 {
+            assert_eq!(
+                out.state,
+                WalkState::Penetrating,
+                "pair {k}: SAT overlap {sat}, walk {out:?}"
+            );
+            penetrating += 1;
+            continue;
+        }
+        if sat <= 1e-9 {
+            continue; // touching within rounding: either answer is right
+        }
+        separated += 1;
+        let (ga, gb) = (common::to_parry(&a), common::to_parry(&b));
+        let (qa, qb) = (common::parry_pose(&pa), common::parry_pose(&pb));
+        let ClosestPoints::WithinMargin(p1, p2) =
+            closest_points(&qa, &ga, &qb, &gb, f64::MAX).unwrap()
+        else {
+            panic!("pair {k}: parry found no closest points");
+        };
+        let d_parry = p1.distance(p2);
+        let tol = 1e-9 * d_parry.max(1.0);
+        if (out.distance - d_parry).abs() > tol {
+            // Settle it by enumeration (parry's GJK is not exact everywhere).
+            let (d_brute, _, _) = polytope_distance(&a, &pa, &b, &pb);
+            check_separated(&format!("pair {k}"), &out, &a, &pa, &b, &pb, d_brute);
+            assert!(
+                d_parry >= d_brute - tol,
+                "pair {k}: parry {d_parry} below the true {d_brute}"
+            );
+            parry_off += 1;
+        } else {
+            check_separated(&format!("pair {k}"), &out, &a, &pa, &b, &pb, d_parry);
+        }
+    }
+    eprintln!(
+        "{separated} separated, {penetrating} penetrating, {parry_off} settled by enumeration, {:.1} steps per cold walk",
+        steps as f64 / 10_000.0
+    );
+    assert!(
+        separated > 3000 && penetrating > 2000,
+        "{separated} / {penetrating}"
+    );
+    assert!(parry_off < 20, "{parry_off} disagreements with parry");
+}
+
+#[test]
+fn small_pairs_match_brute_force_enumeration() {
+    let mut rng = Rng::new(32);
+    let mut checked = 0;
+    for k in 0..3000 {
+        let (ka, kb) = (4 + rng.below(12) as usize, 4 + rng.below(12) as usize);
+        let a = generators::random_hull(&mut rng, ka, 1.0).unwrap();
+        let b = generators::random_hull(&mut rng, kb, 1.0).unwrap();
+        let pa = at(DVec3::ZERO, rng.rotation());
+        let pb = at(rng.unit_vector() * rng.range(1.0, 3.0), rng.rotation());
+        let out = cold(&a, pa, &b, pb);
+        if max_separation(&a, &pa, &b, &pb).distance > 1e-9 {
+            let (d, _, _) = polytope_distance(&a, &pa, &b, &pb);
+            check_separated(&format!("pair {k}"), &out, &a, &pa, &b, &pb, d);
+            checked += 1;
+        } else {
+            assert_ne!(out.state, WalkState::Separated, "pair {k}: overlap missed");
+        }
+    }
+    assert!(checked > 1000, "{checked}");
+}
+
+#[test]
+fn analytic_cases() {
+    let cube = generators::cuboid(DVec3::ONE).unwrap();
+    let id = Pose::default();
+    // Face to face, offset sideways: distance x − 2.
+    for x in [2.5, 3.0, 10.0] {
+        let pb = at(DVec3::new(x, 0.4, -0.3), DQuat::IDENTITY);
+        let out = cold(&cube, id, &cube, pb);
+        check_separated("face-face", &out, &cube, &id, &cube, &pb, x - 2.0);
+    }
+    // Crossing edges: A turned 45° about z, B 45° about y, gap c − 2√2.
+    let pa = at(
+        DVec3::ZERO,
+        DQuat::from_rotation_z(std::f64::consts::FRAC_PI_4),
+    );
+    let pb = at(
+        DVec3::new(2.0 * 2f64.sqrt() + 0.5, 0.0, 0.0),
+        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_4),
+    );
+    let out = cold(&cube, pa, &cube, pb);
+    check_separated("edge-edge", &out, &cube, &pa, &cube, &pb, 0.5);
+    assert!(
+        matches!(
+            out.features,
+            (
+                proxima::geometry::FeatureId::Edge(_),
+                proxima::geometry::FeatureId::Edge(_)
+            )
+        ),
+        "{out:?}"
+    );
+    // Vertex to face: a corner of B points at A's +x face from 0.25 away.
+    let q = DQuat::from_rotation_arc(DVec3::new(-1.0, -1.0, -1.0).normalize(), -DVec3::X);
+    let pb = at(DVec3::new(1.0 + 3f64.sqrt() + 0.25, 0.1, 0.2), q);
+    let out = cold(&cube, id, &cube, pb);
+    check_separated("vertex-face", &out, &cube, &id, &cube, &pb, 0.25);
+    assert!(
+        (out.point_a - DVec3::new(1.0, 0.1, 0.2)).length() < 1e-12,
+        "{out:?}"
+    );
+}
+
+#[test]
+fn degenerate_configurations() {
+    let cube = generators::cuboid(DVec3::ONE).unwrap();
+    let id = Pose::default();
+    // Parallel faces exactly aligned (every feature pair of the faces ties).
+    let pb = at(DVec3::new(3.0, 0.0, 0.0), DQuat::IDENTITY);
+    check_separated(
+        "parallel faces",
+        &cold(&cube, id, &cube, pb),
+        &cube,
+        &id,
+        &cube,
+        &pb,
+        1.0,
+    );
+    // Parallel edges: both turned 45° about z, side by side along x.
+    let q = DQuat::from_rotation_z(std::f64::consts::FRAC_PI_4);
+    let (pa, pb) = (
+        at(DVec3::ZERO, q),
+        at(DVec3::new(2.0 * 2f64.sqrt() + 0.5, 0.0, 0.0), q),
+    );
+    check_separated(
+        "parallel edges",
+        &cold(&cube, pa, &cube, pb),
+        &cube,
+        &pa,
+        &cube,
+        &pb,
+        0.5,
+    );
+    // Coincident vertices: corner on corner.
+    let pb = at(DVec3::splat(2.0), DQuat::IDENTITY);
+    let out = cold(&cube, id, &cube, pb);
+    assert!(
+        out.distance.abs() < 1e-12
+            && out.state != WalkState::Penetrating
+            && !matches!(out.state, WalkState::Failed(_)),
+        "{out:?}"
+    );
+    // Touching face to face: distance 0, not a failure.
+    let pb = at(DVec3::new(2.0, 0.5, 0.5), DQuat::IDENTITY);
+    let out = cold(&cube, id, &cube, pb);
+    assert!(
+        out.distance.abs() < 1e-12 && !matches!(out.state, WalkState::Failed(_)),
+        "{out:?}"
+    );
+    // Identical bodies at identical poses.
+    assert_eq!(cold(&cube, id, &cube, id).state, WalkState::Penetrating);
+    let ball = generators::icosphere(1.0, 2).unwrap();
+    assert_eq!(cold(&ball, id, &ball, id).state, WalkState::Penetrating);
+    // Scales 1e-6 and 1e6.
+    let mut rng = Rng::new(33);
+    for s in [1e-6, 1e6] {
+        for _ in 0..200 {
+            let a = generators::random_hull(&mut rng, 20, s).unwrap();
+            let b = generators::random_hull(&mut rng, 20, s).unwrap();
+            let pa = at(DVec3::ZERO, rng.rotation());
+            let pb = at(rng.unit_vector() * s * rng.range(2.0, 3.0), rng.rotation());
+            let out = cold(&a, pa, &b, pb);
+            let (d, _, _) = polytope_distance(&a, &pa, &b, &pb);
+            assert_eq!(out.state, WalkState::Separated);
+            assert!(
+                (out.distance - d).abs() <= 1e-9 * d.max(s),
+                "scale {s}: {} vs {d}",
+                out.distance
+            );
+        }
+    }
+}
+
+#[test]
+fn warm_starts_give_the_cold_answers_on_a_rotating_sequence() {
+    let mut rng = Rng::new(34);
+    let a = generators::random_hull(&mut rng, 128, 1.0).unwrap();
+    let b = generators::random_hull(&mut rng, 128, 1.0).unwrap();
+    let mut cache = WalkCache::default();
+    let (mut warm_steps, mut cold_steps, mut penetrating) = (0u64, 0u64, 0);
+    for frame in 0..1000 {
+        let t = f64::from(frame) * 0.01;
+        let pa = at(DVec3::ZERO, DQuat::from_rotation_y(t));
+        let pb = at(
+            DVec3::new(2.1 + 0.3 * (3.0 * t).sin(), 0.2, 0.0),
+            DQuat::from_rotation_z(2.0 * t) * DQuat::from_rotation_x(t),
+        );
+        let warm = cache.query(&a, pa, &b, pb);
+        let fresh = cold(&a, pa, &b, pb);
+        assert_eq!(warm.state, fresh.state, "frame {frame}");
+        assert!(
+            (warm.distance - fresh.distance).abs() <= 1e-12,
+            "frame {frame}: {} vs {}",
+            warm.distance,
+            fresh.distance
+        );
+        warm_steps += u64::from(warm.steps);
+        cold_steps += u64::from(fresh.steps);
+        if warm.state == WalkState::Penetrating {
+            penetrating += 1;
+        }
+    }
+    eprintln!(
+        "warm {:.2} steps/frame, cold {:.2}; {penetrating} penetrating frames",
+        warm_steps as f64 / 1000.0,
+        cold_steps as f64 / 1000.0
+    );
+    assert!(
+        warm_steps * 3 < cold_steps,
+        "coherence should cut the steps: warm {warm_steps}, cold {cold_steps}"
+    );
+}
