@@ -3,8 +3,9 @@
 //! tools depend on it); README.md documents it. Numbers are written by serde_json's
 //! shortest round-trip formatting, so every f64 reads back exactly.
 //!
-//! Implemented: `collide` (exact separating-axis test over the complete candidate set).
-//! `distance`, `penetration` and `toi` answer an explicit "not implemented" error until
+//! Implemented: `collide` and `distance` (the closest-feature walk; a walk that gives up is
+//! settled by the exact separating-axis test for `collide` and is an error for
+//! `distance`). `penetration` and `toi` answer an explicit "not implemented" error until
 //! the stages that compute them exist; no made-up number is ever printed.
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ use serde_json::{Map, Value, json};
 
 use crate::bodies::Pose;
 use crate::exact::sat;
+use crate::exact::walk::{self, WalkInput, WalkOutput, WalkState};
 use crate::geometry::mesh::{self, MeshShape};
 use crate::geometry::{ConvexPolytope, generators};
 use crate::{Error, Result};
@@ -112,15 +114,42 @@ impl QueryEngine {
         let mut out = Map::new();
         match kind {
             "collide" => {
-                let intersecting = sat::intersects(&a, &pose_a, &b, &pose_b);
+                let w = self.walk(&a, pose_a, &b, pose_b);
+                let intersecting = match w.state {
+                    WalkState::Penetrating => true,
+                    WalkState::Separated => w.distance == 0.0,
+                    // A walk that gave up is settled by the exact separating-axis test.
+                    WalkState::Failed(_) => sat::intersects(&a, &pose_a, &b, &pose_b),
+                };
                 out.insert("intersecting".into(), Value::Bool(intersecting));
+            }
+            "distance" => {
+                let w = self.walk(&a, pose_a, &b, pose_b);
+                match w.state {
+                    WalkState::Penetrating => {
+                        out.insert("distance".into(), json!(0.0));
+                        out.insert("intersecting".into(), Value::Bool(true));
+                    }
+                    WalkState::Separated => {
+                        out.insert("distance".into(), json!(w.distance));
+                        out.insert("point_a".into(), json!(w.point_a.to_array()));
+                        out.insert("point_b".into(), json!(w.point_b.to_array()));
+                        out.insert("feature_a".into(), json!(w.features.0.to_string()));
+                        out.insert("feature_b".into(), json!(w.features.1.to_string()));
+                    }
+                    WalkState::Failed(why) => {
+                        return Err(Error::Query(format!(
+                            "the closest-feature walk failed ({why:?} after {} steps); no distance is reported",
+                            w.steps
+                        )));
+                    }
+                }
             }
             "toi" => {
                 pose(obj.get("pose_a_end"), "pose_a_end")?;
                 pose(obj.get("pose_b_end"), "pose_b_end")?;
                 return Err(not_implemented("toi", "conservative advancement"));
             }
-            "distance" => return Err(not_implemented("distance", "the Lin–Canny walk")),
             _ => {
                 return Err(not_implemented(
                     "penetration",
@@ -129,6 +158,23 @@ impl QueryEngine {
             }
         }
         Ok(out)
+    }
+
+    fn walk(
+        &self,
+        a: &ConvexPolytope,
+        pose_a: Pose,
+        b: &ConvexPolytope,
+        pose_b: Pose,
+    ) -> WalkOutput {
+        walk::walk(&WalkInput {
+            a,
+            pose_a,
+            b,
+            pose_b,
+            start: None,
+            max_steps: None,
+        })
     }
 
     fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Arc<ConvexPolytope>> {

@@ -379,3 +379,20 @@ fn from_faces_rejects_open_and_non_convex_surfaces() {
     dented[0] *= 0.5;
     assert!(ConvexPolytope::from_faces(dented, &faces).is_err());
 }
+
+#[test]
+fn hulls_are_numbered_the_same_every_time() {
+    // Feature numbers are part of query answers: no hash seed may change them.
+    let pts = random_points(&mut Rng::new(8), 500, 1.0, 0.7);
+    let faces = |p: &ConvexPolytope| -> Vec<Vec<u32>> {
+        (0..p.num_faces())
+            .map(|f| p.face_vertices(f).collect())
+            .collect()
+    };
+    let first = ConvexPolytope::from_points(&pts).unwrap();
+    for _ in 0..5 {
+        let again = ConvexPolytope::from_points(&pts).unwrap();
+        assert_eq!(first.vertices(), again.vertices());
+        assert_eq!(faces(&first), faces(&again));
+    }
+}

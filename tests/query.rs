@@ -131,7 +131,7 @@ this is not json
 
 {"id": 4, "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0]]}, "b": {"box": [1,1,1]}}
 {"id": 5, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_a": {"rotation": [0, 0, 0, 2]}}
-{"id": 6, "query": "distance", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
+{"id": 6, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
 {"id": 7, "query": "explode", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
 {"id": 8, "query": "collide", "a": {"cylinder": 1}, "b": {"box": [1,1,1]}}
 {"id": [9], "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}, "b": {"box": [0.1,0.1,0.1]}, "pose_b": {"translation": [0.2, 0.2, 0.2]}}
@@ -247,4 +247,60 @@ fn the_binary_reads_stdin() {
         lines[1]
     );
     assert!(String::from_utf8_lossy(&out.stderr).contains("1 of 2 lines"));
+}
+
+#[test]
+fn distance_answers_with_points_and_features_that_round_trip() {
+    use proxima::exact::walk::{WalkInput, walk};
+    let input = r#"{"id": "d", "query": "distance", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [3.1, 0.25, -0.125], "rotation": [0, 0, 0.25881904510252074, 0.9659258262890683]}}
+{"id": "o", "query": "distance", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [1.5, 0, 0]}}
+"#;
+    let a = answers(input);
+    // Oracle for the first line: the same walk, and brute force for the value.
+    let cube = generators::cuboid(DVec3::ONE).unwrap();
+    // The query normalises the rotation it reads; do the same for the oracle's pose.
+    let q = DQuat::from_xyzw(0.0, 0.0, 0.258_819_045_102_520_74, 0.965_925_826_289_068_3);
+    let pb = at(3.1, 0.25, -0.125, q / q.length());
+    let w = walk(&WalkInput {
+        a: &cube,
+        pose_a: Pose::default(),
+        b: &cube,
+        pose_b: pb,
+        start: None,
+        max_steps: None,
+    });
+    let (brute, _, _) =
+        proxima::geometry::brute::polytope_distance(&cube, &Pose::default(), &cube, &pb);
+    let d = a[0]["distance"].as_f64().unwrap();
+    assert_eq!(
+        d.to_bits(),
+        w.distance.to_bits(),
+        "the printed distance reads back exactly"
+    );
+    assert!((d - brute).abs() < 1e-12, "{d} vs {brute}");
+    let pa: Vec<f64> = a[0]["point_a"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    assert_eq!(pa, w.point_a.to_array().to_vec());
+    assert_eq!(a[0]["feature_a"], w.features.0.to_string());
+    assert_eq!(a[0]["feature_b"], w.features.1.to_string());
+    let keys: Vec<&String> = a[0].as_object().unwrap().keys().collect();
+    assert_eq!(
+        keys,
+        [
+            "id",
+            "distance",
+            "point_a",
+            "point_b",
+            "feature_a",
+            "feature_b"
+        ]
+    );
+    assert_eq!(
+        a[1],
+        serde_json::json!({"id": "o", "distance": 0.0, "intersecting": true})
+    );
 }

@@ -277,10 +277,9 @@ fn quickhull(points: &[DVec3]) -> Result<Triangulation> {
                 }
             }
         }
-        let start = *horizon
-            .keys()
-            .next()
-            .expect("a visible patch has a horizon");
+        // The smallest key, not the first in HashMap order: the hull (and so every feature
+        // number) must not depend on a per-process hash seed.
+        let start = *horizon.keys().min().expect("a visible patch has a horizon");
         let mut loop_edges = Vec::with_capacity(horizon.len());
         let mut a = start;
         loop {
