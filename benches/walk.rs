@@ -1,0 +1,144 @@
+//! The closest-feature walk against parry3d-f64's `distance` on the same coherent
+//! sequences (A spinning in place, B orbiting and tumbling nearby, always separated), for
+//! hulls of 8 to 2048 vertices: warm-started (the per-pair cache), cold, and parry.
+//! Each iteration runs the whole 200-frame sequence. Average steps per query are printed
+//! once per size. `cargo bench --bench walk`.
+
+mod common_bench {
+    use glam::{DQuat, DVec3};
+    use proxima::bodies::Pose;
+
+    pub fn frame(k: usize) -> (Pose, Pose) {
+        let t = k as f64 * 0.01;
+        let pa = Pose {
+            translation: DVec3::ZERO,
+            rotation: DQuat::from_rotation_y(0.7 * t),
+        };
+        let orbit = DVec3::new(t.cos(), 0.3 * (2.0 * t).sin(), t.sin()) * 2.4;
+        let pb = Pose {
+            translation: orbit,
+            rotation: DQuat::from_rotation_z(1.3 * t) * DQuat::from_rotation_x(0.5 * t),
+        };
+        (pa, pb)
+    }
+}
+
+use std::time::Duration;
+
+use common_bench::frame;
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use proxima::exact::walk::{WalkCache, WalkInput, walk};
+use proxima::geometry::ConvexPolytope;
+use proxima::geometry::generators::random_points;
+use proxima::rng::Rng;
+
+const FRAMES: usize = 200;
+
+fn to_parry(poly: &ConvexPolytope) -> parry3d_f64::shape::ConvexPolyhedron {
+    let mut tris = Vec::new();
+    for f in 0..poly.num_faces() {
+        let ring: Vec<u32> = poly.face_vertices(f).collect();
+        for k in 1..ring.len() - 1 {
+            tris.push([ring[0], ring[k], ring[k + 1]]);
+        }
+    }
+    parry3d_f64::shape::ConvexPolyhedron::from_convex_mesh(poly.vertices().to_vec(), &tris)
+        .expect("parry accepts the hull")
+}
+
+fn walk_bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("walk");
+    for n in [8usize, 32, 128, 512, 2048] {
+        // Points on the unit sphere: every one is a hull vertex.
+        let a = ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64), n, 1.0, 1.0))
+            .unwrap();
+        let b =
+            ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
+                .unwrap();
+        let (ga, gb) = (to_parry(&a), to_parry(&b));
+        let poses: Vec<_> = (0..FRAMES).map(frame).collect();
+
+        let (mut warm_steps, mut cold_steps) = (0u64, 0u64);
+        let mut cache = WalkCache::default();
+        for (pa, pb) in &poses {
+            warm_steps += u64::from(cache.query(&a, *pa, &b, *pb).steps);
+            let cold = walk(&WalkInput {
+                a: &a,
+                pose_a: *pa,
+                b: &b,
+                pose_b: *pb,
+                start: None,
+                max_steps: None,
+            });
+            cold_steps += u64::from(cold.steps);
+        }
+        eprintln!(
+            "walk/{n}: {} vertices each; steps per query: warm {:.2}, cold {:.2}",
+            a.num_vertices(),
+            warm_steps as f64 / FRAMES as f64,
+            cold_steps as f64 / FRAMES as f64
+        );
+
+        group.throughput(criterion::Throughput::Elements(FRAMES as u64));
+        group.bench_with_input(
+            BenchmarkId::new("proxima_warm", n),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    let mut cache = WalkCache::default();
+                    poses
+                        .iter()
+                        .map(|(pa, pb)| cache.query(&a, *pa, &b, *pb).distance)
+                        .sum::<f64>()
+                });
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("proxima_cold", n),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    poses
+                        .iter()
+                        .map(|(pa, pb)| {
+                            walk(&WalkInput {
+                                a: &a,
+                                pose_a: *pa,
+                                b: &b,
+                                pose_b: *pb,
+                                start: None,
+                                max_steps: None,
+                            })
+                            .distance
+                        })
+                        .sum::<f64>()
+                });
+            },
+        );
+        group.bench_with_input(BenchmarkId::new("parry", n), &poses, |bench, poses| {
+            bench.iter(|| {
+                poses
+                    .iter()
+                    .map(|(pa, pb)| {
+                        let qa = parry3d_f64::math::Pose::from_parts(pa.translation, pa.rotation);
+                        let qb = parry3d_f64::math::Pose::from_parts(pb.translation, pb.rotation);
+                        parry3d_f64::query::distance(&qa, &ga, &qb, &gb)
+                            .unwrap()
+                            .distance
+                    })
+                    .sum::<f64>()
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(2));
+    targets = walk_bench
+}
+criterion_main!(benches);
