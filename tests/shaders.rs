@@ -141,6 +141,8 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<GpuPassStatus>();
     assert_twin::<GpuBoundsParams>();
     assert_twin::<GpuDispatchArgsParams>();
+    assert_twin::<proxima::passes::scan::GpuScanParams>();
+    assert_twin::<proxima::passes::radix::GpuRadixParams>();
 }
 
 #[test]

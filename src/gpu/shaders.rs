@@ -18,6 +18,14 @@ pub const SHARED: &[(&str, &str)] = &[
         include_str!("../../shaders/shared/dispatch.wgsl"),
     ),
     ("numeric", include_str!("../../shaders/shared/numeric.wgsl")),
+    (
+        "radix_common",
+        include_str!("../../shaders/shared/radix_common.wgsl"),
+    ),
+    (
+        "scan_common",
+        include_str!("../../shaders/shared/scan_common.wgsl"),
+    ),
     ("status", include_str!("../../shaders/shared/status.wgsl")),
 ];
 
@@ -28,17 +36,36 @@ pub enum ShaderId {
     Bounds,
     /// Indirect dispatch arguments from a GPU-side count (`dispatch_args.wgsl`).
     DispatchArgs,
+    /// Prefix scan: chunk sums (`scan_reduce.wgsl`).
+    ScanReduce,
+    /// Prefix scan: chunk scans plus offsets (`scan_block.wgsl`).
+    ScanBlock,
+    /// Radix sort: digit histograms (`radix_count.wgsl`).
+    RadixCount,
+    /// Radix sort: stable scatter (`radix_scatter.wgsl`).
+    RadixScatter,
 }
 
 impl ShaderId {
     /// Every entry shader.
-    pub const ALL: &'static [ShaderId] = &[ShaderId::Bounds, ShaderId::DispatchArgs];
+    pub const ALL: &'static [ShaderId] = &[
+        ShaderId::Bounds,
+        ShaderId::DispatchArgs,
+        ShaderId::ScanReduce,
+        ShaderId::ScanBlock,
+        ShaderId::RadixCount,
+        ShaderId::RadixScatter,
+    ];
 
     /// File name inside `shaders/`.
     pub fn file_name(self) -> &'static str {
         match self {
             ShaderId::Bounds => "bounds.wgsl",
             ShaderId::DispatchArgs => "dispatch_args.wgsl",
+            ShaderId::ScanReduce => "scan_reduce.wgsl",
+            ShaderId::ScanBlock => "scan_block.wgsl",
+            ShaderId::RadixCount => "radix_count.wgsl",
+            ShaderId::RadixScatter => "radix_scatter.wgsl",
         }
     }
 
@@ -47,6 +74,10 @@ impl ShaderId {
         match self {
             ShaderId::Bounds => include_str!("../../shaders/bounds.wgsl"),
             ShaderId::DispatchArgs => include_str!("../../shaders/dispatch_args.wgsl"),
+            ShaderId::ScanReduce => include_str!("../../shaders/scan_reduce.wgsl"),
+            ShaderId::ScanBlock => include_str!("../../shaders/scan_block.wgsl"),
+            ShaderId::RadixCount => include_str!("../../shaders/radix_count.wgsl"),
+            ShaderId::RadixScatter => include_str!("../../shaders/radix_scatter.wgsl"),
         }
     }
 

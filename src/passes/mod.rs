@@ -2,4 +2,6 @@
 
 pub mod bounds;
 pub mod dispatch_args;
+pub mod radix;
+pub mod scan;
 pub mod status;

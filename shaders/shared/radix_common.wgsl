@@ -1,0 +1,21 @@
+// Shared by the radix-sort passes (4 bits per pass, 16 digits, stable). Rust twins:
+// passes::radix::{GpuRadixParams, RADIX_BLOCK}.
+
+const RADIX_THREADS: u32 = 128u;
+const RADIX_ITEMS: u32 = 8u;
+const RADIX_BLOCK: u32 = 1024u; // RADIX_THREADS × RADIX_ITEMS
+const RADIX_DIGITS: u32 = 16u;
+
+struct RadixParams {
+    // Number of keys.
+    count: u32,
+    // Bit position of this pass's digit.
+    shift: u32,
+    // Number of blocks of RADIX_BLOCK keys.
+    blocks: u32,
+    _pad: u32,
+}
+
+fn digit_of(key: u32, shift: u32) -> u32 {
+    return (key >> shift) & 15u;
+}
