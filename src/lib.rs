@@ -5,6 +5,7 @@
 //! benchmark baseline. See ARCHITECTURE.md for the stage diagram and module map.
 
 pub mod bodies;
+pub mod broadphase;
 pub mod error;
 pub mod exact;
 pub mod frame;

@@ -14,6 +14,10 @@ use crate::{Error, Result};
 pub const SHARED: &[(&str, &str)] = &[
     ("bodies", include_str!("../../shaders/shared/bodies.wgsl")),
     (
+        "broadphase",
+        include_str!("../../shaders/shared/broadphase.wgsl"),
+    ),
+    (
         "dispatch",
         include_str!("../../shaders/shared/dispatch.wgsl"),
     ),
@@ -44,6 +48,22 @@ pub enum ShaderId {
     RadixCount,
     /// Radix sort: stable scatter (`radix_scatter.wgsl`).
     RadixScatter,
+    /// Broadphase setup: per-workgroup box statistics (`aabb_stats.wgsl`).
+    AabbStats,
+    /// Broadphase setup: sweep axis and hash grid (`broadphase_setup.wgsl`).
+    BroadphaseSetup,
+    /// Spatial hash: cells per body (`hash_count.wgsl`).
+    HashCount,
+    /// Spatial hash: (cell, body) entries (`hash_fill.wgsl`).
+    HashFill,
+    /// Spatial hash: pairs within cells (`hash_pairs.wgsl`).
+    HashPairs,
+    /// Spatial hash: oversize bodies against all (`hash_oversize.wgsl`).
+    HashOversize,
+    /// Sort-and-sweep: sort keys (`sap_keys.wgsl`).
+    SapKeys,
+    /// Sort-and-sweep: the sweep (`sap_sweep.wgsl`).
+    SapSweep,
 }
 
 impl ShaderId {
@@ -55,6 +75,14 @@ impl ShaderId {
         ShaderId::ScanBlock,
         ShaderId::RadixCount,
         ShaderId::RadixScatter,
+        ShaderId::AabbStats,
+        ShaderId::BroadphaseSetup,
+        ShaderId::HashCount,
+        ShaderId::HashFill,
+        ShaderId::HashPairs,
+        ShaderId::HashOversize,
+        ShaderId::SapKeys,
+        ShaderId::SapSweep,
     ];
 
     /// File name inside `shaders/`.
@@ -66,6 +94,14 @@ impl ShaderId {
             ShaderId::ScanBlock => "scan_block.wgsl",
             ShaderId::RadixCount => "radix_count.wgsl",
             ShaderId::RadixScatter => "radix_scatter.wgsl",
+            ShaderId::AabbStats => "aabb_stats.wgsl",
+            ShaderId::BroadphaseSetup => "broadphase_setup.wgsl",
+            ShaderId::HashCount => "hash_count.wgsl",
+            ShaderId::HashFill => "hash_fill.wgsl",
+            ShaderId::HashPairs => "hash_pairs.wgsl",
+            ShaderId::HashOversize => "hash_oversize.wgsl",
+            ShaderId::SapKeys => "sap_keys.wgsl",
+            ShaderId::SapSweep => "sap_sweep.wgsl",
         }
     }
 
@@ -78,6 +114,14 @@ impl ShaderId {
             ShaderId::ScanBlock => include_str!("../../shaders/scan_block.wgsl"),
             ShaderId::RadixCount => include_str!("../../shaders/radix_count.wgsl"),
             ShaderId::RadixScatter => include_str!("../../shaders/radix_scatter.wgsl"),
+            ShaderId::AabbStats => include_str!("../../shaders/aabb_stats.wgsl"),
+            ShaderId::BroadphaseSetup => include_str!("../../shaders/broadphase_setup.wgsl"),
+            ShaderId::HashCount => include_str!("../../shaders/hash_count.wgsl"),
+            ShaderId::HashFill => include_str!("../../shaders/hash_fill.wgsl"),
+            ShaderId::HashPairs => include_str!("../../shaders/hash_pairs.wgsl"),
+            ShaderId::HashOversize => include_str!("../../shaders/hash_oversize.wgsl"),
+            ShaderId::SapKeys => include_str!("../../shaders/sap_keys.wgsl"),
+            ShaderId::SapSweep => include_str!("../../shaders/sap_sweep.wgsl"),
         }
     }
 

@@ -1,6 +1,7 @@
 //! GPU passes, each with its recording function and its CPU twin side by side.
 
 pub mod bounds;
+pub mod broadphase;
 pub mod dispatch_args;
 pub mod radix;
 pub mod scan;

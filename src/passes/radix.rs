@@ -34,7 +34,8 @@ wgsl_twin! {
 }
 
 /// Records a stable sort of `count` pairs by the low `key_bits` bits of the keys. The
-/// input buffers are used as scratch; the returned pair of buffers holds the result.
+/// input buffers are used as scratch; the returned pair of buffers holds the result
+/// (either the inputs or a pair allocated here; the caller frees both pairs).
 pub fn record_sort_pairs(
     rec: &mut Recording,
     keys: BufferProxy,
@@ -74,6 +75,11 @@ pub fn record_sort_pairs(
         std::mem::swap(&mut src, &mut dst);
     }
     rec.free(counts);
+    // The scratch pair this function allocated, unless it holds the result.
+    if dst.0 != keys {
+        rec.free(dst.0);
+        rec.free(dst.1);
+    }
     src
 }
 

@@ -1,0 +1,43 @@
+// Spatial hash, step 4: every body against every oversize body. A pair of two oversize
+// bodies is emitted once, by the one with the smaller index. CPU twin:
+// passes::broadphase::hash_pairs_cpu.
+
+#import bodies
+#import broadphase
+#import dispatch
+
+const WORKGROUP_SIZE: u32 = 256u;
+
+@group(0) @binding(0) var<uniform> params: CountParams;
+@group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;
+@group(0) @binding(2) var<storage, read> cell_counts: array<u32>;
+@group(0) @binding(3) var<storage, read> oversize: array<u32>;
+@group(0) @binding(4) var<storage, read_write> counter: PairCounter;
+@group(0) @binding(5) var<storage, read_write> pairs: array<vec2<u32>>;
+
+@compute @workgroup_size(256)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+    let j = linear_index(gid, groups, WORKGROUP_SIZE);
+    if j >= params.count {
+        return;
+    }
+    let n = oversize[0];
+    if n == 0u {
+        return;
+    }
+    let bj = aabbs[j];
+    let j_oversize = cell_counts[j] == 0u;
+    for (var o = 0u; o < n; o++) {
+        let a = oversize[o + 1u];
+        if a == j || (j_oversize && j < a) {
+            continue;
+        }
+        let ba = aabbs[a];
+        if boxes_overlap(ba.min, ba.max, bj.min, bj.max) {
+            let k = atomicAdd(&counter.count, 1u);
+            if k < counter.capacity {
+                pairs[k] = vec2<u32>(min(a, j), max(a, j));
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! Broadphase: GPU hash, GPU sweep, both CPU twins and brute force must report exactly the
+//! same sorted pair set, on scenes built to break them.
+
+mod common;
+
+use glam::{DVec3, Vec3};
+use proxima::bodies::GpuAabb;
+use proxima::broadphase::{GpuBroadphase, cpu_pairs};
+use proxima::gpu::Engine;
+use proxima::passes::broadphase::{Method, brute_pairs};
+use proxima::rng::Rng;
+
+fn cube(c: Vec3, h: f32) -> GpuAabb {
+    GpuAabb::new(c - Vec3::splat(h), c + Vec3::splat(h))
+}
+
+fn uniform(n: usize, seed: u64) -> Vec<GpuAabb> {
+    let mut rng = Rng::new(seed);
+    let side = (n as f64 * 8.0).cbrt();
+    (0..n)
+        .map(|_| {
+            let c = rng.point_in(DVec3::ZERO, DVec3::splat(side)).as_vec3();
+            let h = rng.point_in(DVec3::splat(0.2), DVec3::splat(0.8)).as_vec3();
+            GpuAabb::new(c - h, c + h)
+        })
+        .collect()
+}
+
+fn clustered(n: usize, seed: u64) -> Vec<GpuAabb> {
+    let mut rng = Rng::new(seed);
+    let centers: Vec<DVec3> = (0..8)
+        .map(|_| rng.point_in(DVec3::splat(-200.0), DVec3::splat(200.0)))
+        .collect();
+    (0..n)
+        .map(|_| {
+            let c = centers[rng.below(8) as usize] + rng.unit_vector() * rng.range(0.0, 6.0);
+            cube(c.as_vec3(), rng.range(0.1, 0.6) as f32)
+        })
+        .collect()
+}
+
+/// All methods against each other (and brute force when `brute`).
+fn check_all(label: &str, aabbs: &[GpuAabb], brute: bool) -> usize {
+    let want = if brute {
+        brute_pairs(aabbs)
+    } else {
+        cpu_pairs(aabbs, Method::Sweep)
+    };
+    assert_eq!(cpu_pairs(aabbs, Method::Sweep), want, "{label}: cpu sweep");
+    assert_eq!(cpu_pairs(aabbs, Method::Hash), want, "{label}: cpu hash");
+    if let Some(ctx) = common::gpu(label) {
+        let mut engine = Engine::new(ctx);
+        for method in [Method::Hash, Method::Sweep] {
+            let mut bp = GpuBroadphase::default();
+            let got = bp
+                .run(&mut engine, aabbs, method)
+                .unwrap_or_else(|e| panic!("{label}: gpu {}: {e}", method.name()));
+            assert_eq!(
+                got.pairs.len(),
+                want.len(),
+                "{label}: gpu {} pair count",
+                method.name()
+            );
+            assert_eq!(got.pairs, want, "{label}: gpu {}", method.name());
+        }
+    }
+    for w in want.windows(2) {
+        assert!(w[0] < w[1], "{label}: duplicate or unsorted pair");
+    }
+    want.len()
+}
+
+#[test]
+fn uniform_random_scenes() {
+    let n1 = check_all("uniform 1k", &uniform(1000, 1), true);
+    let n2 = check_all("uniform 100k", &uniform(100_000, 2), true);
+    assert!(n1 > 100 && n2 > 10_000, "{n1} {n2}");
+}
+
+#[test]
+fn clustered_scene() {
+    assert!(check_all("clustered 20k", &clustered(20_000, 3), true) > 10_000);
+}
+
+#[test]
+fn everything_overlapping_one_point_forces_overflow() {
+    let mut rng = Rng::new(4);
+    let n = 2000;
+    let boxes: Vec<GpuAabb> = (0..n)
+        .map(|_| {
+            let c = rng
+                .point_in(DVec3::splat(-0.1), DVec3::splat(0.1))
+                .as_vec3();
+            cube(c, 1.0)
+        })
+        .collect();
+    assert_eq!(check_all("one point", &boxes, true), n * (n - 1) / 2);
+    if let Some(ctx) = common::gpu("one point runs") {
+        let mut engine = Engine::new(ctx);
+        let run = GpuBroadphase::default()
+            .run(&mut engine, &boxes, Method::Hash)
+            .unwrap();
+        assert!(
+            run.runs > 1,
+            "a first guess of 4 pairs per body cannot hold N(N-1)/2"
+        );
+    }
+}
+
+#[test]
+fn one_huge_body_among_small_ones() {
+    let mut boxes = uniform(5000, 5);
+    boxes[1234] = cube(Vec3::splat(20.0), 15.0);
+    boxes.push(cube(Vec3::splat(5.0), 30.0));
+    check_all("huge bodies", &boxes, true);
+}
+
+#[test]
+fn bodies_exactly_on_cell_boundaries() {
+    // Unit cubes on an integer lattice touch their neighbours face to face: closed boxes
+    // overlap, so every lattice neighbour (26 of them) is a pair.
+    let mut boxes = Vec::new();
+    for x in 0..12 {
+        for y in 0..12 {
+            for z in 0..12 {
+                boxes.push(GpuAabb::new(
+                    Vec3::new(x as f32, y as f32, z as f32),
+                    Vec3::new(x as f32 + 1.0, y as f32 + 1.0, z as f32 + 1.0),
+                ));
+            }
+        }
+    }
+    let pairs = check_all("lattice", &boxes, true);
+    // Neighbour pairs of a 12³ lattice in 26 directions, each counted once.
+    let n = 12i64;
+    let expected: i64 = (-1..=1)
+        .flat_map(|dx| (-1..=1).flat_map(move |dy| (-1..=1).map(move |dz| (dx, dy, dz))))
+        .filter(|&d| d != (0, 0, 0))
+        .map(|(dx, dy, dz): (i64, i64, i64)| (n - dx.abs()) * (n - dy.abs()) * (n - dz.abs()))
+        .sum::<i64>()
+        / 2;
+    assert_eq!(pairs as i64, expected);
+}
+
+#[test]
+fn empty_and_single_body_scenes() {
+    assert_eq!(check_all("empty", &[], true), 0);
+    assert_eq!(check_all("single", &[cube(Vec3::ZERO, 1.0)], true), 0);
+    assert_eq!(
+        check_all("two", &[cube(Vec3::ZERO, 1.0), cube(Vec3::X, 1.0)], true),
+        1
+    );
+}
+
+#[test]
+fn a_million_bodies_match_the_cpu_twin() {
+    check_all("uniform 1M", &uniform(1_000_000, 6), false);
+}
