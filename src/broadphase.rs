@@ -78,7 +78,7 @@ impl GpuBroadphase {
                 caps = caps.grown_for(&counter);
                 continue;
             }
-            self.caps = Some(caps);
+            self.caps = Some(Capacities::fitted_to(&counter));
             let raw: Vec<[u32; 2]> = frame.values(pairs_rb);
             let mut pairs = raw[..counter.count as usize].to_vec();
             pairs.sort_unstable();

@@ -6,8 +6,10 @@ use std::time::Instant;
 
 use crate::Result;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
+use crate::broadphase::cpu_pairs;
 use crate::graph::{ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
+use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
 
@@ -17,6 +19,8 @@ pub mod stage {
     pub const UPLOAD: &str = "upload";
     /// World AABBs.
     pub const BOUNDS: &str = "bounds";
+    /// Candidate pairs (spatial hash or sort-and-sweep).
+    pub const BROADPHASE: &str = "broadphase";
     /// Results back to the CPU.
     pub const READBACK: &str = "readback";
 }
@@ -26,6 +30,10 @@ pub mod stage {
 pub struct FrameResult {
     /// World box of every body.
     pub aabbs: Vec<GpuAabb>,
+    /// Overlapping box pairs `[a, b]`, `a < b`, sorted (empty when no broadphase ran).
+    pub pairs: Vec<[u32; 2]>,
+    /// The broadphase method that ran, if any.
+    pub broadphase: Option<Method>,
     /// Stage timings.
     pub profile: Profile,
 }
@@ -76,6 +84,8 @@ pub fn finish_gpu_frame(
     bounds::check_status(&status[0], bodies, shapes.len() as u32)?;
     Ok(FrameResult {
         aabbs: output.values(readbacks.aabbs),
+        pairs: Vec::new(),
+        broadphase: None,
         profile: output.profile.clone(),
     })
 }
@@ -91,6 +101,8 @@ pub fn cpu_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> Result<FrameR
     bounds::check_status(&status, bodies, shapes.len() as u32)?;
     Ok(FrameResult {
         aabbs,
+        pairs: Vec::new(),
+        broadphase: None,
         profile: Profile {
             stages: vec![StageTime {
                 name: stage::BOUNDS,
@@ -100,4 +112,95 @@ pub fn cpu_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> Result<FrameR
             wall: started.elapsed(),
         },
     })
+}
+
+/// Where the full frame's results come back.
+#[derive(Clone, Copy, Debug)]
+pub struct FullReadbacks {
+    /// Boxes and bounds status.
+    pub bounds: FrameReadbacks,
+    /// The pair counter.
+    pub counter: ReadbackId,
+    /// The pairs.
+    pub pairs: ReadbackId,
+}
+
+/// Records the whole frame: bounds, then the broadphase on the boxes where they lie.
+pub fn record_full_frame(
+    bodies: &[GpuBody],
+    shapes: &[GpuShapeBounds],
+    method: Method,
+    caps: Capacities,
+) -> (Recording, FullReadbacks) {
+    let mut rec = Recording::new();
+    let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
+
+    rec.stage(stage::UPLOAD);
+    let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
+    rec.upload(body_buf, bodies);
+    let shape_buf = rec.array_buffer::<GpuShapeBounds>(shapes.len(), "shapes");
+    rec.upload(shape_buf, shapes);
+
+    rec.stage(stage::BOUNDS);
+    let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+
+    rec.stage(stage::BROADPHASE);
+    let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
+
+    rec.stage(stage::READBACK);
+    let bounds = FrameReadbacks {
+        aabbs: rec.readback_range(
+            out.aabbs,
+            0,
+            bodies.len() as u64 * size_of::<GpuAabb>() as u64,
+        ),
+        bounds_status: rec.readback(out.status),
+    };
+    let counter = rec.readback(bp.counter);
+    let pairs = rec.readback(bp.pairs);
+    (
+        rec,
+        FullReadbacks {
+            bounds,
+            counter,
+            pairs,
+        },
+    )
+}
+
+/// The full frame's result and its pair counter (the caller re-runs when it overflowed).
+pub fn finish_full_gpu_frame(
+    output: &crate::gpu::FrameOutput,
+    readbacks: FullReadbacks,
+    bodies: &[GpuBody],
+    shapes: &[GpuShapeBounds],
+    method: Method,
+) -> Result<(FrameResult, GpuPairCounter)> {
+    let mut result = finish_gpu_frame(output, readbacks.bounds, bodies, shapes)?;
+    let counter: GpuPairCounter = output.values::<GpuPairCounter>(readbacks.counter)[0];
+    let raw: Vec<[u32; 2]> = output.values(readbacks.pairs);
+    let mut pairs = raw[..(counter.count.min(counter.capacity) as usize).min(raw.len())].to_vec();
+    pairs.sort_unstable();
+    result.pairs = pairs;
+    result.broadphase = Some(method);
+    Ok((result, counter))
+}
+
+/// The whole frame on the CPU twins.
+pub fn cpu_full_frame(
+    bodies: &[GpuBody],
+    shapes: &[GpuShapeBounds],
+    method: Method,
+) -> Result<FrameResult> {
+    let mut result = cpu_frame(bodies, shapes)?;
+    let t = Instant::now();
+    result.pairs = cpu_pairs(&result.aabbs, method);
+    result.broadphase = Some(method);
+    let seconds = t.elapsed().as_secs_f64();
+    result.profile.stages.push(StageTime {
+        name: stage::BROADPHASE,
+        seconds,
+    });
+    result.profile.wall += t.elapsed();
+    Ok(result)
 }

@@ -14,6 +14,7 @@ pub mod gpu;
 pub mod graph;
 pub mod passes;
 pub mod pipeline;
+pub mod plot;
 pub mod profile;
 pub mod query;
 pub mod rng;

@@ -49,6 +49,22 @@ enum Command {
 enum BenchCommand {
     /// The bounds pass: GPU against its CPU twin.
     Bounds(BenchArgs),
+    /// The broadphase: GPU hash and sweep against their CPU twins, on the default scene
+    /// resized; prints bodies/ms and ratios, writes an SVG scaling plot.
+    Broadphase(BroadphaseBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct BroadphaseBenchArgs {
+    /// Body counts, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 1_000_000])]
+    bodies: Vec<usize>,
+    /// Timed runs per size and method (after one warm-up run).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// Where to write the SVG scaling plot.
+    #[arg(long, default_value = "broadphase-scaling.svg")]
+    svg: PathBuf,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -65,6 +81,16 @@ struct RunArgs {
     /// Where the wide passes run.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     device: DeviceArg,
+    /// Broadphase method.
+    #[arg(long, value_enum, default_value_t = BroadphaseArg::Auto)]
+    broadphase: BroadphaseArg,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum BroadphaseArg {
+    Auto,
+    Hash,
+    Sweep,
 }
 
 impl Default for RunArgs {
@@ -74,6 +100,7 @@ impl Default for RunArgs {
             bodies: None,
             frames: 20,
             device: DeviceArg::Auto,
+            broadphase: BroadphaseArg::Auto,
         }
     }
 }
@@ -115,6 +142,9 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             which: BenchCommand::Bounds(args),
         }) => bench_bounds(&args),
+        Some(Command::Bench {
+            which: BenchCommand::Broadphase(args),
+        }) => bench_broadphase(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -139,6 +169,15 @@ fn run(args: &RunArgs) -> Result<()> {
         None => Scene::default_scene(args.bodies)?,
     };
     let mut pipeline = open_pipeline(args.device)?;
+    pipeline.set_broadphase(match args.broadphase {
+        BroadphaseArg::Auto => proxima::broadphase::Choice::Auto,
+        BroadphaseArg::Hash => {
+            proxima::broadphase::Choice::Method(proxima::passes::broadphase::Method::Hash)
+        }
+        BroadphaseArg::Sweep => {
+            proxima::broadphase::Choice::Method(proxima::passes::broadphase::Method::Sweep)
+        }
+    });
     let mut world = scene.world;
     println!(
         "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {}",
@@ -159,7 +198,7 @@ fn run(args: &RunArgs) -> Result<()> {
     let mut last: Option<FrameResult> = None;
     let mut timed = 0;
     for f in 0..args.frames.max(1) {
-        let result = pipeline.step(&world)?;
+        let result = pipeline.frame(&world)?;
         // Frame 0 pays for pipeline compilation and first allocations: not averaged.
         if f > 0 || args.frames == 1 {
             timed += 1;
@@ -191,6 +230,11 @@ fn run(args: &RunArgs) -> Result<()> {
         wall / f64::from(timed) * 1e3
     );
     println!("result (last frame): {}", summarize(&last.aabbs));
+    println!(
+        "pairs (last frame): {} overlapping box pairs ({} broadphase)",
+        last.pairs.len(),
+        last.broadphase.map_or("no", |m| m.name())
+    );
     Ok(())
 }
 
@@ -312,6 +356,110 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
     }
     println!(
         "(medians; 'gpu pass' is the bounds dispatch alone, 'gpu frame' adds upload and readback)"
+    );
+    Ok(())
+}
+
+fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
+    use proxima::broadphase::{GpuBroadphase, cpu_pairs};
+    use proxima::passes::broadphase::Method;
+    use proxima::plot::{Series, loglog_svg};
+    if args.runs == 0 {
+        return Err(Error::Usage("--runs must be at least 1".into()));
+    }
+    let mut pipeline = open_pipeline(DeviceArg::Auto)?;
+    println!(
+        "broadphase on {}; default scene resized, boxes from the bounds pass",
+        pipeline.device_name()
+    );
+    println!(
+        "{:>9} {:>10} {:>11} {:>11} {:>11} {:>11} {:>13} {:>10}",
+        "bodies",
+        "pairs",
+        "gpu hash",
+        "gpu sweep",
+        "cpu hash",
+        "cpu sweep",
+        "best gpu b/ms",
+        "gpu/cpu"
+    );
+    let names = ["gpu hash", "gpu sweep", "cpu hash", "cpu sweep"];
+    let mut series: Vec<Series> = names
+        .iter()
+        .map(|n| Series {
+            name: (*n).into(),
+            points: Vec::new(),
+        })
+        .collect();
+    for &n in &args.bodies {
+        let scene = Scene::default_scene(Some(n as u64))?;
+        let aabbs = pipeline.step(&scene.world)?.aabbs;
+        let mut times = [f64::NAN; 4];
+        let mut pairs = 0;
+        let mut gpu = GpuBroadphase::default();
+        for (k, method) in [Method::Hash, Method::Sweep].into_iter().enumerate() {
+            let mut t = Vec::new();
+            for r in 0..=args.runs {
+                let start = Instant::now();
+                let p = cpu_pairs(&aabbs, method);
+                if r > 0 {
+                    t.push(start.elapsed().as_secs_f64());
+                }
+                pairs = p.len();
+            }
+            times[2 + k] = median(&mut t);
+            if let Backend::Gpu(engine) = pipeline.backend_mut() {
+                let mut t = Vec::new();
+                for r in 0..=args.runs {
+                    let run = gpu.run(engine, &aabbs, method)?;
+                    if run.pairs.len() != pairs {
+                        return Err(Error::Gpu(format!(
+                            "gpu {} found {} pairs, the cpu twin {pairs}",
+                            method.name(),
+                            run.pairs.len()
+                        )));
+                    }
+                    if r > 0 {
+                        // GPU timestamps where the adapter has them, else wall time.
+                        t.push(if run.gpu_time > 0.0 {
+                            run.gpu_time
+                        } else {
+                            run.wall.as_secs_f64()
+                        });
+                    }
+                }
+                times[k] = median(&mut t);
+            }
+        }
+        for (s, t) in series.iter_mut().zip(times) {
+            s.points.push((n as f64, t * 1e3));
+        }
+        let best_gpu = times[0].min(times[1]);
+        let best_cpu = times[2].min(times[3]);
+        println!(
+            "{n:>9} {pairs:>10} {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>13.0} {:>10.2}",
+            times[0] * 1e3,
+            times[1] * 1e3,
+            times[2] * 1e3,
+            times[3] * 1e3,
+            n as f64 / (best_gpu * 1e3),
+            best_cpu / best_gpu
+        );
+    }
+    let svg = loglog_svg(
+        "broadphase scaling",
+        "bodies",
+        "time per frame (ms)",
+        &series,
+    );
+    std::fs::write(&args.svg, svg).map_err(|source| Error::Io {
+        path: args.svg.clone(),
+        source,
+    })?;
+    println!(
+        "(medians of {} runs; GPU columns are the broadphase stage's GPU time; plot: {})",
+        args.runs,
+        args.svg.display()
     );
     Ok(())
 }

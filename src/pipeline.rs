@@ -3,8 +3,10 @@
 //! return the same [`FrameResult`].
 
 use crate::Result;
+use crate::broadphase::Choice;
 use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext};
+use crate::passes::broadphase::{self, Capacities, Method};
 use crate::world::World;
 
 /// Which hardware runs the wide passes.
@@ -31,6 +33,10 @@ pub enum Backend {
 #[derive(Debug)]
 pub struct Pipeline {
     backend: Backend,
+    /// Broadphase choice; `Auto` is resolved on the first frame's boxes.
+    choice: Choice,
+    method: Option<Method>,
+    caps: Option<Capacities>,
     /// Set when `Auto` fell back to the CPU: the one line to show the user.
     pub fallback_notice: Option<String>,
 }
@@ -44,8 +50,8 @@ impl Pipeline {
             DeviceChoice::Auto => match GpuContext::new(options) {
                 Ok(ctx) => Ok(Self::on_gpu(ctx)),
                 Err(e) if e.is_no_adapter() => Ok(Self {
-                    backend: Backend::Cpu,
                     fallback_notice: Some(format!("{} [{e}]", crate::gpu::NO_ADAPTER_HINT)),
+                    ..Self::cpu()
                 }),
                 Err(e) => Err(e),
             },
@@ -56,6 +62,9 @@ impl Pipeline {
     pub fn cpu() -> Self {
         Self {
             backend: Backend::Cpu,
+            choice: Choice::Auto,
+            method: None,
+            caps: None,
             fallback_notice: None,
         }
     }
@@ -64,7 +73,7 @@ impl Pipeline {
     pub fn on_gpu(ctx: GpuContext) -> Self {
         Self {
             backend: Backend::Gpu(Box::new(Engine::new(ctx))),
-            fallback_notice: None,
+            ..Self::cpu()
         }
     }
 
@@ -92,7 +101,60 @@ impl Pipeline {
         }
     }
 
-    /// Runs one frame over the world's current poses.
+    /// Sets the broadphase (hash, sweep, or chosen from the first frame's boxes).
+    pub fn set_broadphase(&mut self, choice: Choice) {
+        self.choice = choice;
+        self.method = None;
+    }
+
+    /// Runs one full frame (bounds, broadphase) over the world's current poses. A pair
+    /// buffer that overflows is grown and the frame re-run: no pair is dropped.
+    pub fn frame(&mut self, world: &World) -> Result<FrameResult> {
+        world.validate()?;
+        let method = match self.method {
+            Some(m) => m,
+            None => {
+                let m = match self.choice {
+                    Choice::Method(m) => m,
+                    Choice::Auto => {
+                        let boxes = frame::cpu_frame(&world.bodies, &world.shapes)?.aabbs;
+                        broadphase::choose_method(&boxes)
+                    }
+                };
+                self.method = Some(m);
+                m
+            }
+        };
+        match &mut self.backend {
+            Backend::Gpu(engine) => {
+                let mut caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
+                for _ in 0..4 {
+                    let (rec, rb) =
+                        frame::record_full_frame(&world.bodies, &world.shapes, method, caps);
+                    let output = engine.run(&rec, &[])?;
+                    let (result, counter) = frame::finish_full_gpu_frame(
+                        &output,
+                        rb,
+                        &world.bodies,
+                        &world.shapes,
+                        method,
+                    )?;
+                    if caps.overflowed(&counter) {
+                        caps = caps.grown_for(&counter);
+                        continue;
+                    }
+                    self.caps = Some(Capacities::fitted_to(&counter));
+                    return Ok(result);
+                }
+                Err(crate::Error::Gpu(format!(
+                    "broadphase still overflowed after 4 runs (capacities {caps:?})"
+                )))
+            }
+            Backend::Cpu => frame::cpu_full_frame(&world.bodies, &world.shapes, method),
+        }
+    }
+
+    /// Runs the bounds pass alone over the world's current poses.
     pub fn step(&mut self, world: &World) -> Result<FrameResult> {
         world.validate()?;
         match &mut self.backend {

@@ -48,11 +48,23 @@ fn main_job_gives_the_same_result_on_gpu_and_cpu() {
     assert!(!stdout(&gpu).contains("CPU twins"), "{}", stdout(&gpu));
     assert!(stdout(&gpu).contains("bounds"), "stage timings are printed");
     assert_eq!(result_line(&gpu), result_line(&cpu));
-    // The default scene (no arguments) too.
+    // The default scene (no arguments) too, broadphase included.
     let gpu = proxima(&[], &[]);
     let cpu = proxima(&["run", "--device", "cpu"], &[]);
     assert!(gpu.status.success() && !stdout(&gpu).contains("CPU twins"));
     assert_eq!(result_line(&gpu), result_line(&cpu));
+    let pairs = |o: &Output| {
+        stdout(o)
+            .lines()
+            .find(|l| l.starts_with("pairs"))
+            .map(str::to_owned)
+    };
+    assert!(
+        pairs(&gpu).is_some_and(|l| l.contains("hash broadphase")),
+        "{}",
+        stdout(&gpu)
+    );
+    assert_eq!(pairs(&gpu), pairs(&cpu));
 }
 
 #[test]
@@ -116,6 +128,36 @@ fn bad_usage_is_reported() {
             "{args:?}"
         );
     }
+}
+
+#[test]
+fn bench_broadphase_prints_rows_and_writes_the_plot() {
+    let svg = std::env::temp_dir().join(format!("proxima-bp-{}.svg", std::process::id()));
+    let o = proxima(
+        &[
+            "bench",
+            "broadphase",
+            "--bodies",
+            "500,2000",
+            "--runs",
+            "1",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let text = stdout(&o);
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("500 ")),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l.trim_start().starts_with("2000 ")),
+        "{text}"
+    );
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.contains("polyline") && plot.contains("cpu hash"));
 }
 
 #[test]

@@ -145,6 +145,16 @@ impl Capacities {
         }
     }
 
+    /// Room for the next frame after a run that fit: what it used plus a quarter, so a
+    /// coherent scene neither overflows nor sorts mostly empty hash entries.
+    pub fn fitted_to(counter: &GpuPairCounter) -> Self {
+        let fit = |used: u32| used.saturating_add(used / 4).max(1024);
+        Capacities {
+            pairs: fit(counter.count),
+            entries: fit(counter.entries),
+        }
+    }
+
     /// True when the run found more than it had room for.
     pub fn overflowed(self, counter: &GpuPairCounter) -> bool {
         counter.count > self.pairs || counter.entries > self.entries
