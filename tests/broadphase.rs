@@ -156,3 +156,58 @@ fn empty_and_single_body_scenes() {
 fn a_million_bodies_match_the_cpu_twin() {
     check_all("uniform 1M", &uniform(1_000_000, 6), false);
 }
+
+/// A device with wgpu's default limits (128 MiB storage bindings), however large the
+/// adapter's are.
+fn default_limits_engine() -> Option<Engine> {
+    common::gpu("default limits")?;
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
+    let desc = wgpu::DeviceDescriptor {
+        required_limits: wgpu::Limits::default(),
+        required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).ok()?;
+    Some(Engine::new(proxima::gpu::GpuContext::from_device(
+        device, queue,
+    )))
+}
+
+#[test]
+fn four_million_bodies_fit_the_default_limits() {
+    let Some(mut engine) = default_limits_engine() else {
+        return;
+    };
+    assert_eq!(
+        engine.context().limits().max_storage_buffer_binding_size,
+        128 << 20
+    );
+    let boxes = uniform(4_000_000, 7);
+    let got = GpuBroadphase::default()
+        .run(&mut engine, &boxes, Method::Hash)
+        .expect("4M bodies");
+    assert_eq!(got.pairs, cpu_pairs(&boxes, Method::Hash));
+}
+
+#[test]
+fn a_scene_larger_than_the_device_is_a_named_error() {
+    let Some(mut engine) = default_limits_engine() else {
+        return;
+    };
+    // 4.5M boxes of 32 bytes: 144 MB, past the 128 MiB binding limit.
+    let boxes = vec![cube(Vec3::ZERO, 1.0); 4_500_000];
+    match GpuBroadphase::default().run(&mut engine, &boxes, Method::Hash) {
+        Err(proxima::Error::BufferLimit {
+            label, limit_name, ..
+        }) => {
+            assert_eq!(label, "aabbs");
+            assert_eq!(limit_name, "max_storage_buffer_binding_size");
+        }
+        other => panic!(
+            "expected a buffer-limit error, got {:?}",
+            other.map(|r| r.pairs.len())
+        ),
+    }
+}
