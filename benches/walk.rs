@@ -4,6 +4,9 @@
 //! Each iteration runs the whole 200-frame sequence. Average steps per query are printed
 //! once per size. `cargo bench --bench walk`.
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 mod common_bench {
     use glam::{DQuat, DVec3};
     use proxima::bodies::Pose;
@@ -34,18 +37,6 @@ use proxima::rng::Rng;
 
 const FRAMES: usize = 200;
 
-fn to_parry(poly: &ConvexPolytope) -> parry3d_f64::shape::ConvexPolyhedron {
-    let mut tris = Vec::new();
-    for f in 0..poly.num_faces() {
-        let ring: Vec<u32> = poly.face_vertices(f).collect();
-        for k in 1..ring.len() - 1 {
-            tris.push([ring[0], ring[k], ring[k + 1]]);
-        }
-    }
-    parry3d_f64::shape::ConvexPolyhedron::from_convex_mesh(poly.vertices().to_vec(), &tris)
-        .expect("parry accepts the hull")
-}
-
 fn walk_bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("walk");
     for n in [8usize, 32, 128, 512, 2048] {
@@ -55,7 +46,7 @@ fn walk_bench(c: &mut Criterion) {
         let b =
             ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
                 .unwrap();
-        let (ga, gb) = (to_parry(&a), to_parry(&b));
+        let (ga, gb) = (common::to_parry(&a), common::to_parry(&b));
         let poses: Vec<_> = (0..FRAMES).map(frame).collect();
 
         let (mut warm_steps, mut cold_steps) = (0u64, 0u64);

@@ -4,17 +4,11 @@
 
 #import bodies
 #import broadphase
+#import stats_reduce
 
 @group(0) @binding(0) var<uniform> params: CountParams;
 @group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(2) var<storage, read_write> partials: array<StatsPartial>;
-
-var<workgroup> s_sum: array<vec3<f32>, 256>;
-var<workgroup> s_sq: array<vec3<f32>, 256>;
-var<workgroup> s_lo: array<vec3<f32>, 256>;
-var<workgroup> s_hi: array<vec3<f32>, 256>;
-var<workgroup> s_ext: array<f32, 256>;
-var<workgroup> s_n: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn main(
@@ -24,12 +18,7 @@ fn main(
 ) {
     let group = wid.x + wid.y * groups.x;
     let t = lid.x;
-    var sum = vec3<f32>(0.0);
-    var sq = vec3<f32>(0.0);
-    var lo = vec3<f32>(3.0e38);
-    var hi = vec3<f32>(-3.0e38);
-    var ext = 0.0;
-    var n = 0u;
+    var p = empty_stats();
     var reference = vec3<f32>(0.0);
     if params.count > 0u {
         reference = (aabbs[0].min + aabbs[0].max) * 0.5;
@@ -39,34 +28,17 @@ fn main(
         if i < params.count {
             let b = aabbs[i];
             let c = (b.min + b.max) * 0.5 - reference;
-            sum += c;
-            sq += c * c;
-            lo = min(lo, b.min);
-            hi = max(hi, b.max);
+            p.sum += c;
+            p.sum_sq += c * c;
+            p.lo = min(p.lo, b.min);
+            p.hi = max(p.hi, b.max);
             let e = b.max - b.min;
-            ext += max(e.x, max(e.y, e.z));
-            n += 1u;
+            p.extent_sum += max(e.x, max(e.y, e.z));
+            p.count += 1u;
         }
     }
-    s_sum[t] = sum;
-    s_sq[t] = sq;
-    s_lo[t] = lo;
-    s_hi[t] = hi;
-    s_ext[t] = ext;
-    s_n[t] = n;
-    workgroupBarrier();
-    for (var stride = 128u; stride > 0u; stride >>= 1u) {
-        if t < stride {
-            s_sum[t] += s_sum[t + stride];
-            s_sq[t] += s_sq[t + stride];
-            s_lo[t] = min(s_lo[t], s_lo[t + stride]);
-            s_hi[t] = max(s_hi[t], s_hi[t + stride]);
-            s_ext[t] += s_ext[t + stride];
-            s_n[t] += s_n[t + stride];
-        }
-        workgroupBarrier();
-    }
+    let total = reduce_stats(t, p);
     if t == 0u && group < params.groups {
-        partials[group] = StatsPartial(s_sum[0], s_n[0], s_sq[0], s_ext[0], s_lo[0], 0u, s_hi[0], 0u);
+        partials[group] = total;
     }
 }

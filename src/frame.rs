@@ -47,11 +47,21 @@ pub struct FrameReadbacks {
     pub bounds_status: ReadbackId,
 }
 
-/// Records the GPU frame for `bodies` over `shapes`.
+/// Records the GPU frame for `bodies` over `shapes`: the bounds pass alone.
 pub fn record_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> (Recording, FrameReadbacks) {
     let mut rec = Recording::new();
-    let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
+    let out = record_upload_and_bounds(&mut rec, bodies, shapes);
+    rec.stage(stage::READBACK);
+    let readbacks = read_bounds(&mut rec, &out, bodies.len());
+    (rec, readbacks)
+}
 
+/// The first stages of every frame: poses and shapes up, then the bounds pass.
+fn record_upload_and_bounds(
+    rec: &mut Recording,
+    bodies: &[GpuBody],
+    shapes: &[GpuShapeBounds],
+) -> bounds::BoundsOutputs {
     rec.stage(stage::UPLOAD);
     let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
     rec.upload(body_buf, bodies);
@@ -59,18 +69,15 @@ pub fn record_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> (Recording
     rec.upload(shape_buf, shapes);
 
     rec.stage(stage::BOUNDS);
-    let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+    let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
+    bounds::record_bounds(rec, body_buf, shape_buf, params)
+}
 
-    rec.stage(stage::READBACK);
-    let readbacks = FrameReadbacks {
-        aabbs: rec.readback_range(
-            out.aabbs,
-            0,
-            bodies.len() as u64 * size_of::<GpuAabb>() as u64,
-        ),
+fn read_bounds(rec: &mut Recording, out: &bounds::BoundsOutputs, bodies: usize) -> FrameReadbacks {
+    FrameReadbacks {
+        aabbs: rec.readback_range(out.aabbs, 0, bodies as u64 * size_of::<GpuAabb>() as u64),
         bounds_status: rec.readback(out.status),
-    };
-    (rec, readbacks)
+    }
 }
 
 /// Turns the GPU frame's readbacks into a result, checking each pass's status.
@@ -133,29 +140,13 @@ pub fn record_full_frame(
     caps: Capacities,
 ) -> (Recording, FullReadbacks) {
     let mut rec = Recording::new();
-    let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
-
-    rec.stage(stage::UPLOAD);
-    let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
-    rec.upload(body_buf, bodies);
-    let shape_buf = rec.array_buffer::<GpuShapeBounds>(shapes.len(), "shapes");
-    rec.upload(shape_buf, shapes);
-
-    rec.stage(stage::BOUNDS);
-    let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+    let out = record_upload_and_bounds(&mut rec, bodies, shapes);
 
     rec.stage(stage::BROADPHASE);
     let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
 
     rec.stage(stage::READBACK);
-    let bounds = FrameReadbacks {
-        aabbs: rec.readback_range(
-            out.aabbs,
-            0,
-            bodies.len() as u64 * size_of::<GpuAabb>() as u64,
-        ),
-        bounds_status: rec.readback(out.status),
-    };
+    let bounds = read_bounds(&mut rec, &out, bodies.len());
     let counter = rec.readback(bp.counter);
     let pairs = rec.readback(bp.pairs);
     (

@@ -30,6 +30,10 @@ pub const SHARED: &[(&str, &str)] = &[
         "scan_common",
         include_str!("../../shaders/shared/scan_common.wgsl"),
     ),
+    (
+        "stats_reduce",
+        include_str!("../../shaders/shared/stats_reduce.wgsl"),
+    ),
     ("status", include_str!("../../shaders/shared/status.wgsl")),
 ];
 

@@ -313,22 +313,24 @@ impl Recording {
                 Command::Clear(buffer) => require(buffer, BufferUsages::COPY_DST, &what, &freed)?,
                 Command::Dispatch {
                     shader, bindings, ..
-                } => {
-                    self.check_bindings(*shader, bindings, shader_bindings, &what)?;
-                    for (b, kind) in bindings.iter().zip(shader_bindings(*shader)?) {
-                        require(b, binding_usage(kind), &what, &freed)?;
-                    }
                 }
-                Command::DispatchIndirect {
-                    shader,
-                    args,
-                    offset,
-                    bindings,
+                | Command::DispatchIndirect {
+                    shader, bindings, ..
                 } => {
-                    require(args, BufferUsages::INDIRECT, &what, &freed)?;
-                    range(args, *offset, 12, &what)?;
-                    self.check_bindings(*shader, bindings, shader_bindings, &what)?;
-                    for (b, kind) in bindings.iter().zip(shader_bindings(*shader)?) {
+                    if let Command::DispatchIndirect { args, offset, .. } = command {
+                        require(args, BufferUsages::INDIRECT, &what, &freed)?;
+                        range(args, *offset, 12, &what)?;
+                    }
+                    let kinds = shader_bindings(*shader)?;
+                    if kinds.len() != bindings.len() {
+                        return Err(Error::Recording(format!(
+                            "{what}: {} takes {} bindings, {} given",
+                            shader.file_name(),
+                            kinds.len(),
+                            bindings.len()
+                        )));
+                    }
+                    for (b, kind) in bindings.iter().zip(kinds) {
                         require(b, binding_usage(kind), &what, &freed)?;
                     }
                 }
@@ -372,25 +374,6 @@ impl Recording {
             }
         }
         Ok(usages)
-    }
-
-    fn check_bindings(
-        &self,
-        shader: ShaderId,
-        bindings: &[BufferProxy],
-        shader_bindings: &dyn Fn(ShaderId) -> Result<Vec<BindingKind>>,
-        what: &str,
-    ) -> Result<()> {
-        let expected = shader_bindings(shader)?;
-        if expected.len() != bindings.len() {
-            return Err(Error::Recording(format!(
-                "{what}: {} takes {} bindings, {} given",
-                shader.file_name(),
-                expected.len(),
-                bindings.len()
-            )));
-        }
-        Ok(())
     }
 }
 
