@@ -37,8 +37,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var z = lo.z; z <= hi.z; z++) {
         for (var y = lo.y; y <= hi.y; y++) {
             for (var x = lo.x; x <= hi.x; x++) {
+                let key = cell_key(vec3<u32>(x, y, z), s);
+                if key > counter.key_limit {
+                    atomicMax(&counter.key_overflow, 1u);
+                }
                 if slot < counter.entry_capacity {
-                    keys[slot] = cell_key(vec3<u32>(x, y, z), s);
+                    keys[slot] = key;
                     values[slot] = i;
                 }
                 slot += 1u;

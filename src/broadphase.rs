@@ -8,7 +8,8 @@ use crate::bodies::GpuAabb;
 use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::passes::broadphase::{
-    self, Capacities, GpuPairCounter, Method, hash_pairs_cpu, record_broadphase, sap_pairs_cpu,
+    self, Capacities, GpuBroadphaseSetup, GpuPairCounter, Method, hash_pairs_cpu,
+    record_broadphase, sap_pairs_cpu,
 };
 use crate::{Error, Result};
 
@@ -71,6 +72,7 @@ impl GpuBroadphase {
             let out = record_broadphase(&mut rec, boxes, n, method, caps);
             rec.stage("readback");
             let counter_rb = rec.readback(out.counter);
+            let setup_rb = rec.readback(out.setup);
             let pairs_rb = rec.readback(out.pairs);
             let frame = engine.run(&rec, &[])?;
             let counter: GpuPairCounter = frame.values::<GpuPairCounter>(counter_rb)[0];
@@ -78,7 +80,8 @@ impl GpuBroadphase {
                 caps = caps.grown_for(&counter);
                 continue;
             }
-            self.caps = Some(Capacities::fitted_to(&counter));
+            let setup: GpuBroadphaseSetup = frame.values::<GpuBroadphaseSetup>(setup_rb)[0];
+            self.caps = Some(Capacities::fitted_to(&counter, &setup));
             let raw: Vec<[u32; 2]> = frame.values(pairs_rb);
             let mut pairs = raw[..counter.count as usize].to_vec();
             pairs.sort_unstable();

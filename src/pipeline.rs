@@ -132,7 +132,7 @@ impl Pipeline {
                     let (rec, rb) =
                         frame::record_full_frame(&world.bodies, &world.shapes, method, caps);
                     let output = engine.run(&rec, &[])?;
-                    let (result, counter) = frame::finish_full_gpu_frame(
+                    let (result, counter, setup) = frame::finish_full_gpu_frame(
                         &output,
                         rb,
                         &world.bodies,
@@ -143,7 +143,7 @@ impl Pipeline {
                         caps = caps.grown_for(&counter);
                         continue;
                     }
-                    self.caps = Some(Capacities::fitted_to(&counter));
+                    self.caps = Some(Capacities::fitted_to(&counter, &setup));
                     return Ok(result);
                 }
                 Err(crate::Error::Gpu(format!(

@@ -211,3 +211,33 @@ fn a_scene_larger_than_the_device_is_a_named_error() {
         ),
     }
 }
+
+#[test]
+fn a_grid_that_outgrows_the_learned_key_bits_is_re_run() {
+    let Some(ctx) = common::gpu("key bits") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let mut bp = GpuBroadphase::default();
+    // A small crowd teaches the broadphase a small grid (few key bits)...
+    let small = uniform(2000, 8);
+    assert_eq!(
+        bp.run(&mut engine, &small, Method::Hash).unwrap().pairs,
+        brute_pairs(&small)
+    );
+    // ...then the same number of boxes spread a thousand times wider needs far more cells.
+    let wide: Vec<GpuAabb> = small
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let shift = Vec3::new((i % 37) as f32, (i % 101) as f32, (i % 7) as f32) * 1000.0;
+            GpuAabb::new(
+                Vec3::from_array(b.min) + shift,
+                Vec3::from_array(b.max) + shift,
+            )
+        })
+        .collect();
+    let run = bp.run(&mut engine, &wide, Method::Hash).unwrap();
+    assert!(run.runs > 1, "the key-bit overflow must force a re-run");
+    assert_eq!(run.pairs, brute_pairs(&wide));
+}

@@ -143,6 +143,10 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<GpuDispatchArgsParams>();
     assert_twin::<proxima::passes::scan::GpuScanParams>();
     assert_twin::<proxima::passes::radix::GpuRadixParams>();
+    assert_twin::<proxima::passes::broadphase::GpuCountParams>();
+    assert_twin::<proxima::passes::broadphase::GpuStatsPartial>();
+    assert_twin::<proxima::passes::broadphase::GpuBroadphaseSetup>();
+    assert_twin::<proxima::passes::broadphase::GpuPairCounter>();
 }
 
 #[test]

@@ -42,6 +42,12 @@ struct PairCounter {
     // Hash entries written, and the capacity of the entry buffers (same rule).
     entries: atomic<u32>,
     entry_capacity: u32,
+    // Largest cell key the sort is set up for (it sorts only the bits this needs), and a
+    // flag raised when a key is larger: the CPU then re-runs with all 32 bits.
+    key_limit: u32,
+    key_overflow: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
 }
 
 // Same overlap test as the CPU twins: closed boxes, f32, inclusive.

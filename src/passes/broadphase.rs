@@ -90,6 +90,14 @@ wgsl_twin! {
         pub entries: u32,
         /// Room in the entry buffers.
         pub entry_capacity: u32,
+        /// Largest cell key the hash's sort handles.
+        pub key_limit: u32,
+        /// Raised when a cell key was larger.
+        pub key_overflow: u32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
     }
 }
 
@@ -112,25 +120,30 @@ impl Method {
     }
 }
 
-/// Room reserved for pairs and hash entries.
+/// Room reserved for pairs and hash entries, and the key bits the hash sorts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capacities {
     /// Pairs.
     pub pairs: u32,
     /// Hash entries (box × cell).
     pub entries: u32,
+    /// Low key bits the hash's radix sort orders (4 per pass): 32 until a frame has shown
+    /// how many cells the grid has.
+    pub key_bits: u32,
 }
 
 impl Capacities {
-    /// A first guess for `n` bodies: 4 pairs and 8 cells per body.
+    /// A first guess for `n` bodies: 4 pairs and 8 cells per body, full 32-bit keys.
     pub fn guess(n: usize) -> Self {
         Capacities {
             pairs: (4 * n).clamp(1024, u32::MAX as usize) as u32,
             entries: (8 * n).clamp(1024, u32::MAX as usize) as u32,
+            key_bits: 32,
         }
     }
 
-    /// Room for what a run reported, with a quarter spare for the next frames.
+    /// Room for what a run reported, with a quarter spare; all key bits when a key was
+    /// past the limit.
     pub fn grown_for(self, counter: &GpuPairCounter) -> Self {
         let grow = |need: u32, have: u32| {
             if need > have {
@@ -142,22 +155,45 @@ impl Capacities {
         Capacities {
             pairs: grow(counter.count, self.pairs),
             entries: grow(counter.entries, self.entries),
+            key_bits: if counter.key_overflow != 0 {
+                32
+            } else {
+                self.key_bits
+            },
         }
     }
 
     /// Room for the next frame after a run that fit: what it used plus a quarter, so a
-    /// coherent scene neither overflows nor sorts mostly empty hash entries.
-    pub fn fitted_to(counter: &GpuPairCounter) -> Self {
+    /// coherent scene neither overflows nor sorts mostly empty hash entries; key bits for
+    /// twice the grid's cells (a grid that grows past that raises the overflow flag).
+    pub fn fitted_to(counter: &GpuPairCounter, setup: &GpuBroadphaseSetup) -> Self {
         let fit = |used: u32| used.saturating_add(used / 4).max(1024);
+        let cells = setup
+            .dims
+            .iter()
+            .map(|&d| u64::from(d.max(1)))
+            .product::<u64>();
+        let bits = 64 - (2 * cells + 1).leading_zeros();
         Capacities {
             pairs: fit(counter.count),
             entries: fit(counter.entries),
+            key_bits: bits.clamp(4, 32),
         }
     }
 
-    /// True when the run found more than it had room for.
+    /// The largest key the sort orders correctly (it sorts whole 4-bit digits).
+    pub fn key_limit(self) -> u32 {
+        let sorted_bits = self.key_bits.div_ceil(4) * 4;
+        if sorted_bits >= 32 {
+            u32::MAX
+        } else {
+            (1u32 << sorted_bits) - 1
+        }
+    }
+
+    /// True when the run found more than it had room for, or a key past the limit.
     pub fn overflowed(self, counter: &GpuPairCounter) -> bool {
-        counter.count > self.pairs || counter.entries > self.entries
+        counter.count > self.pairs || counter.entries > self.entries || counter.key_overflow != 0
     }
 }
 
@@ -234,10 +270,10 @@ pub fn record_broadphase(
     rec.upload(
         counter,
         &[GpuPairCounter {
-            count: 0,
             capacity: caps.pairs,
-            entries: 0,
             entry_capacity: caps.entries,
+            key_limit: caps.key_limit(),
+            ..Default::default()
         }],
     );
     let pairs = rec.array_buffer::<[u32; 2]>(caps.pairs as usize, "pairs");
@@ -291,7 +327,7 @@ pub fn record_broadphase(
                 ],
             );
             rec.free(offsets);
-            let (sk, sv) = record_sort_pairs(rec, keys, values, e, 32);
+            let (sk, sv) = record_sort_pairs(rec, keys, values, e, caps.key_bits);
             let entry_params = count_params(rec, e, 0, "hash entry params");
             rec.dispatch(
                 ShaderId::HashPairs,
