@@ -57,7 +57,7 @@ fn broadphase(c: &mut Criterion) {
                 BenchmarkId::new(format!("cpu_{}", m.name()), n),
                 &aabbs,
                 |b, a| {
-                    b.iter(|| cpu_pairs(a, m).len());
+                    b.iter(|| cpu_pairs(a, m).expect("valid boxes").len());
                 },
             );
             if let Some(ctx) = &ctx {

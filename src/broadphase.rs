@@ -60,6 +60,7 @@ impl GpuBroadphase {
         aabbs: &[GpuAabb],
         method: Method,
     ) -> Result<GpuRun> {
+        broadphase::validate_boxes(aabbs)?;
         let n = u32::try_from(aabbs.len())
             .map_err(|_| Error::Usage(format!("{} boxes: at most 2^32 - 1", aabbs.len())))?;
         let mut caps = self.caps.unwrap_or_else(|| Capacities::guess(aabbs.len()));
@@ -99,10 +100,12 @@ impl GpuBroadphase {
     }
 }
 
-/// The CPU twin of `method` (multi-threaded), sorted pairs.
-pub fn cpu_pairs(aabbs: &[GpuAabb], method: Method) -> Vec<[u32; 2]> {
-    match method {
+/// The CPU twin of `method` (multi-threaded), sorted pairs; errors on a box that is not
+/// finite or has min > max.
+pub fn cpu_pairs(aabbs: &[GpuAabb], method: Method) -> Result<Vec<[u32; 2]>> {
+    broadphase::validate_boxes(aabbs)?;
+    Ok(match method {
         Method::Hash => hash_pairs_cpu(aabbs),
         Method::Sweep => sap_pairs_cpu(aabbs),
-    }
+    })
 }

@@ -193,7 +193,7 @@ pub fn cpu_full_frame(
 ) -> Result<FrameResult> {
     let mut result = cpu_frame(bodies, shapes)?;
     let t = Instant::now();
-    result.pairs = cpu_pairs(&result.aabbs, method);
+    result.pairs = cpu_pairs(&result.aabbs, method)?;
     result.broadphase = Some(method);
     let seconds = t.elapsed().as_secs_f64();
     result.profile.stages.push(StageTime {

@@ -401,7 +401,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
             let mut t = Vec::new();
             for r in 0..=args.runs {
                 let start = Instant::now();
-                let p = cpu_pairs(&aabbs, method);
+                let p = cpu_pairs(&aabbs, method)?;
                 if r > 0 {
                     t.push(start.elapsed().as_secs_f64());
                 }

@@ -44,10 +44,18 @@ fn check_all(label: &str, aabbs: &[GpuAabb], brute: bool) -> usize {
     let want = if brute {
         brute_pairs(aabbs)
     } else {
-        cpu_pairs(aabbs, Method::Sweep)
+        cpu_pairs(aabbs, Method::Sweep).expect("valid boxes")
     };
-    assert_eq!(cpu_pairs(aabbs, Method::Sweep), want, "{label}: cpu sweep");
-    assert_eq!(cpu_pairs(aabbs, Method::Hash), want, "{label}: cpu hash");
+    assert_eq!(
+        cpu_pairs(aabbs, Method::Sweep).expect("valid boxes"),
+        want,
+        "{label}: cpu sweep"
+    );
+    assert_eq!(
+        cpu_pairs(aabbs, Method::Hash).expect("valid boxes"),
+        want,
+        "{label}: cpu hash"
+    );
     if let Some(ctx) = common::gpu(label) {
         let mut engine = Engine::new(ctx);
         for method in [Method::Hash, Method::Sweep] {
@@ -188,7 +196,10 @@ fn four_million_bodies_fit_the_default_limits() {
     let got = GpuBroadphase::default()
         .run(&mut engine, &boxes, Method::Hash)
         .expect("4M bodies");
-    assert_eq!(got.pairs, cpu_pairs(&boxes, Method::Hash));
+    assert_eq!(
+        got.pairs,
+        cpu_pairs(&boxes, Method::Hash).expect("valid boxes")
+    );
 }
 
 #[test]
@@ -240,4 +251,26 @@ fn a_grid_that_outgrows_the_learned_key_bits_is_re_run() {
     let run = bp.run(&mut engine, &wide, Method::Hash).unwrap();
     assert!(run.runs > 1, "the key-bit overflow must force a re-run");
     assert_eq!(run.pairs, brute_pairs(&wide));
+}
+
+#[test]
+fn boxes_that_are_not_boxes_are_named_errors() {
+    let mut boxes = uniform(100, 9);
+    boxes[42].max[1] = f32::NAN;
+    let err = cpu_pairs(&boxes, Method::Hash).unwrap_err();
+    assert!(err.to_string().contains("body 42"), "{err}");
+    boxes[42] = GpuAabb::new(Vec3::ONE, Vec3::ZERO);
+    assert!(
+        cpu_pairs(&boxes, Method::Sweep)
+            .unwrap_err()
+            .to_string()
+            .contains("body 42")
+    );
+    if let Some(ctx) = common::gpu("bad boxes") {
+        let mut engine = Engine::new(ctx);
+        let err = GpuBroadphase::default()
+            .run(&mut engine, &boxes, Method::Hash)
+            .unwrap_err();
+        assert!(err.to_string().contains("body 42"), "{err}");
+    }
 }

@@ -353,6 +353,24 @@ pub fn record_broadphase(
     }
 }
 
+/// Checks boxes before a broadphase: every bound finite and `min ≤ max`. A NaN would make
+/// every comparison false and silently drop pairs; an infinite box would break the grid.
+pub fn validate_boxes(aabbs: &[GpuAabb]) -> crate::Result<()> {
+    for (i, b) in aabbs.iter().enumerate() {
+        let finite = b.min.iter().chain(&b.max).all(|v| v.is_finite());
+        if !finite || (0..3).any(|k| b.min[k] > b.max[k]) {
+            return Err(crate::Error::InvalidShape {
+                body: i as u32,
+                what: format!(
+                    "box {:?}..{:?} is not a finite box with min ≤ max; the broadphase needs one",
+                    b.min, b.max
+                ),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The closed-box test every method shares.
 pub fn overlap(a: &GpuAabb, b: &GpuAabb) -> bool {
     (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k])
