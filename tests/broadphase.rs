@@ -274,3 +274,63 @@ fn boxes_that_are_not_boxes_are_named_errors() {
         assert!(err.to_string().contains("body 42"), "{err}");
     }
 }
+
+#[test]
+fn gpu_setup_pass_matches_its_cpu_twin() {
+    use proxima::graph::Recording;
+    use proxima::passes::broadphase::{
+        Capacities, GpuBroadphaseSetup, hash_grid, record_broadphase,
+    };
+    let Some(ctx) = common::gpu("setup twin") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let mut rng = Rng::new(10);
+    // Spread 1 : 3 : 9 along x, y, z, so the sweep axis is clear (z), over 50k boxes.
+    let boxes: Vec<GpuAabb> = (0..50_000)
+        .map(|_| {
+            let c = rng
+                .point_in(DVec3::ZERO, DVec3::new(10.0, 30.0, 90.0))
+                .as_vec3();
+            cube(c, rng.range(0.1, 0.9) as f32)
+        })
+        .collect();
+    let mut rec = Recording::new();
+    let b = rec.array_buffer::<GpuAabb>(boxes.len(), "aabbs");
+    rec.upload(b, &boxes);
+    let out = record_broadphase(
+        &mut rec,
+        b,
+        boxes.len() as u32,
+        Method::Sweep,
+        Capacities::guess(boxes.len()),
+    );
+    let rb = rec.readback(out.setup);
+    let gpu: GpuBroadphaseSetup = engine
+        .run(&rec, &[])
+        .unwrap()
+        .values::<GpuBroadphaseSetup>(rb)[0];
+    let cpu = hash_grid(&boxes);
+    assert_eq!(gpu.axis, 2);
+    assert_eq!(gpu.axis, cpu.axis);
+    assert_eq!(
+        gpu.grid_min, cpu.grid_min,
+        "the lower corner is a minimum: exact"
+    );
+    // Sums in another order differ in the last bits: the cell size by a few ulps, and a
+    // cell count by at most one where size / cell lands on an integer.
+    assert!(
+        (gpu.cell - cpu.cell).abs() <= 1e-5 * cpu.cell,
+        "{} vs {}",
+        gpu.cell,
+        cpu.cell
+    );
+    for k in 0..3 {
+        assert!(
+            gpu.dims[k].abs_diff(cpu.dims[k]) <= 1,
+            "{:?} vs {:?}",
+            gpu.dims,
+            cpu.dims
+        );
+    }
+}
