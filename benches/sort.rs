@@ -1,0 +1,90 @@
+//! Key/value radix sort on resident GPU buffers: proxima's pass (4-bit LSD,
+//! reduce-then-scan) against lampshade 0.13's `KeyValueSoaSorter` (separate key and value
+//! buffers, like ours), same random keys, side by side. Both record into a command buffer,
+//! submit and wait; neither reads back. `cargo bench --bench sort`.
+
+use std::time::Duration;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use proxima::gpu::{ContextOptions, Engine, GpuContext};
+use proxima::graph::Recording;
+use proxima::passes::radix::record_sort_pairs;
+use proxima::rng::Rng;
+use wgpu::util::DeviceExt;
+
+fn sort(c: &mut Criterion) {
+    let ctx = match GpuContext::new(&ContextOptions::default()) {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            eprintln!("sort bench: skipped, no GPU: {e}");
+            return;
+        }
+    };
+    let mut group = c.benchmark_group("sort");
+    for n in [100_000u32, 1_000_000] {
+        let mut rng = Rng::new(u64::from(n));
+        let keys: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+        let values: Vec<u32> = (0..n).collect();
+        let usage = wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_SRC
+            | wgpu::BufferUsages::COPY_DST;
+        let buffer = |label, data: &[u32]| {
+            ctx.device
+                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                    label: Some(label),
+                    contents: bytemuck::cast_slice(data),
+                    usage,
+                })
+        };
+        group.throughput(criterion::Throughput::Elements(u64::from(n)));
+
+        let (k, v) = (buffer("keys", &keys), buffer("values", &values));
+        let mut engine = Engine::new(ctx.clone());
+        group.bench_function(BenchmarkId::new("proxima", n), |b| {
+            b.iter(|| {
+                let mut rec = Recording::new();
+                let pk = rec.external(k.size(), "keys");
+                let pv = rec.external(v.size(), "values");
+                let (sk, sv) = record_sort_pairs(&mut rec, pk, pv, n, 32);
+                // The result may sit in pooled buffers: copy it home, as a caller would.
+                if sk != pk {
+                    rec.copy(sk, 0, pk, 0, k.size());
+                    rec.copy(sv, 0, pv, 0, v.size());
+                }
+                engine.run(&rec, &[(pk, &k), (pv, &v)]).expect("sort")
+            });
+        });
+
+        let (k2, v2) = (buffer("keys", &keys), buffer("values", &values));
+        let mut sorter = lampshade::KeyValueSoaSorter::new(&ctx.device, &ctx.queue);
+        sorter
+            .prepare_sort(&k2, &v2, n)
+            .expect("lampshade prepares");
+        group.bench_function(BenchmarkId::new("lampshade", n), |b| {
+            b.iter(|| {
+                let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                sorter
+                    .record_reserved_sort(&mut encoder, &k2, &v2, n)
+                    .expect("lampshade sorts");
+                let index = ctx.queue.submit([encoder.finish()]);
+                ctx.device
+                    .poll(wgpu::PollType::Wait {
+                        submission_index: Some(index),
+                        timeout: None,
+                    })
+                    .expect("wait");
+            });
+        });
+    }
+    group.finish();
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(3));
+    targets = sort
+}
+criterion_main!(benches);
