@@ -334,3 +334,63 @@ fn gpu_setup_pass_matches_its_cpu_twin() {
         );
     }
 }
+
+#[test]
+fn gpu_hash_count_pass_matches_its_cpu_twin_on_the_same_grid() {
+    use proxima::gpu::shaders::ShaderId;
+    use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
+    use proxima::graph::Recording;
+    use proxima::passes::broadphase::{
+        Capacities, GpuBroadphaseSetup, GpuCountParams, hash_cell_counts, record_broadphase,
+    };
+    let Some(ctx) = common::gpu("hash count twin") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let mut boxes = uniform(30_000, 11);
+    boxes[7] = cube(Vec3::splat(10.0), 12.0); // oversize
+    let n = boxes.len() as u32;
+    // Run the setup on the GPU, then the count pass alone on the same grid.
+    let mut rec = Recording::new();
+    let b = rec.array_buffer::<GpuAabb>(boxes.len(), "aabbs");
+    rec.upload(b, &boxes);
+    let out = record_broadphase(
+        &mut rec,
+        b,
+        n,
+        Method::Sweep,
+        Capacities::guess(boxes.len()),
+    );
+    let params = rec.buffer(16, "params");
+    rec.upload(
+        params,
+        &[GpuCountParams {
+            count: n,
+            groups: 0,
+            _pad0: 0,
+            _pad1: 0,
+        }],
+    );
+    let counts = rec.array_buffer::<u32>(boxes.len(), "counts");
+    let oversize = rec.array_buffer::<u32>(boxes.len() + 1, "oversize");
+    rec.clear(oversize);
+    let grid = dispatch_grid(n, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
+    rec.dispatch(
+        ShaderId::HashCount,
+        grid,
+        &[params, b, out.setup, counts, oversize],
+    );
+    let rb_setup = rec.readback(out.setup);
+    let rb_counts = rec.readback_range(counts, 0, 4 * u64::from(n));
+    let rb_over = rec.readback(oversize);
+    let frame = engine.run(&rec, &[]).unwrap();
+    let setup: GpuBroadphaseSetup = frame.values::<GpuBroadphaseSetup>(rb_setup)[0];
+    let gpu_counts: Vec<u32> = frame.values(rb_counts);
+    assert_eq!(gpu_counts, hash_cell_counts(&boxes, &setup));
+    let over: Vec<u32> = frame.values(rb_over);
+    let mut listed: Vec<u32> = over[1..=over[0] as usize].to_vec();
+    listed.sort_unstable();
+    let want: Vec<u32> = (0..n).filter(|&i| gpu_counts[i as usize] == 0).collect();
+    assert_eq!(listed, want);
+    assert!(want.contains(&7));
+}

@@ -550,20 +550,38 @@ fn cell_key(c: [u32; 3], g: &GpuBroadphaseSetup) -> u32 {
     (c[2] * g.dims[1] + c[1]) * g.dims[0] + c[0] + 1
 }
 
+/// CPU twin of `hash_count.wgsl`: the number of cells each box covers in grid `g`, 0 for
+/// an oversize box (more than [`MAX_SPAN`] cells along an axis).
+pub fn hash_cell_counts(aabbs: &[GpuAabb], g: &GpuBroadphaseSetup) -> Vec<u32> {
+    aabbs
+        .iter()
+        .map(|b| {
+            let (lo, hi) = (cell_of(b.min, g), cell_of(b.max, g));
+            let span: [u32; 3] = std::array::from_fn(|k| hi[k] - lo[k] + 1);
+            if span.iter().any(|&s| s > MAX_SPAN) {
+                0
+            } else {
+                span.iter().product()
+            }
+        })
+        .collect()
+}
+
 /// CPU twin of the spatial hash (same grid, same oversize rule, same lowest-cell rule).
 /// Multi-threaded; sorted output.
 pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     let g = hash_grid(aabbs);
+    let counts = hash_cell_counts(aabbs, &g);
+    let oversize: Vec<u32> = (0..aabbs.len() as u32)
+        .filter(|&i| counts[i as usize] == 0)
+        .collect();
+    let is_oversize: Vec<bool> = counts.iter().map(|&c| c == 0).collect();
     let mut entries: Vec<(u32, u32)> = Vec::new();
-    let mut oversize: Vec<u32> = Vec::new();
-    let mut is_oversize = vec![false; aabbs.len()];
     for (i, b) in aabbs.iter().enumerate() {
-        let (lo, hi) = (cell_of(b.min, &g), cell_of(b.max, &g));
-        if (0..3).any(|k| hi[k] - lo[k] + 1 > MAX_SPAN) {
-            oversize.push(i as u32);
-            is_oversize[i] = true;
+        if is_oversize[i] {
             continue;
         }
+        let (lo, hi) = (cell_of(b.min, &g), cell_of(b.max, &g));
         for z in lo[2]..=hi[2] {
             for y in lo[1]..=hi[1] {
                 for x in lo[0]..=hi[0] {
