@@ -63,8 +63,8 @@ impl GpuBroadphase {
         broadphase::validate_boxes(aabbs)?;
         let n = u32::try_from(aabbs.len())
             .map_err(|_| Error::Usage(format!("{} boxes: at most 2^32 - 1", aabbs.len())))?;
-        let mut caps = self.caps.unwrap_or_else(|| Capacities::guess(aabbs.len()));
-        for runs in 1..=4 {
+        let caps = self.caps.unwrap_or_else(|| Capacities::guess(aabbs.len()));
+        let (run, next) = run_until_fits(caps, method, |caps| {
             let mut rec = Recording::new();
             rec.stage("upload");
             let boxes = rec.array_buffer::<GpuAabb>(aabbs.len(), "aabbs");
@@ -77,27 +77,71 @@ impl GpuBroadphase {
             let pairs_rb = rec.readback(out.pairs);
             let frame = engine.run(&rec, &[])?;
             let counter: GpuPairCounter = frame.values::<GpuPairCounter>(counter_rb)[0];
-            if caps.overflowed(&counter) {
-                caps = caps.grown_for(&counter);
-                continue;
-            }
-            let setup: GpuBroadphaseSetup = frame.values::<GpuBroadphaseSetup>(setup_rb)[0];
-            self.caps = Some(Capacities::fitted_to(&counter, &setup));
-            let raw: Vec<[u32; 2]> = frame.values(pairs_rb);
-            let mut pairs = raw[..counter.count as usize].to_vec();
-            pairs.sort_unstable();
-            return Ok(GpuRun {
-                pairs,
-                runs,
-                gpu_time: frame.profile.stage_seconds("broadphase"),
-                wall: frame.profile.wall,
-            });
-        }
-        Err(Error::Gpu(format!(
-            "broadphase ({}) still overflowed after 4 runs (capacities {caps:?})",
-            method.name()
-        )))
+            Ok(Attempt {
+                value: (
+                    frame.values(pairs_rb),
+                    frame.profile.stage_seconds("broadphase"),
+                    frame.profile.wall,
+                ),
+                counter,
+                setup: frame.values::<GpuBroadphaseSetup>(setup_rb)[0],
+            })
+        })?;
+        self.caps = Some(next);
+        let ((raw, gpu_time, wall), runs, counter) = run;
+        Ok(GpuRun {
+            pairs: sorted_pairs(&raw, &counter),
+            runs,
+            gpu_time,
+            wall,
+        })
     }
+}
+
+/// What one attempt at a frame with a broadphase reports: its result, the pair counter
+/// and the setup the broadphase used.
+#[derive(Debug)]
+pub struct Attempt<T> {
+    /// The frame's result.
+    pub value: T,
+    /// Pairs and hash entries found, and the room they had.
+    pub counter: GpuPairCounter,
+    /// Sweep axis and hash grid.
+    pub setup: GpuBroadphaseSetup,
+}
+
+/// The rule that no pair is ever dropped: runs `attempt` with `caps`, and while pairs,
+/// hash entries or key bits overflowed, again with exactly enough room (at most 4 runs).
+/// Returns the result, the runs it took and its counter, and the capacities for the next
+/// frame (what this one used plus a quarter).
+pub fn run_until_fits<T>(
+    mut caps: Capacities,
+    method: Method,
+    mut attempt: impl FnMut(Capacities) -> Result<Attempt<T>>,
+) -> Result<((T, u32, GpuPairCounter), Capacities)> {
+    for runs in 1..=4 {
+        let a = attempt(caps)?;
+        if caps.overflowed(&a.counter) {
+            caps = caps.grown_for(&a.counter);
+            continue;
+        }
+        return Ok((
+            (a.value, runs, a.counter),
+            Capacities::fitted_to(&a.counter, &a.setup),
+        ));
+    }
+    Err(Error::Gpu(format!(
+        "broadphase ({}) still overflowed after 4 runs (capacities {caps:?})",
+        method.name()
+    )))
+}
+
+/// The valid pairs of a pair buffer read back after a run that fit, sorted.
+pub fn sorted_pairs(raw: &[[u32; 2]], counter: &GpuPairCounter) -> Vec<[u32; 2]> {
+    let valid = (counter.count.min(counter.capacity) as usize).min(raw.len());
+    let mut pairs = raw[..valid].to_vec();
+    pairs.sort_unstable();
+    pairs
 }
 
 /// The CPU twin of `method` (multi-threaded), sorted pairs; errors on a box that is not

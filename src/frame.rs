@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use crate::Result;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
-use crate::broadphase::cpu_pairs;
+use crate::broadphase::{cpu_pairs, sorted_pairs};
 use crate::graph::{ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{
@@ -177,9 +177,7 @@ pub fn finish_full_gpu_frame(
     let mut result = finish_gpu_frame(output, readbacks.bounds, bodies, shapes)?;
     let counter: GpuPairCounter = output.values::<GpuPairCounter>(readbacks.counter)[0];
     let raw: Vec<[u32; 2]> = output.values(readbacks.pairs);
-    let mut pairs = raw[..(counter.count.min(counter.capacity) as usize).min(raw.len())].to_vec();
-    pairs.sort_unstable();
-    result.pairs = pairs;
+    result.pairs = sorted_pairs(&raw, &counter);
     result.broadphase = Some(method);
     let setup = output.values::<GpuBroadphaseSetup>(readbacks.setup)[0];
     Ok((result, counter, setup))
@@ -195,11 +193,11 @@ pub fn cpu_full_frame(
     let t = Instant::now();
     result.pairs = cpu_pairs(&result.aabbs, method)?;
     result.broadphase = Some(method);
-    let seconds = t.elapsed().as_secs_f64();
+    let elapsed = t.elapsed();
     result.profile.stages.push(StageTime {
         name: stage::BROADPHASE,
-        seconds,
+        seconds: elapsed.as_secs_f64(),
     });
-    result.profile.wall += t.elapsed();
+    result.profile.wall += elapsed;
     Ok(result)
 }

@@ -3,7 +3,7 @@
 //! return the same [`FrameResult`].
 
 use crate::Result;
-use crate::broadphase::Choice;
+use crate::broadphase::{Attempt, Choice, run_until_fits};
 use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext};
 use crate::passes::broadphase::{self, Capacities, Method};
@@ -127,28 +127,26 @@ impl Pipeline {
         };
         match &mut self.backend {
             Backend::Gpu(engine) => {
-                let mut caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-                for _ in 0..4 {
+                let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
+                let ((result, _, _), next) = run_until_fits(caps, method, |caps| {
                     let (rec, rb) =
                         frame::record_full_frame(&world.bodies, &world.shapes, method, caps);
                     let output = engine.run(&rec, &[])?;
-                    let (result, counter, setup) = frame::finish_full_gpu_frame(
+                    let (value, counter, setup) = frame::finish_full_gpu_frame(
                         &output,
                         rb,
                         &world.bodies,
                         &world.shapes,
                         method,
                     )?;
-                    if caps.overflowed(&counter) {
-                        caps = caps.grown_for(&counter);
-                        continue;
-                    }
-                    self.caps = Some(Capacities::fitted_to(&counter, &setup));
-                    return Ok(result);
-                }
-                Err(crate::Error::Gpu(format!(
-                    "broadphase still overflowed after 4 runs (capacities {caps:?})"
-                )))
+                    Ok(Attempt {
+                        value,
+                        counter,
+                        setup,
+                    })
+                })?;
+                self.caps = Some(next);
+                Ok(result)
             }
             Backend::Cpu => frame::cpu_full_frame(&world.bodies, &world.shapes, method),
         }
