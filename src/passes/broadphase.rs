@@ -433,14 +433,14 @@ pub fn brute_pairs(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     pairs
 }
 
-/// Sweep axis (largest variance of centers, relative to the first box's center, f32 like
-/// the GPU), used by the CPU twin of sort-and-sweep.
-pub fn sweep_axis(aabbs: &[GpuAabb]) -> usize {
-    if aabbs.is_empty() {
-        return 0;
-    }
+/// Variance of the box centers per axis, taken relative to the first box's center (as the
+/// GPU's statistics are, so large coordinates do not cancel). Zero for no boxes.
+pub fn center_variance(aabbs: &[GpuAabb]) -> [f64; 3] {
+    let Some(first) = aabbs.first() else {
+        return [0.0; 3];
+    };
     let center = |b: &GpuAabb| -> [f32; 3] { std::array::from_fn(|k| (b.min[k] + b.max[k]) * 0.5) };
-    let r = center(&aabbs[0]);
+    let r = center(first);
     let (mut sum, mut sq) = ([0f64; 3], [0f64; 3]);
     for b in aabbs {
         let c = center(b);
@@ -451,7 +451,13 @@ pub fn sweep_axis(aabbs: &[GpuAabb]) -> usize {
         }
     }
     let n = aabbs.len() as f64;
-    let var: [f64; 3] = std::array::from_fn(|k| sq[k] / n - (sum[k] / n).powi(2));
+    std::array::from_fn(|k| sq[k] / n - (sum[k] / n).powi(2))
+}
+
+/// Sweep axis (largest variance of centers, ties broken as the GPU does), used by the CPU
+/// twin of sort-and-sweep.
+pub fn sweep_axis(aabbs: &[GpuAabb]) -> usize {
+    let var = center_variance(aabbs);
     if var[1] > var[0] && var[1] >= var[2] {
         1
     } else if var[2] > var[0] && var[2] > var[1] {
@@ -641,25 +647,16 @@ pub fn choose_method(aabbs: &[GpuAabb]) -> Method {
     if aabbs.len() < 2 {
         return Method::Sweep;
     }
-    let center =
-        |b: &GpuAabb| -> [f64; 3] { std::array::from_fn(|k| f64::from(b.min[k] + b.max[k]) * 0.5) };
     let n = aabbs.len() as f64;
-    let (mut sum, mut sq, mut ext_sum, mut ext_max) = ([0f64; 3], [0f64; 3], 0f64, 0f64);
+    let (mut ext_sum, mut ext_max) = (0f64, 0f64);
     for b in aabbs {
-        let c = center(b);
-        for k in 0..3 {
-            sum[k] += c[k];
-            sq[k] += c[k] * c[k];
-        }
         let e = (0..3)
             .map(|k| f64::from(b.max[k] - b.min[k]))
             .fold(0.0, f64::max);
         ext_sum += e;
         ext_max = ext_max.max(e);
     }
-    let mut var: Vec<f64> = (0..3)
-        .map(|k| (sq[k] / n - (sum[k] / n).powi(2)).max(0.0))
-        .collect();
+    let mut var = center_variance(aabbs).map(|v| v.max(0.0));
     var.sort_by(|a, b| b.total_cmp(a));
     if var[0] > 16.0 * var[1] || ext_max > 16.0 * ext_sum / n {
         Method::Sweep
