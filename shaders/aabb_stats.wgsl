@@ -3,6 +3,7 @@
 // CPU twin: passes::broadphase::setup_cpu.
 
 #import bodies
+#import dispatch
 #import broadphase
 #import stats_reduce
 
@@ -16,7 +17,7 @@ fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let group = wid.x + wid.y * groups.x;
+    let group = workgroup_index(wid, groups);
     let t = lid.x;
     var p = empty_stats();
     var reference = vec3<f32>(0.0);

@@ -3,6 +3,7 @@
 // (digit, block) its first output slot. CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_common
+#import dispatch
 
 @group(0) @binding(0) var<uniform> params: RadixParams;
 @group(0) @binding(1) var<storage, read> keys: array<u32>;
@@ -16,7 +17,7 @@ fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let block = wid.x + wid.y * groups.x;
+    let block = workgroup_index(wid, groups);
     if lid.x < RADIX_DIGITS {
         atomicStore(&histogram[lid.x], 0u);
     }

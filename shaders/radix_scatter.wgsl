@@ -5,6 +5,7 @@
 // it in its own thread. CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_common
+#import dispatch
 
 @group(0) @binding(0) var<uniform> params: RadixParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
@@ -23,7 +24,7 @@ fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let block = wid.x + wid.y * groups.x;
+    let block = workgroup_index(wid, groups);
     let t = lid.x;
     let base = block * RADIX_BLOCK + t * RADIX_ITEMS;
     var local_counts: array<u32, 16>;

@@ -19,7 +19,7 @@ fn main(
     @builtin(workgroup_id) wid: vec3<u32>,
     @builtin(num_workgroups) groups: vec3<u32>,
 ) {
-    let group = wid.x + wid.y * groups.x;
+    let group = workgroup_index(wid, groups);
     let base = group * SCAN_CHUNK + lid.x * SCAN_ITEMS;
     var items: array<u32, SCAN_ITEMS>;
     var s = 0u;

@@ -4,3 +4,9 @@
 fn linear_index(gid: vec3<u32>, groups: vec3<u32>, workgroup_size: u32) -> u32 {
     return gid.x + gid.y * groups.x * workgroup_size;
 }
+
+// Linear index of the workgroup itself in the same 2D grid (Rust: sizes::dispatch_grid
+// over workgroups).
+fn workgroup_index(wid: vec3<u32>, groups: vec3<u32>) -> u32 {
+    return wid.x + wid.y * groups.x;
+}
