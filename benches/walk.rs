@@ -53,14 +53,7 @@ fn walk_bench(c: &mut Criterion) {
         let mut cache = WalkCache::default();
         for (pa, pb) in &poses {
             warm_steps += u64::from(cache.query(&a, *pa, &b, *pb).steps);
-            let cold = walk(&WalkInput {
-                a: &a,
-                pose_a: *pa,
-                b: &b,
-                pose_b: *pb,
-                start: None,
-                max_steps: None,
-            });
+            let cold = walk(&WalkInput::new(&a, *pa, &b, *pb));
             cold_steps += u64::from(cold.steps);
         }
         eprintln!(
@@ -91,17 +84,7 @@ fn walk_bench(c: &mut Criterion) {
                 bench.iter(|| {
                     poses
                         .iter()
-                        .map(|(pa, pb)| {
-                            walk(&WalkInput {
-                                a: &a,
-                                pose_a: *pa,
-                                b: &b,
-                                pose_b: *pb,
-                                start: None,
-                                max_steps: None,
-                            })
-                            .distance
-                        })
+                        .map(|(pa, pb)| walk(&WalkInput::new(&a, *pa, &b, *pb)).distance)
                         .sum::<f64>()
                 });
             },

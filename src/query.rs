@@ -18,7 +18,7 @@ use serde_json::{Map, Value, json};
 
 use crate::bodies::Pose;
 use crate::exact::sat;
-use crate::exact::walk::{self, WalkInput, WalkOutput, WalkState};
+use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::mesh::{self, MeshShape};
 use crate::geometry::{ConvexPolytope, generators};
 use crate::{Error, Result};
@@ -114,7 +114,7 @@ impl QueryEngine {
         let mut out = Map::new();
         match kind {
             "collide" => {
-                let w = self.walk(&a, pose_a, &b, pose_b);
+                let w = walk::walk(&WalkInput::new(&a, pose_a, &b, pose_b));
                 let intersecting = match w.state {
                     WalkState::Penetrating => true,
                     WalkState::Separated => w.distance == 0.0,
@@ -124,7 +124,7 @@ impl QueryEngine {
                 out.insert("intersecting".into(), Value::Bool(intersecting));
             }
             "distance" => {
-                let w = self.walk(&a, pose_a, &b, pose_b);
+                let w = walk::walk(&WalkInput::new(&a, pose_a, &b, pose_b));
                 match w.state {
                     WalkState::Penetrating => {
                         out.insert("distance".into(), json!(0.0));
@@ -158,23 +158,6 @@ impl QueryEngine {
             }
         }
         Ok(out)
-    }
-
-    fn walk(
-        &self,
-        a: &ConvexPolytope,
-        pose_a: Pose,
-        b: &ConvexPolytope,
-        pose_b: Pose,
-    ) -> WalkOutput {
-        walk::walk(&WalkInput {
-            a,
-            pose_a,
-            b,
-            pose_b,
-            start: None,
-            max_steps: None,
-        })
     }
 
     fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Arc<ConvexPolytope>> {

@@ -261,14 +261,7 @@ fn distance_answers_with_points_and_features_that_round_trip() {
     // The query normalises the rotation it reads; do the same for the oracle's pose.
     let q = DQuat::from_xyzw(0.0, 0.0, 0.258_819_045_102_520_74, 0.965_925_826_289_068_3);
     let pb = at(3.1, 0.25, -0.125, q / q.length());
-    let w = walk(&WalkInput {
-        a: &cube,
-        pose_a: Pose::default(),
-        b: &cube,
-        pose_b: pb,
-        start: None,
-        max_steps: None,
-    });
+    let w = walk(&WalkInput::new(&cube, Pose::default(), &cube, pb));
     let (brute, _, _) =
         proxima::geometry::brute::polytope_distance(&cube, &Pose::default(), &cube, &pb);
     let d = a[0]["distance"].as_f64().unwrap();

@@ -19,14 +19,7 @@ fn at(t: DVec3, q: DQuat) -> Pose {
 }
 
 fn cold(a: &ConvexPolytope, pa: Pose, b: &ConvexPolytope, pb: Pose) -> WalkOutput {
-    walk(&WalkInput {
-        a,
-        pose_a: pa,
-        b,
-        pose_b: pb,
-        start: None,
-        max_steps: None,
-    })
+    walk(&WalkInput::new(a, pa, b, pb))
 }
 
 /// `p` lies on or inside `poly` placed at `pose`, within `tol`.

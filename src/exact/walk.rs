@@ -65,6 +65,20 @@ pub struct WalkInput<'a> {
     pub max_steps: Option<u32>,
 }
 
+impl<'a> WalkInput<'a> {
+    /// A cold walk (no start pair) with the default step bound.
+    pub fn new(a: &'a ConvexPolytope, pose_a: Pose, b: &'a ConvexPolytope, pose_b: Pose) -> Self {
+        WalkInput {
+            a,
+            pose_a,
+            b,
+            pose_b,
+            start: None,
+            max_steps: None,
+        }
+    }
+}
+
 /// What the walk found.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct WalkOutput {
@@ -100,12 +114,8 @@ impl WalkCache {
         pose_b: Pose,
     ) -> WalkOutput {
         let out = walk(&WalkInput {
-            a,
-            pose_a,
-            b,
-            pose_b,
             start: self.features,
-            max_steps: None,
+            ..WalkInput::new(a, pose_a, b, pose_b)
         });
         self.features = match out.state {
             WalkState::Failed(_) => None,
