@@ -171,13 +171,16 @@ fn default_limits_engine() -> Option<Engine> {
     common::gpu("default limits")?;
     let instance =
         wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
+    // An adapter exists (checked above): failing to open it here is a failure, not a skip.
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("the adapter found above");
     let desc = wgpu::DeviceDescriptor {
         required_limits: wgpu::Limits::default(),
         required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
         ..Default::default()
     };
-    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).ok()?;
+    let (device, queue) =
+        pollster::block_on(adapter.request_device(&desc)).expect("a device with default limits");
     Some(Engine::new(proxima::gpu::GpuContext::from_device(
         device, queue,
     )))
