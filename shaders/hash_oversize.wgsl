@@ -8,9 +8,9 @@
 
 const WORKGROUP_SIZE: u32 = 256u;
 
-@group(0) @binding(0) var<uniform> params: CountParams;
+@group(0) @binding(0) var<uniform> table: HashParams;
 @group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;
-@group(0) @binding(2) var<storage, read> cell_counts: array<u32>;
+@group(0) @binding(2) var<storage, read> setup: BroadphaseSetup;
 @group(0) @binding(3) var<storage, read> oversize: array<u32>;
 @group(0) @binding(4) var<storage, read_write> counter: PairCounter;
 @group(0) @binding(5) var<storage, read_write> pairs: array<vec2<u32>>;
@@ -18,15 +18,16 @@ const WORKGROUP_SIZE: u32 = 256u;
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let j = linear_index(gid, groups, WORKGROUP_SIZE);
-    if j >= params.count {
+    if j >= table.bodies {
         return;
     }
     let n = oversize[0];
     if n == 0u {
         return;
     }
+    let s = setup;
     let bj = aabbs[j];
-    let j_oversize = cell_counts[j] == 0u;
+    let j_oversize = is_oversize(cell_of(bj.min, s), cell_of(bj.max, s));
     for (var o = 0u; o < n; o++) {
         let a = oversize[o + 1u];
         if a == j || (j_oversize && j < a) {

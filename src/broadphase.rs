@@ -64,7 +64,8 @@ impl GpuBroadphase {
         let n = u32::try_from(aabbs.len())
             .map_err(|_| Error::Usage(format!("{} boxes: at most 2^32 - 1", aabbs.len())))?;
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(aabbs.len()));
-        let (run, next) = run_until_fits(caps, method, |caps| {
+        let max_items = Capacities::max_items(&engine.context().limits());
+        let (run, next) = run_until_fits(caps, method, max_items, |caps| {
             let mut rec = Recording::new();
             rec.stage("upload");
             let boxes = rec.array_buffer::<GpuAabb>(aabbs.len(), "aabbs");
@@ -110,25 +111,28 @@ pub struct Attempt<T> {
     pub setup: GpuBroadphaseSetup,
 }
 
-/// The rule that no pair is ever dropped: runs `attempt` with `caps`, and while pairs,
-/// hash entries or key bits overflowed, again with exactly enough room (at most 4 runs).
-/// Returns the result, the runs it took and its counter, and the capacities for the next
-/// frame (what this one used plus a quarter).
+/// The rule that no pair is ever dropped: runs `attempt` with `caps`, and while pairs or
+/// hash entries overflowed, again with exactly enough room (at most 4 runs). Room stays
+/// within `max_items` per buffer unless a run needs more (the engine then reports the
+/// buffer limit). Returns the result, the runs it took and its counter, and the
+/// capacities for the next frame (what this one used plus a quarter).
 pub fn run_until_fits<T>(
-    mut caps: Capacities,
+    caps: Capacities,
     method: Method,
+    max_items: u32,
     mut attempt: impl FnMut(Capacities) -> Result<Attempt<T>>,
 ) -> Result<((T, u32, GpuPairCounter), Capacities)> {
+    let mut caps = caps.capped(max_items, None);
     for runs in 1..=4 {
         let a = attempt(caps)?;
         if caps.overflowed(&a.counter) {
-            caps = caps.grown_for(&a.counter);
+            caps = caps
+                .grown_for(&a.counter)
+                .capped(max_items, Some(&a.counter));
             continue;
         }
-        return Ok((
-            (a.value, runs, a.counter),
-            Capacities::fitted_to(&a.counter, &a.setup),
-        ));
+        let next = Capacities::fitted_to(&a.counter).capped(max_items, Some(&a.counter));
+        return Ok(((a.value, runs, a.counter), next));
     }
     Err(Error::Gpu(format!(
         "broadphase ({}) still overflowed after 4 runs (capacities {caps:?})",

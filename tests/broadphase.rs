@@ -226,34 +226,41 @@ fn a_scene_larger_than_the_device_is_a_named_error() {
     }
 }
 
+/// The same boxes spread over a grid with far more cells than the hash table has buckets:
+/// cells share buckets, which must cost comparisons, never pairs.
 #[test]
-fn a_grid_that_outgrows_the_learned_key_bits_is_re_run() {
-    let Some(ctx) = common::gpu("key bits") else {
-        return;
-    };
-    let mut engine = Engine::new(ctx);
-    let mut bp = GpuBroadphase::default();
-    // A small crowd teaches the broadphase a small grid (few key bits)...
+fn a_sparse_grid_with_shared_buckets_loses_no_pair() {
+    use proxima::passes::broadphase::{GpuHashParams, hash_grid};
     let small = uniform(2000, 8);
-    assert_eq!(
-        bp.run(&mut engine, &small, Method::Hash).unwrap().pairs,
-        brute_pairs(&small)
-    );
-    // ...then the same number of boxes spread a thousand times wider needs far more cells.
     let wide: Vec<GpuAabb> = small
         .iter()
         .enumerate()
         .map(|(i, b)| {
-            let shift = Vec3::new((i % 37) as f32, (i % 101) as f32, (i % 7) as f32) * 1000.0;
+            let shift = Vec3::new((i % 2) as f32, (i / 2 % 2) as f32, 0.0) * 1000.0;
             GpuAabb::new(
                 Vec3::from_array(b.min) + shift,
                 Vec3::from_array(b.max) + shift,
             )
         })
         .collect();
-    let run = bp.run(&mut engine, &wide, Method::Hash).unwrap();
-    assert!(run.runs > 1, "the key-bit overflow must force a re-run");
-    assert_eq!(run.pairs, brute_pairs(&wide));
+    let g = hash_grid(&wide);
+    let cells: u64 = g.dims.iter().map(|&d| u64::from(d)).product();
+    let buckets = GpuHashParams::for_bodies(wide.len() as u32).buckets;
+    assert!(
+        cells > 100 * u64::from(buckets),
+        "{cells} cells, {buckets} buckets"
+    );
+    let n = check_all("sparse grid", &wide, true);
+    assert!(n > 100, "{n} pairs");
+    // A coherent frame after a dense one: the capacities learned there still serve.
+    if let Some(ctx) = common::gpu("sparse after dense") {
+        let mut engine = Engine::new(ctx);
+        let mut bp = GpuBroadphase::default();
+        for boxes in [&small, &wide, &small] {
+            let run = bp.run(&mut engine, boxes, Method::Hash).unwrap();
+            assert_eq!(run.pairs, brute_pairs(boxes));
+        }
+    }
 }
 
 #[test]
@@ -339,61 +346,89 @@ fn gpu_setup_pass_matches_its_cpu_twin() {
 }
 
 #[test]
-fn gpu_hash_count_pass_matches_its_cpu_twin_on_the_same_grid() {
-    use proxima::gpu::shaders::ShaderId;
-    use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
+fn gpu_hash_table_passes_match_their_cpu_twin_on_the_same_grid() {
     use proxima::graph::Recording;
     use proxima::passes::broadphase::{
-        Capacities, GpuBroadphaseSetup, GpuCountParams, hash_cell_counts, record_broadphase,
+        Capacities, GpuBroadphaseSetup, GpuPairCounter, hash_table_cpu, record_broadphase,
+        record_hash_table,
     };
-    let Some(ctx) = common::gpu("hash count twin") else {
+    let Some(ctx) = common::gpu("hash table twin") else {
         return;
     };
     let mut engine = Engine::new(ctx);
-    let mut boxes = uniform(30_000, 11);
-    boxes[7] = cube(Vec3::splat(10.0), 12.0); // oversize
-    let n = boxes.len() as u32;
-    // Run the setup on the GPU, then the count pass alone on the same grid.
-    let mut rec = Recording::new();
-    let b = rec.array_buffer::<GpuAabb>(boxes.len(), "aabbs");
-    rec.upload(b, &boxes);
-    let out = record_broadphase(
-        &mut rec,
-        b,
-        n,
-        Method::Sweep,
-        Capacities::guess(boxes.len()),
-    );
-    let params = rec.buffer(16, "params");
-    rec.upload(
-        params,
-        &[GpuCountParams {
-            count: n,
-            groups: 0,
-            _pad0: 0,
-            _pad1: 0,
-        }],
-    );
-    let counts = rec.array_buffer::<u32>(boxes.len(), "counts");
-    let oversize = rec.array_buffer::<u32>(boxes.len() + 1, "oversize");
-    rec.clear(oversize);
-    let grid = dispatch_grid(n, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
-    rec.dispatch(
-        ShaderId::HashCount,
-        grid,
-        &[params, b, out.setup, counts, oversize],
-    );
-    let rb_setup = rec.readback(out.setup);
-    let rb_counts = rec.readback_range(counts, 0, 4 * u64::from(n));
-    let rb_over = rec.readback(oversize);
-    let frame = engine.run(&rec, &[]).unwrap();
-    let setup: GpuBroadphaseSetup = frame.values::<GpuBroadphaseSetup>(rb_setup)[0];
-    let gpu_counts: Vec<u32> = frame.values(rb_counts);
-    assert_eq!(gpu_counts, hash_cell_counts(&boxes, &setup));
-    let over: Vec<u32> = frame.values(rb_over);
-    let mut listed: Vec<u32> = over[1..=over[0] as usize].to_vec();
-    listed.sort_unstable();
-    let want: Vec<u32> = (0..n).filter(|&i| gpu_counts[i as usize] == 0).collect();
-    assert_eq!(listed, want);
-    assert!(want.contains(&7));
+    let dense = {
+        let mut boxes = uniform(30_000, 11);
+        boxes[7] = cube(Vec3::splat(10.0), 12.0); // oversize
+        boxes[9] = cube(Vec3::splat(20.0), 15.0); // oversize
+        boxes
+    };
+    // Spread wide: more cells than buckets, so buckets are hashed and shared.
+    let sparse: Vec<GpuAabb> = dense
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let shift = Vec3::new((i % 53) as f32, (i % 97) as f32, 0.0) * 300.0;
+            GpuAabb::new(
+                Vec3::from_array(b.min) + shift,
+                Vec3::from_array(b.max) + shift,
+            )
+        })
+        .collect();
+    for (label, boxes) in [("dense", &dense), ("sparse", &sparse)] {
+        let n = boxes.len() as u32;
+        // The setup on the GPU, then the table's passes alone on the same grid.
+        let mut rec = Recording::new();
+        let b = rec.array_buffer::<GpuAabb>(boxes.len(), "aabbs");
+        rec.upload(b, boxes);
+        let out = record_broadphase(&mut rec, b, n, Method::Sweep, Capacities::guess(0));
+        let counter = rec.buffer(size_of::<GpuPairCounter>() as u64, "counter");
+        let room = 8 * n;
+        rec.upload(
+            counter,
+            &[GpuPairCounter {
+                entry_capacity: room,
+                ..Default::default()
+            }],
+        );
+        let t = record_hash_table(&mut rec, b, n, out.setup, counter, room);
+        let rb_setup = rec.readback(out.setup);
+        let rb_counter = rec.readback(counter);
+        let rb_ends = rec.readback(t.ends);
+        let rb_entries = rec.readback(t.entries);
+        let rb_over = rec.readback(t.oversize);
+        let frame = engine.run(&rec, &[]).unwrap();
+        let setup: GpuBroadphaseSetup = frame.values::<GpuBroadphaseSetup>(rb_setup)[0];
+        let want = hash_table_cpu(boxes, &setup);
+        let cells: u64 = setup.dims.iter().map(|&d| u64::from(d)).product();
+        let hashed = cells > want.bucket_counts.len() as u64;
+        assert_eq!(hashed, label == "sparse", "{label}: {cells} cells");
+        let counter: GpuPairCounter = frame.values::<GpuPairCounter>(rb_counter)[0];
+        assert_eq!(counter.entries as usize, want.entries.len(), "{label}");
+        // Bucket ends are the running sums of the twin's bucket counts.
+        let ends: Vec<u32> = frame.values(rb_ends);
+        let mut sum = 0;
+        let want_ends: Vec<u32> = want
+            .bucket_counts
+            .iter()
+            .map(|&c| {
+                sum += c;
+                sum
+            })
+            .collect();
+        assert!(ends == want_ends, "{label}: bucket ends differ");
+        // Entries: the same multiset in every bucket.
+        let mut entries: Vec<[u32; 2]> = frame.values(rb_entries);
+        entries.truncate(want.entries.len());
+        let mut start = 0;
+        for &end in &ends {
+            entries[start..end as usize].sort_unstable();
+            start = end as usize;
+        }
+        assert!(entries == want.entries, "{label}: entries differ");
+        let over: Vec<u32> = frame.values(rb_over);
+        let mut listed: Vec<u32> = over[1..=over[0] as usize].to_vec();
+        listed.sort_unstable();
+        assert_eq!(listed, want.oversize, "{label}");
+        assert_eq!(want.oversize, [7, 9], "{label}");
+    }
 }

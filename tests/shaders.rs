@@ -147,6 +147,7 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<proxima::passes::broadphase::GpuStatsPartial>();
     assert_twin::<proxima::passes::broadphase::GpuBroadphaseSetup>();
     assert_twin::<proxima::passes::broadphase::GpuPairCounter>();
+    assert_twin::<proxima::passes::broadphase::GpuHashParams>();
 }
 
 #[test]

@@ -39,15 +39,18 @@ struct BroadphaseSetup {
 struct PairCounter {
     count: atomic<u32>,
     capacity: u32,
-    // Hash entries written, and the capacity of the entry buffers (same rule).
+    // Hash entries (box × cell) the table needs, and the room in the entry buffer
+    // (same rule: entries past the room are not written, the CPU re-runs larger).
     entries: atomic<u32>,
     entry_capacity: u32,
-    // Largest cell key the sort is set up for (it sorts only the bits this needs), and a
-    // flag raised when a key is larger: the CPU then re-runs with all 32 bits.
-    key_limit: u32,
-    key_overflow: atomic<u32>,
+}
+
+// The spatial hash's table: bodies, buckets (a power of two) and 32 - log2(buckets).
+struct HashParams {
+    bodies: u32,
+    buckets: u32,
+    shift: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
 // Same overlap test as the CPU twins: closed boxes, f32, inclusive.
@@ -71,7 +74,24 @@ fn cell_of(p: vec3<f32>, setup: BroadphaseSetup) -> vec3<u32> {
     return vec3<u32>(clamp(c, vec3<f32>(0.0), hi));
 }
 
+// Linear cell index: exact, below 2^30.
 fn cell_key(c: vec3<u32>, setup: BroadphaseSetup) -> u32 {
-    // +1: key 0 marks an empty entry.
-    return (c.z * setup.dims.y + c.y) * setup.dims.x + c.x + 1u;
+    return (c.z * setup.dims.y + c.y) * setup.dims.x + c.x;
+}
+
+// The table bucket of a cell: the cell index itself when the grid has no more cells than
+// the table has buckets (no collisions), else a Fibonacci hash of it.
+fn bucket_of(key: u32, setup: BroadphaseSetup, table: HashParams) -> u32 {
+    let cells = setup.dims.x * setup.dims.y * setup.dims.z;
+    if cells <= table.buckets {
+        return key;
+    }
+    return (key * 2654435769u) >> table.shift;
+}
+
+// Whether a box spans more than MAX_SPAN cells along some axis (then it has no cells and
+// is tested against every body instead).
+const MAX_SPAN: u32 = 4u;
+fn is_oversize(lo: vec3<u32>, hi: vec3<u32>) -> bool {
+    return any(hi - lo >= vec3<u32>(MAX_SPAN));
 }

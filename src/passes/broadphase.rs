@@ -2,11 +2,15 @@
 //! methods and their CPU twins, and a brute-force oracle:
 //!
 //! - spatial hash: cell size = twice the mean of the boxes' largest sides (a typical box
-//!   covers ≤ 2 cells per axis), grown until the grid has < 2^30 cells so cell keys are
-//!   exact (no hash collisions); each box goes into every cell it covers, boxes spanning
-//!   more than 4 cells on an axis go to an oversize list tested against every body;
-//!   entries are radix-sorted by cell; a pair is emitted only in the lowest cell both
-//!   boxes share (the cell of their overlap's lower corner).
+//!   covers ≤ 2 cells per axis), grown until the grid has < 2^30 cells so cell indices
+//!   are exact; boxes spanning more than 4 cells on an axis go to an oversize list tested
+//!   against every body. The other boxes go into every cell they cover, through a table
+//!   of 2^k ≥ 2n buckets filled by a counting sort (count per bucket, scan, scatter with
+//!   atomic cursors: three passes where a radix sort of the entries would take dozens).
+//!   A cell's bucket is its index when the grid has no more cells than the table has
+//!   buckets, else a Fibonacci hash of it; entries keep their cell, so a shared bucket
+//!   costs a comparison, never a false pair. A pair is emitted only in the lowest cell
+//!   both boxes share (the cell of their overlap's lower corner).
 //! - sort-and-sweep (Lin 1993, ch. 5): the axis along which box centers vary most; boxes
 //!   radix-sorted by their lower bound on it; each sweeps forward while the next lower
 //!   bound is not past its upper bound, testing the other two axes.
@@ -88,16 +92,45 @@ wgsl_twin! {
         pub capacity: u32,
         /// Hash entries needed (may exceed the capacity).
         pub entries: u32,
-        /// Room in the entry buffers.
+        /// Room in the entry buffer.
         pub entry_capacity: u32,
-        /// Largest cell key the hash's sort handles.
-        pub key_limit: u32,
-        /// Raised when a cell key was larger.
-        pub key_overflow: u32,
+    }
+}
+
+wgsl_twin! {
+    /// Twin of `HashParams`: the spatial hash's table.
+    pub struct GpuHashParams as "HashParams" {
+        /// Bodies.
+        pub bodies: u32,
+        /// Buckets (a power of two).
+        pub buckets: u32,
+        /// 32 − log2(buckets): the Fibonacci hash's shift.
+        pub shift: u32,
         /// Padding.
         pub _pad0: u32,
-        /// Padding.
-        pub _pad1: u32,
+    }
+}
+
+impl GpuHashParams {
+    /// The table for `n` bodies: the smallest power of two ≥ 2n buckets, at least 1024.
+    pub fn for_bodies(n: u32) -> Self {
+        let buckets = (2 * u64::from(n)).next_power_of_two().clamp(1024, 1 << 31) as u32;
+        GpuHashParams {
+            bodies: n,
+            buckets,
+            shift: 32 - buckets.trailing_zeros(),
+            _pad0: 0,
+        }
+    }
+
+    /// The bucket of cell `key` in grid `g` (twin of `bucket_of`).
+    pub fn bucket_of(&self, key: u32, g: &GpuBroadphaseSetup) -> u32 {
+        let cells = g.dims[0] * g.dims[1] * g.dims[2];
+        if cells <= self.buckets {
+            key
+        } else {
+            key.wrapping_mul(2_654_435_769) >> self.shift
+        }
     }
 }
 
@@ -120,30 +153,25 @@ impl Method {
     }
 }
 
-/// Room reserved for pairs and hash entries, and the key bits the hash sorts.
+/// Room reserved for pairs and hash entries.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Capacities {
     /// Pairs.
     pub pairs: u32,
     /// Hash entries (box × cell).
     pub entries: u32,
-    /// Low key bits the hash's radix sort orders (4 per pass): 32 until a frame has shown
-    /// how many cells the grid has.
-    pub key_bits: u32,
 }
 
 impl Capacities {
-    /// A first guess for `n` bodies: 4 pairs and 8 cells per body, full 32-bit keys.
+    /// A first guess for `n` bodies: 4 pairs and 8 cells per body.
     pub fn guess(n: usize) -> Self {
         Capacities {
             pairs: (4 * n).clamp(1024, u32::MAX as usize) as u32,
             entries: (8 * n).clamp(1024, u32::MAX as usize) as u32,
-            key_bits: 32,
         }
     }
 
-    /// Room for what a run reported, with a quarter spare; all key bits when a key was
-    /// past the limit.
+    /// Room for what a run reported, with a quarter spare.
     pub fn grown_for(self, counter: &GpuPairCounter) -> Self {
         let grow = |need: u32, have: u32| {
             if need > have {
@@ -155,45 +183,42 @@ impl Capacities {
         Capacities {
             pairs: grow(counter.count, self.pairs),
             entries: grow(counter.entries, self.entries),
-            key_bits: if counter.key_overflow != 0 {
-                32
-            } else {
-                self.key_bits
-            },
         }
     }
 
     /// Room for the next frame after a run that fit: what it used plus a quarter, so a
-    /// coherent scene neither overflows nor sorts mostly empty hash entries; key bits for
-    /// twice the grid's cells (a grid that grows past that raises the overflow flag).
-    pub fn fitted_to(counter: &GpuPairCounter, setup: &GpuBroadphaseSetup) -> Self {
+    /// coherent scene neither overflows nor scans mostly empty hash entries.
+    pub fn fitted_to(counter: &GpuPairCounter) -> Self {
         let fit = |used: u32| used.saturating_add(used / 4).max(1024);
-        let cells = setup
-            .dims
-            .iter()
-            .map(|&d| u64::from(d.max(1)))
-            .product::<u64>();
-        let bits = 64 - (2 * cells + 1).leading_zeros();
         Capacities {
             pairs: fit(counter.count),
             entries: fit(counter.entries),
-            key_bits: bits.clamp(4, 32),
         }
     }
 
-    /// The largest key the sort orders correctly (it sorts whole 4-bit digits).
-    pub fn key_limit(self) -> u32 {
-        let sorted_bits = self.key_bits.div_ceil(4) * 4;
-        if sorted_bits >= 32 {
-            u32::MAX
-        } else {
-            (1u32 << sorted_bits) - 1
+    /// The room kept within `max` items per buffer (the device's binding limit), but
+    /// never below what a run reported `need`ing: a need past the limit then meets the
+    /// engine's named buffer-limit error instead of overflowing for ever.
+    pub fn capped(self, max: u32, need: Option<&GpuPairCounter>) -> Self {
+        let (pairs, entries) = need.map_or((0, 0), |c| (c.count, c.entries));
+        Capacities {
+            pairs: self.pairs.min(max.max(pairs)),
+            entries: self.entries.min(max.max(entries)),
         }
     }
 
-    /// True when the run found more than it had room for, or a key past the limit.
+    /// The most 8-byte items (pairs, hash entries) one buffer may hold on a device with
+    /// `limits`.
+    pub fn max_items(limits: &wgpu::Limits) -> u32 {
+        let bytes = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        (bytes / 8).min(u64::from(u32::MAX)) as u32
+    }
+
+    /// True when the run found more than it had room for.
     pub fn overflowed(self, counter: &GpuPairCounter) -> bool {
-        counter.count > self.pairs || counter.entries > self.entries || counter.key_overflow != 0
+        counter.count > self.pairs || counter.entries > self.entries
     }
 }
 
@@ -272,14 +297,13 @@ pub fn record_broadphase(
         &[GpuPairCounter {
             capacity: caps.pairs,
             entry_capacity: caps.entries,
-            key_limit: caps.key_limit(),
             ..Default::default()
         }],
     );
     let pairs = rec.array_buffer::<[u32; 2]>(caps.pairs as usize, "pairs");
-    let params = count_params(rec, n, 0, "broadphase params");
     match method {
         Method::Sweep => {
+            let params = count_params(rec, n, 0, "broadphase params");
             let keys = rec.array_buffer::<u32>(n as usize, "sweep keys");
             let values = rec.array_buffer::<u32>(n as usize, "sweep order");
             rec.dispatch(
@@ -294,63 +318,94 @@ pub fn record_broadphase(
                 &[params, aabbs, setup, order, counter, pairs],
             );
             free_sorted(rec, (keys, values), (sk, order));
+            rec.free(params);
         }
-        Method::Hash => {
-            let cell_counts = rec.array_buffer::<u32>(n as usize, "cell counts");
-            let oversize = rec.array_buffer::<u32>(n as usize + 1, "oversize bodies");
-            rec.clear(oversize);
-            rec.dispatch(
-                ShaderId::HashCount,
-                body_grid(n),
-                &[params, aabbs, setup, cell_counts, oversize],
-            );
-            let offsets = rec.array_buffer::<u32>(n as usize, "cell offsets");
-            rec.copy(cell_counts, 0, offsets, 0, 4 * u64::from(n));
-            let total = record_exclusive_scan(rec, offsets, n);
-            rec.free(total);
-            let e = caps.entries;
-            let keys = rec.array_buffer::<u32>(e as usize, "hash keys");
-            let values = rec.array_buffer::<u32>(e as usize, "hash bodies");
-            rec.clear(keys);
-            rec.dispatch(
-                ShaderId::HashFill,
-                body_grid(n),
-                &[
-                    params,
-                    aabbs,
-                    setup,
-                    cell_counts,
-                    offsets,
-                    keys,
-                    values,
-                    counter,
-                ],
-            );
-            rec.free(offsets);
-            let (sk, sv) = record_sort_pairs(rec, keys, values, e, caps.key_bits);
-            let entry_params = count_params(rec, e, 0, "hash entry params");
-            rec.dispatch(
-                ShaderId::HashPairs,
-                body_grid(e),
-                &[entry_params, aabbs, setup, sk, sv, counter, pairs],
-            );
-            rec.free(entry_params);
-            free_sorted(rec, (keys, values), (sk, sv));
-            rec.dispatch(
-                ShaderId::HashOversize,
-                body_grid(n),
-                &[params, aabbs, cell_counts, oversize, counter, pairs],
-            );
-            rec.free(cell_counts);
-            rec.free(oversize);
-        }
+        Method::Hash => record_hash(rec, aabbs, n, setup, counter, pairs, caps),
     }
-    rec.free(params);
     BroadphaseOutputs {
         pairs,
         counter,
         setup,
     }
+}
+
+/// The spatial hash's buffers after its table is built.
+#[derive(Clone, Copy, Debug)]
+pub struct HashTable {
+    /// One [`GpuHashParams`] (uniform).
+    pub params: BufferProxy,
+    /// Bucket ends: bucket `b` holds entries `ends[b − 1]..ends[b]` (from 0 for `b = 0`).
+    pub ends: BufferProxy,
+    /// `[cell, body]` per entry, grouped by bucket.
+    pub entries: BufferProxy,
+    /// Oversize bodies: the count, then their indices.
+    pub oversize: BufferProxy,
+}
+
+/// Records the hash's table for `n` boxes on grid `setup`: counts per bucket, their scan
+/// (whose total is the entry count in `counter`), and the scatter of the entries.
+pub fn record_hash_table(
+    rec: &mut Recording,
+    aabbs: BufferProxy,
+    n: u32,
+    setup: BufferProxy,
+    counter: BufferProxy,
+    entry_capacity: u32,
+) -> HashTable {
+    let table = GpuHashParams::for_bodies(n);
+    let params = rec.buffer(size_of::<GpuHashParams>() as u64, "hash params");
+    rec.upload(params, &[table]);
+    let ends = rec.array_buffer::<u32>(table.buckets as usize, "hash buckets");
+    rec.clear(ends);
+    let oversize = rec.array_buffer::<u32>(n as usize + 1, "oversize bodies");
+    rec.clear(oversize);
+    rec.dispatch(
+        ShaderId::HashCount,
+        body_grid(n),
+        &[params, aabbs, setup, ends, oversize],
+    );
+    let total = record_exclusive_scan(rec, ends, table.buckets);
+    let entries_at = std::mem::offset_of!(GpuPairCounter, entries) as u64;
+    rec.copy(total, 0, counter, entries_at, 4);
+    rec.free(total);
+    let entries = rec.array_buffer::<[u32; 2]>(entry_capacity as usize, "hash entries");
+    rec.dispatch(
+        ShaderId::HashFill,
+        body_grid(n),
+        &[params, aabbs, setup, ends, entries, counter],
+    );
+    HashTable {
+        params,
+        ends,
+        entries,
+        oversize,
+    }
+}
+
+fn record_hash(
+    rec: &mut Recording,
+    aabbs: BufferProxy,
+    n: u32,
+    setup: BufferProxy,
+    counter: BufferProxy,
+    pairs: BufferProxy,
+    caps: Capacities,
+) {
+    let t = record_hash_table(rec, aabbs, n, setup, counter, caps.entries);
+    rec.dispatch(
+        ShaderId::HashPairs,
+        body_grid(caps.entries),
+        &[t.params, aabbs, setup, t.ends, t.entries, counter, pairs],
+    );
+    rec.free(t.ends);
+    rec.free(t.entries);
+    rec.dispatch(
+        ShaderId::HashOversize,
+        body_grid(n),
+        &[t.params, aabbs, setup, t.oversize, counter, pairs],
+    );
+    rec.free(t.oversize);
+    rec.free(t.params);
 }
 
 /// Checks boxes before a broadphase: every bound finite and `min ≤ max`. A NaN would make
@@ -553,47 +608,76 @@ fn cell_of(p: [f32; 3], g: &GpuBroadphaseSetup) -> [u32; 3] {
 }
 
 fn cell_key(c: [u32; 3], g: &GpuBroadphaseSetup) -> u32 {
-    (c[2] * g.dims[1] + c[1]) * g.dims[0] + c[0] + 1
+    (c[2] * g.dims[1] + c[1]) * g.dims[0] + c[0]
 }
 
-/// CPU twin of `hash_count.wgsl`: the number of cells each box covers in grid `g`, 0 for
-/// an oversize box (more than [`MAX_SPAN`] cells along an axis).
-pub fn hash_cell_counts(aabbs: &[GpuAabb], g: &GpuBroadphaseSetup) -> Vec<u32> {
-    aabbs
-        .iter()
-        .map(|b| {
-            let (lo, hi) = (cell_of(b.min, g), cell_of(b.max, g));
-            let span: [u32; 3] = std::array::from_fn(|k| hi[k] - lo[k] + 1);
-            if span.iter().any(|&s| s > MAX_SPAN) {
-                0
-            } else {
-                span.iter().product()
+/// The cells box `b` covers in grid `g` (lower and upper corner), or `None` when it is
+/// oversize (more than [`MAX_SPAN`] cells along an axis).
+fn cell_range(b: &GpuAabb, g: &GpuBroadphaseSetup) -> Option<([u32; 3], [u32; 3])> {
+    let (lo, hi) = (cell_of(b.min, g), cell_of(b.max, g));
+    (0..3).all(|k| hi[k] - lo[k] < MAX_SPAN).then_some((lo, hi))
+}
+
+/// Calls `f` with the index of every cell in `lo..=hi`.
+fn for_each_cell(lo: [u32; 3], hi: [u32; 3], g: &GpuBroadphaseSetup, mut f: impl FnMut(u32)) {
+    for z in lo[2]..=hi[2] {
+        for y in lo[1]..=hi[1] {
+            for x in lo[0]..=hi[0] {
+                f(cell_key([x, y, z], g));
             }
-        })
-        .collect()
+        }
+    }
+}
+
+/// The hash's table as the CPU twin of its count, scan and fill passes builds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HashTableCpu {
+    /// Entries per bucket.
+    pub bucket_counts: Vec<u32>,
+    /// `[cell, body]` per entry, by bucket, then cell, then body (the GPU's order within
+    /// a bucket is whatever its atomics gave).
+    pub entries: Vec<[u32; 2]>,
+    /// Oversize bodies, ascending.
+    pub oversize: Vec<u32>,
+}
+
+/// CPU twin of `hash_count.wgsl`, the scan and `hash_fill.wgsl`: the table for `aabbs`
+/// on grid `g`.
+pub fn hash_table_cpu(aabbs: &[GpuAabb], g: &GpuBroadphaseSetup) -> HashTableCpu {
+    let table = GpuHashParams::for_bodies(aabbs.len() as u32);
+    let mut bucket_counts = vec![0u32; table.buckets as usize];
+    let mut entries = Vec::new();
+    let mut oversize = Vec::new();
+    for (i, b) in aabbs.iter().enumerate() {
+        match cell_range(b, g) {
+            None => oversize.push(i as u32),
+            Some((lo, hi)) => for_each_cell(lo, hi, g, |key| {
+                bucket_counts[table.bucket_of(key, g) as usize] += 1;
+                entries.push([key, i as u32]);
+            }),
+        }
+    }
+    entries.sort_unstable_by_key(|&[key, body]| (table.bucket_of(key, g), key, body));
+    HashTableCpu {
+        bucket_counts,
+        entries,
+        oversize,
+    }
 }
 
 /// CPU twin of the spatial hash (same grid, same oversize rule, same lowest-cell rule).
 /// Multi-threaded; sorted output.
 pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     let g = hash_grid(aabbs);
-    let counts = hash_cell_counts(aabbs, &g);
+    let ranges: Vec<_> = aabbs.iter().map(|b| cell_range(b, &g)).collect();
     let oversize: Vec<u32> = (0..aabbs.len() as u32)
-        .filter(|&i| counts[i as usize] == 0)
+        .filter(|&i| ranges[i as usize].is_none())
         .collect();
-    let is_oversize: Vec<bool> = counts.iter().map(|&c| c == 0).collect();
+    let is_oversize: Vec<bool> = ranges.iter().map(Option::is_none).collect();
     let mut entries: Vec<(u32, u32)> = Vec::new();
-    for (i, b) in aabbs.iter().enumerate() {
-        if is_oversize[i] {
-            continue;
-        }
-        let (lo, hi) = (cell_of(b.min, &g), cell_of(b.max, &g));
-        for z in lo[2]..=hi[2] {
-            for y in lo[1]..=hi[1] {
-                for x in lo[0]..=hi[0] {
-                    entries.push((cell_key([x, y, z], &g), i as u32));
-                }
-            }
+    for (i, range) in ranges.iter().enumerate() {
+        if let Some((lo, hi)) = *range {
+            for_each_cell(lo, hi, &g, |key| entries.push((key, i as u32)));
         }
     }
     entries.sort_unstable();
