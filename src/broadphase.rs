@@ -70,7 +70,6 @@ impl GpuBroadphase {
             rec.stage("upload");
             let boxes = rec.array_buffer::<GpuAabb>(aabbs.len(), "aabbs");
             rec.upload(boxes, aabbs);
-            rec.stage("broadphase");
             let out = record_broadphase(&mut rec, boxes, n, method, caps);
             rec.stage("readback");
             let counter_rb = rec.readback(out.counter);

@@ -21,7 +21,9 @@ pub mod stage {
     pub const UPLOAD: &str = "upload";
     /// World AABBs.
     pub const BOUNDS: &str = "bounds";
-    /// Candidate pairs (spatial hash or sort-and-sweep).
+    /// Candidate pairs (spatial hash or sort-and-sweep); on the GPU timed in parts,
+    /// `broadphase/setup`, `broadphase/table`, … ([`crate::profile::Profile::stage_seconds`]
+    /// sums them).
     pub const BROADPHASE: &str = "broadphase";
     /// Results back to the CPU.
     pub const READBACK: &str = "readback";
@@ -146,7 +148,7 @@ pub fn record_full_frame(
     let mut rec = Recording::new();
     let out = record_upload_and_bounds(&mut rec, bodies, shapes);
 
-    rec.stage(stage::BROADPHASE);
+    // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
 
     rec.stage(stage::READBACK);

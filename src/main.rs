@@ -222,10 +222,10 @@ fn run(args: &RunArgs) -> Result<()> {
     };
     println!("stage timings, mean over {timed} frames ({clock}):");
     for (name, t) in &totals {
-        println!("  {name:<10} {:>10.3} ms", t / f64::from(timed) * 1e3);
+        println!("  {name:<18} {:>10.3} ms", t / f64::from(timed) * 1e3);
     }
     println!(
-        "  {:<10} {:>10.3} ms (wall, whole frame)",
+        "  {:<18} {:>10.3} ms (wall, whole frame)",
         "frame",
         wall / f64::from(timed) * 1e3
     );

@@ -34,11 +34,16 @@ pub struct Profile {
 }
 
 impl Profile {
-    /// Seconds spent in stages named `name` (summed).
+    /// Seconds spent in stages named `name` or `name/…` (a stage's parts, such as
+    /// `broadphase/table`), summed.
     pub fn stage_seconds(&self, name: &str) -> f64 {
         self.stages
             .iter()
-            .filter(|s| s.name == name)
+            .filter(|s| {
+                s.name
+                    .strip_prefix(name)
+                    .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
+            })
             .map(|s| s.seconds)
             .sum()
     }
@@ -64,5 +69,30 @@ impl fmt::Display for Profile {
             "frame",
             self.wall.as_secs_f64() * 1e3
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stage_sums_its_parts_and_only_them() {
+        let stage = |name, seconds| StageTime { name, seconds };
+        let p = Profile {
+            stages: vec![
+                stage("bounds", 1.0),
+                stage("broadphase/setup", 2.0),
+                stage("broadphase/table", 4.0),
+                stage("broadphases", 8.0),
+                stage("broadphase", 16.0),
+            ],
+            clock: Clock::Cpu,
+            wall: Duration::ZERO,
+        };
+        assert_eq!(p.stage_seconds("broadphase"), 22.0);
+        assert_eq!(p.stage_seconds("broadphase/table"), 4.0);
+        assert_eq!(p.stage_seconds("bounds"), 1.0);
+        assert_eq!(p.stage_seconds("upload"), 0.0);
     }
 }

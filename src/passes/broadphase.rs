@@ -265,7 +265,9 @@ fn body_grid(n: u32) -> [u32; 3] {
     dispatch_grid(n, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X)
 }
 
-/// Records the broadphase over `n` boxes in `aabbs` with `method` and room `caps`.
+/// Records the broadphase over `n` boxes in `aabbs` with `method` and room `caps`, in
+/// stages `broadphase/setup` (statistics, sweep axis, grid), then `broadphase/table` and
+/// `broadphase/pairs` (hash) or `broadphase/sort` and `broadphase/sweep` (sweep).
 pub fn record_broadphase(
     rec: &mut Recording,
     aabbs: BufferProxy,
@@ -273,7 +275,7 @@ pub fn record_broadphase(
     method: Method,
     caps: Capacities,
 ) -> BroadphaseOutputs {
-    // Setup: statistics, sweep axis, grid.
+    rec.stage("broadphase/setup");
     let groups = n.div_ceil(1024).max(1);
     let stats_params = count_params(rec, n, groups, "stats params");
     let partials = rec.array_buffer::<GpuStatsPartial>(groups as usize, "stats partials");
@@ -303,6 +305,7 @@ pub fn record_broadphase(
     let pairs = rec.array_buffer::<[u32; 2]>(caps.pairs as usize, "pairs");
     match method {
         Method::Sweep => {
+            rec.stage("broadphase/sort");
             let params = count_params(rec, n, 0, "broadphase params");
             let keys = rec.array_buffer::<u32>(n as usize, "sweep keys");
             let values = rec.array_buffer::<u32>(n as usize, "sweep order");
@@ -312,6 +315,7 @@ pub fn record_broadphase(
                 &[params, aabbs, setup, keys, values],
             );
             let (sk, order) = record_sort_pairs(rec, keys, values, n, 32);
+            rec.stage("broadphase/sweep");
             rec.dispatch(
                 ShaderId::SapSweep,
                 body_grid(n),
@@ -391,7 +395,9 @@ fn record_hash(
     pairs: BufferProxy,
     caps: Capacities,
 ) {
+    rec.stage("broadphase/table");
     let t = record_hash_table(rec, aabbs, n, setup, counter, caps.entries);
+    rec.stage("broadphase/pairs");
     rec.dispatch(
         ShaderId::HashPairs,
         body_grid(caps.entries),
