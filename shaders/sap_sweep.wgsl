@@ -1,7 +1,7 @@
-// Sort-and-sweep, step 2 (after sorting by lower bound; Lin 1993, ch. 5): the box at
-// sorted position s sweeps forward while the next lower bound is not past its upper
-// bound, testing the other two axes. Each overlapping pair is found once, by the box
-// that comes first in the sorted order. CPU twin: passes::broadphase::sap_pairs_cpu.
+// Sort-and-sweep, step 3 (Lin 1993, ch. 5): the box at sorted position s sweeps forward
+// while the next lower bound is not past its upper bound, testing the other two axes.
+// Each overlapping pair is found once, by the box that comes first in the sorted order.
+// CPU twin: passes::broadphase::sap_pairs_cpu.
 
 #import bodies
 #import broadphase
@@ -10,11 +10,10 @@
 const WORKGROUP_SIZE: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> params: CountParams;
-@group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;
-@group(0) @binding(2) var<storage, read> setup: BroadphaseSetup;
-@group(0) @binding(3) var<storage, read> order: array<u32>;
-@group(0) @binding(4) var<storage, read_write> counter: PairCounter;
-@group(0) @binding(5) var<storage, read_write> pairs: array<vec2<u32>>;
+@group(0) @binding(1) var<storage, read> setup: BroadphaseSetup;
+@group(0) @binding(2) var<storage, read> sorted: array<SortedBox>;
+@group(0) @binding(3) var<storage, read_write> counter: PairCounter;
+@group(0) @binding(4) var<storage, read_write> pairs: array<vec2<u32>>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -23,19 +22,17 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let axis = setup.axis;
-    let a = order[s];
-    let ba = aabbs[a];
+    let ba = sorted[s];
     let reach = ba.max[axis];
     for (var t = s + 1u; t < params.count; t++) {
-        let b = order[t];
-        let bb = aabbs[b];
+        let bb = sorted[t];
         if bb.min[axis] > reach {
             break;
         }
         if boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
             let k = atomicAdd(&counter.count, 1u);
             if k < counter.capacity {
-                pairs[k] = vec2<u32>(min(a, b), max(a, b));
+                pairs[k] = vec2<u32>(min(ba.body, bb.body), max(ba.body, bb.body));
             }
         }
     }

@@ -432,3 +432,50 @@ fn gpu_hash_table_passes_match_their_cpu_twin_on_the_same_grid() {
         assert_eq!(want.oversize, [7, 9], "{label}");
     }
 }
+
+#[test]
+fn gpu_sweep_gather_pass_matches_its_cpu_twin() {
+    use proxima::gpu::shaders::ShaderId;
+    use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
+    use proxima::graph::Recording;
+    use proxima::passes::broadphase::{GpuCountParams, GpuSortedBox, sap_gather_cpu};
+    let Some(ctx) = common::gpu("gather twin") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let boxes = uniform(5000, 12);
+    // Any permutation will do: a shuffled order.
+    let mut rng = Rng::new(13);
+    let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i as u64 + 1) as usize);
+    }
+    let n = boxes.len() as u32;
+    let mut rec = Recording::new();
+    let params = rec.buffer(16, "params");
+    rec.upload(
+        params,
+        &[GpuCountParams {
+            count: n,
+            groups: 0,
+            _pad0: 0,
+            _pad1: 0,
+        }],
+    );
+    let b = rec.array_buffer::<GpuAabb>(boxes.len(), "aabbs");
+    rec.upload(b, &boxes);
+    let o = rec.array_buffer::<u32>(order.len(), "order");
+    rec.upload(o, &order);
+    let sorted = rec.array_buffer::<GpuSortedBox>(boxes.len(), "sorted");
+    rec.dispatch(
+        ShaderId::SapGather,
+        dispatch_grid(n, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X),
+        &[params, b, o, sorted],
+    );
+    let rb = rec.readback(sorted);
+    let got: Vec<GpuSortedBox> = engine.run(&rec, &[]).unwrap().values(rb);
+    assert!(
+        got == sap_gather_cpu(&boxes, &order),
+        "gathered boxes differ"
+    );
+}

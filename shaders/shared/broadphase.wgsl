@@ -1,5 +1,5 @@
 // Shared by the broadphase passes. Rust twins: passes::broadphase::{GpuCountParams,
-// GpuBroadphaseSetup, GpuStatsPartial, GpuPairCounter}.
+// GpuBroadphaseSetup, GpuStatsPartial, GpuPairCounter, GpuHashParams, GpuSortedBox}.
 
 // Item count of a pass, and its number of workgroups where that matters.
 struct CountParams {
@@ -32,6 +32,14 @@ struct BroadphaseSetup {
     dims: vec3<u32>,
     // Hash cell edge length.
     cell: f32,
+}
+
+// A box gathered into sort-and-sweep order, with the body it belongs to.
+struct SortedBox {
+    min: vec3<f32>,
+    body: u32,
+    max: vec3<f32>,
+    _pad0: u32,
 }
 
 // Pair output: an atomic count and the capacity of the pair buffer. A pass that finds

@@ -66,6 +66,8 @@ pub enum ShaderId {
     HashOversize,
     /// Sort-and-sweep: sort keys (`sap_keys.wgsl`).
     SapKeys,
+    /// Sort-and-sweep: boxes gathered in sorted order (`sap_gather.wgsl`).
+    SapGather,
     /// Sort-and-sweep: the sweep (`sap_sweep.wgsl`).
     SapSweep,
 }
@@ -86,6 +88,7 @@ impl ShaderId {
         ShaderId::HashPairs,
         ShaderId::HashOversize,
         ShaderId::SapKeys,
+        ShaderId::SapGather,
         ShaderId::SapSweep,
     ];
 
@@ -105,6 +108,7 @@ impl ShaderId {
             ShaderId::HashPairs => "hash_pairs.wgsl",
             ShaderId::HashOversize => "hash_oversize.wgsl",
             ShaderId::SapKeys => "sap_keys.wgsl",
+            ShaderId::SapGather => "sap_gather.wgsl",
             ShaderId::SapSweep => "sap_sweep.wgsl",
         }
     }
@@ -125,6 +129,7 @@ impl ShaderId {
             ShaderId::HashPairs => include_str!("../../shaders/hash_pairs.wgsl"),
             ShaderId::HashOversize => include_str!("../../shaders/hash_oversize.wgsl"),
             ShaderId::SapKeys => include_str!("../../shaders/sap_keys.wgsl"),
+            ShaderId::SapGather => include_str!("../../shaders/sap_gather.wgsl"),
             ShaderId::SapSweep => include_str!("../../shaders/sap_sweep.wgsl"),
         }
     }

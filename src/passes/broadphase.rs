@@ -98,6 +98,20 @@ wgsl_twin! {
 }
 
 wgsl_twin! {
+    /// Twin of `SortedBox`: a box in sort-and-sweep order, with its body.
+    pub struct GpuSortedBox as "SortedBox" {
+        /// Lower corner.
+        pub min: [f32; 3],
+        /// Body index.
+        pub body: u32,
+        /// Upper corner.
+        pub max: [f32; 3],
+        /// Padding.
+        pub _pad0: u32,
+    }
+}
+
+wgsl_twin! {
     /// Twin of `HashParams`: the spatial hash's table.
     pub struct GpuHashParams as "HashParams" {
         /// Bodies.
@@ -315,13 +329,20 @@ pub fn record_broadphase(
                 &[params, aabbs, setup, keys, values],
             );
             let (sk, order) = record_sort_pairs(rec, keys, values, n, 32);
+            let sorted = rec.array_buffer::<GpuSortedBox>(n as usize, "sorted boxes");
+            rec.dispatch(
+                ShaderId::SapGather,
+                body_grid(n),
+                &[params, aabbs, order, sorted],
+            );
+            free_sorted(rec, (keys, values), (sk, order));
             rec.stage("broadphase/sweep");
             rec.dispatch(
                 ShaderId::SapSweep,
                 body_grid(n),
-                &[params, aabbs, setup, order, counter, pairs],
+                &[params, setup, sorted, counter, pairs],
             );
-            free_sorted(rec, (keys, values), (sk, order));
+            rec.free(sorted);
             rec.free(params);
         }
         Method::Hash => record_hash(rec, aabbs, n, setup, counter, pairs, caps),
@@ -434,7 +455,11 @@ pub fn validate_boxes(aabbs: &[GpuAabb]) -> crate::Result<()> {
 
 /// The closed-box test every method shares.
 pub fn overlap(a: &GpuAabb, b: &GpuAabb) -> bool {
-    (0..3).all(|k| a.min[k] <= b.max[k] && b.min[k] <= a.max[k])
+    corners_overlap(a.min, a.max, b.min, b.max)
+}
+
+fn corners_overlap(a_min: [f32; 3], a_max: [f32; 3], b_min: [f32; 3], b_max: [f32; 3]) -> bool {
+    (0..3).all(|k| a_min[k] <= b_max[k] && b_min[k] <= a_max[k])
 }
 
 fn threads() -> usize {
@@ -543,19 +568,18 @@ pub fn sap_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     let axis = sweep_axis(aabbs);
     let mut order: Vec<u32> = (0..aabbs.len() as u32).collect();
     order.sort_by_key(|&i| sortable_key(aabbs[i as usize].min[axis]));
-    let order = &order;
-    let mut pairs = parallel_ranges(aabbs.len(), |range| {
+    let sorted = sap_gather_cpu(aabbs, &order);
+    let sorted = &sorted;
+    let mut pairs = parallel_ranges(sorted.len(), |range| {
         let mut out = Vec::new();
         for s in range {
-            let a = order[s] as usize;
-            let ba = &aabbs[a];
-            for &b in &order[s + 1..] {
-                let bb = &aabbs[b as usize];
+            let ba = &sorted[s];
+            for bb in &sorted[s + 1..] {
                 if bb.min[axis] > ba.max[axis] {
                     break;
                 }
-                if overlap(ba, bb) {
-                    out.push([a.min(b as usize) as u32, a.max(b as usize) as u32]);
+                if corners_overlap(ba.min, ba.max, bb.min, bb.max) {
+                    out.push([ba.body.min(bb.body), ba.body.max(bb.body)]);
                 }
             }
         }
@@ -563,6 +587,22 @@ pub fn sap_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     });
     pairs.sort_unstable();
     pairs
+}
+
+/// CPU twin of `sap_gather.wgsl`: the boxes in sorted `order`, with their bodies.
+pub fn sap_gather_cpu(aabbs: &[GpuAabb], order: &[u32]) -> Vec<GpuSortedBox> {
+    order
+        .iter()
+        .map(|&i| {
+            let b = &aabbs[i as usize];
+            GpuSortedBox {
+                min: b.min,
+                body: i,
+                max: b.max,
+                _pad0: 0,
+            }
+        })
+        .collect()
 }
 
 /// The grid the hash uses, computed as `broadphase_setup.wgsl` does.
