@@ -14,8 +14,11 @@ const WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(1) var<storage, read> aabbs: array<Aabb>;
 @group(0) @binding(2) var<storage, read> setup: BroadphaseSetup;
 @group(0) @binding(3) var<storage, read_write> cursor: array<atomic<u32>>;
-@group(0) @binding(4) var<storage, read_write> entries: array<vec2<u32>>;
-@group(0) @binding(5) var<storage, read_write> counter: PairCounter;
+// Entries as two arrays (cell, body): each stays within a storage binding for twice as
+// many entries as one array of pairs would.
+@group(0) @binding(4) var<storage, read_write> cells: array<u32>;
+@group(0) @binding(5) var<storage, read_write> bodies: array<u32>;
+@group(0) @binding(6) var<storage, read_write> counter: PairCounter;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -37,7 +40,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
                 let key = cell_key(vec3<u32>(x, y, z), s);
                 let slot = atomicAdd(&cursor[bucket_of(key, s, table)], 1u);
                 if slot < room {
-                    entries[slot] = vec2<u32>(key, i);
+                    cells[slot] = key;
+                    bodies[slot] = i;
                 }
             }
         }

@@ -14,9 +14,10 @@ const WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(2) var<storage, read> setup: BroadphaseSetup;
 // Bucket ends (the fill pass's cursors).
 @group(0) @binding(3) var<storage, read> ends: array<u32>;
-@group(0) @binding(4) var<storage, read> entries: array<vec2<u32>>;
-@group(0) @binding(5) var<storage, read_write> counter: PairCounter;
-@group(0) @binding(6) var<storage, read_write> pairs: array<vec2<u32>>;
+@group(0) @binding(4) var<storage, read> cells: array<u32>;
+@group(0) @binding(5) var<storage, read> bodies: array<u32>;
+@group(0) @binding(6) var<storage, read_write> counter: PairCounter;
+@group(0) @binding(7) var<storage, read_write> pairs: array<vec2<u32>>;
 
 @compute @workgroup_size(256)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
@@ -26,17 +27,15 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         return;
     }
     let s = setup;
-    let entry = entries[e];
-    let key = entry.x;
-    let a = entry.y;
+    let key = cells[e];
+    let a = bodies[e];
     let ba = aabbs[a];
     let end = min(ends[bucket_of(key, s, table)], room);
     for (var j = e + 1u; j < end; j++) {
-        let other = entries[j];
-        if other.x != key {
+        if cells[j] != key {
             continue;
         }
-        let b = other.y;
+        let b = bodies[j];
         let bb = aabbs[b];
         if !boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
             continue;

@@ -64,8 +64,8 @@ impl GpuBroadphase {
         let n = u32::try_from(aabbs.len())
             .map_err(|_| Error::Usage(format!("{} boxes: at most 2^32 - 1", aabbs.len())))?;
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(aabbs.len()));
-        let max_items = Capacities::max_items(&engine.context().limits());
-        let (run, next) = run_until_fits(caps, method, max_items, |caps| {
+        let max = Capacities::device_max(&engine.context().limits());
+        let (run, next) = run_until_fits(caps, method, max, |caps| {
             let mut rec = Recording::new();
             rec.stage("upload");
             let boxes = rec.array_buffer::<GpuAabb>(aabbs.len(), "aabbs");
@@ -112,25 +112,23 @@ pub struct Attempt<T> {
 
 /// The rule that no pair is ever dropped: runs `attempt` with `caps`, and while pairs or
 /// hash entries overflowed, again with exactly enough room (at most 4 runs). Room stays
-/// within `max_items` per buffer unless a run needs more (the engine then reports the
+/// within `max` per buffer unless a run needs more (the engine then reports the
 /// buffer limit). Returns the result, the runs it took and its counter, and the
 /// capacities for the next frame (what this one used plus a quarter).
 pub fn run_until_fits<T>(
     caps: Capacities,
     method: Method,
-    max_items: u32,
+    max: Capacities,
     mut attempt: impl FnMut(Capacities) -> Result<Attempt<T>>,
 ) -> Result<((T, u32, GpuPairCounter), Capacities)> {
-    let mut caps = caps.capped(max_items, None);
+    let mut caps = caps.capped(max, None);
     for runs in 1..=4 {
         let a = attempt(caps)?;
         if caps.overflowed(&a.counter) {
-            caps = caps
-                .grown_for(&a.counter)
-                .capped(max_items, Some(&a.counter));
+            caps = caps.grown_for(&a.counter).capped(max, Some(&a.counter));
             continue;
         }
-        let next = Capacities::fitted_to(&a.counter).capped(max_items, Some(&a.counter));
+        let next = Capacities::fitted_to(&a.counter).capped(max, Some(&a.counter));
         return Ok(((a.value, runs, a.counter), next));
     }
     Err(Error::Gpu(format!(

@@ -128,8 +128,8 @@ impl Pipeline {
         match &mut self.backend {
             Backend::Gpu(engine) => {
                 let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-                let max_items = Capacities::max_items(&engine.context().limits());
-                let ((result, _, _), next) = run_until_fits(caps, method, max_items, |caps| {
+                let max = Capacities::device_max(&engine.context().limits());
+                let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
                     let (rec, rb) =
                         frame::record_full_frame(&world.bodies, &world.shapes, method, caps);
                     let output = engine.run(&rec, &[])?;

@@ -394,7 +394,8 @@ fn gpu_hash_table_passes_match_their_cpu_twin_on_the_same_grid() {
         let rb_setup = rec.readback(out.setup);
         let rb_counter = rec.readback(counter);
         let rb_ends = rec.readback(t.ends);
-        let rb_entries = rec.readback(t.entries);
+        let rb_cells = rec.readback(t.cells);
+        let rb_bodies = rec.readback(t.bodies);
         let rb_over = rec.readback(t.oversize);
         let frame = engine.run(&rec, &[]).unwrap();
         let setup: GpuBroadphaseSetup = frame.values::<GpuBroadphaseSetup>(rb_setup)[0];
@@ -417,8 +418,11 @@ fn gpu_hash_table_passes_match_their_cpu_twin_on_the_same_grid() {
             .collect();
         assert!(ends == want_ends, "{label}: bucket ends differ");
         // Entries: the same multiset in every bucket.
-        let mut entries: Vec<[u32; 2]> = frame.values(rb_entries);
-        entries.truncate(want.entries.len());
+        let cells: Vec<u32> = frame.values(rb_cells);
+        let bodies: Vec<u32> = frame.values(rb_bodies);
+        let mut entries: Vec<[u32; 2]> = (0..want.entries.len())
+            .map(|e| [cells[e], bodies[e]])
+            .collect();
         let mut start = 0;
         for &end in &ends {
             entries[start..end as usize].sort_unstable();
@@ -478,4 +482,33 @@ fn gpu_sweep_gather_pass_matches_its_cpu_twin() {
         got == sap_gather_cpu(&boxes, &order),
         "gathered boxes differ"
     );
+}
+
+#[test]
+fn room_stays_within_the_binding_limit_unless_a_run_needs_more() {
+    use proxima::passes::broadphase::{Capacities, GpuPairCounter};
+    let max = Capacities::device_max(&wgpu::Limits::default());
+    assert_eq!(max.pairs, (128 << 20) / 8);
+    assert_eq!(max.entries, (128 << 20) / 4);
+    // A first guess for 100M bodies is cut to what can be bound.
+    let guess = Capacities::guess(100_000_000).capped(max, None);
+    assert_eq!(guess, max);
+    // A run that needs a little less than the limit: the quarter spare is cut, the need kept.
+    let near = GpuPairCounter {
+        count: max.pairs - 10,
+        entries: max.entries - 10,
+        ..Default::default()
+    };
+    let grown = guess.grown_for(&near).capped(max, Some(&near));
+    assert_eq!(grown, max);
+    assert!(!grown.overflowed(&near));
+    // A run that needs more than the limit keeps its need, so the engine names the limit.
+    let past = GpuPairCounter {
+        count: max.pairs + 10,
+        entries: 5,
+        ..Default::default()
+    };
+    let grown = guess.grown_for(&past).capped(max, Some(&past));
+    assert_eq!(grown.pairs, max.pairs + 10);
+    assert!(!grown.overflowed(&past));
 }

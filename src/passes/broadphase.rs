@@ -210,24 +210,28 @@ impl Capacities {
         }
     }
 
-    /// The room kept within `max` items per buffer (the device's binding limit), but
-    /// never below what a run reported `need`ing: a need past the limit then meets the
-    /// engine's named buffer-limit error instead of overflowing for ever.
-    pub fn capped(self, max: u32, need: Option<&GpuPairCounter>) -> Self {
+    /// The room kept within `max` (the device's binding limit), but never below what a
+    /// run reported `need`ing: a need past the limit then meets the engine's named
+    /// buffer-limit error instead of overflowing for ever.
+    pub fn capped(self, max: Capacities, need: Option<&GpuPairCounter>) -> Self {
         let (pairs, entries) = need.map_or((0, 0), |c| (c.count, c.entries));
         Capacities {
-            pairs: self.pairs.min(max.max(pairs)),
-            entries: self.entries.min(max.max(entries)),
+            pairs: self.pairs.min(max.pairs.max(pairs)),
+            entries: self.entries.min(max.entries.max(entries)),
         }
     }
 
-    /// The most 8-byte items (pairs, hash entries) one buffer may hold on a device with
-    /// `limits`.
-    pub fn max_items(limits: &wgpu::Limits) -> u32 {
+    /// The most pairs (8 bytes each) and hash entries (4 bytes in each of two buffers)
+    /// a device with `limits` can bind.
+    pub fn device_max(limits: &wgpu::Limits) -> Self {
         let bytes = limits
             .max_storage_buffer_binding_size
             .min(limits.max_buffer_size);
-        (bytes / 8).min(u64::from(u32::MAX)) as u32
+        let items = |size: u64| (bytes / size).min(u64::from(u32::MAX)) as u32;
+        Capacities {
+            pairs: items(8),
+            entries: items(4),
+        }
     }
 
     /// True when the run found more than it had room for.
@@ -361,8 +365,10 @@ pub struct HashTable {
     pub params: BufferProxy,
     /// Bucket ends: bucket `b` holds entries `ends[b − 1]..ends[b]` (from 0 for `b = 0`).
     pub ends: BufferProxy,
-    /// `[cell, body]` per entry, grouped by bucket.
-    pub entries: BufferProxy,
+    /// The cell of each entry, entries grouped by bucket.
+    pub cells: BufferProxy,
+    /// The body of each entry.
+    pub bodies: BufferProxy,
     /// Oversize bodies: the count, then their indices.
     pub oversize: BufferProxy,
 }
@@ -393,16 +399,18 @@ pub fn record_hash_table(
     let entries_at = std::mem::offset_of!(GpuPairCounter, entries) as u64;
     rec.copy(total, 0, counter, entries_at, 4);
     rec.free(total);
-    let entries = rec.array_buffer::<[u32; 2]>(entry_capacity as usize, "hash entries");
+    let cells = rec.array_buffer::<u32>(entry_capacity as usize, "hash entry cells");
+    let bodies = rec.array_buffer::<u32>(entry_capacity as usize, "hash entry bodies");
     rec.dispatch(
         ShaderId::HashFill,
         body_grid(n),
-        &[params, aabbs, setup, ends, entries, counter],
+        &[params, aabbs, setup, ends, cells, bodies, counter],
     );
     HashTable {
         params,
         ends,
-        entries,
+        cells,
+        bodies,
         oversize,
     }
 }
@@ -422,10 +430,13 @@ fn record_hash(
     rec.dispatch(
         ShaderId::HashPairs,
         body_grid(caps.entries),
-        &[t.params, aabbs, setup, t.ends, t.entries, counter, pairs],
+        &[
+            t.params, aabbs, setup, t.ends, t.cells, t.bodies, counter, pairs,
+        ],
     );
     rec.free(t.ends);
-    rec.free(t.entries);
+    rec.free(t.cells);
+    rec.free(t.bodies);
     rec.dispatch(
         ShaderId::HashOversize,
         body_grid(n),
