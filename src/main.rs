@@ -65,6 +65,15 @@ struct BroadphaseBenchArgs {
     /// Where to write the SVG scaling plot.
     #[arg(long, default_value = "broadphase-scaling.svg")]
     svg: PathBuf,
+    /// Methods to time, comma separated (GPU and CPU twin each).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MethodArg::Hash, MethodArg::Sweep])]
+    methods: Vec<MethodArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum MethodArg {
+    Hash,
+    Sweep,
 }
 
 #[derive(clap::Args, Debug, Clone)]
@@ -398,6 +407,13 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         let mut pairs = 0;
         let mut gpu = GpuBroadphase::default();
         for (k, method) in [Method::Hash, Method::Sweep].into_iter().enumerate() {
+            let wanted = match method {
+                Method::Hash => MethodArg::Hash,
+                Method::Sweep => MethodArg::Sweep,
+            };
+            if !args.methods.contains(&wanted) {
+                continue;
+            }
             let mut t = Vec::new();
             for r in 0..=args.runs {
                 let start = Instant::now();
@@ -432,20 +448,31 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
             }
         }
         for (s, t) in series.iter_mut().zip(times) {
-            s.points.push((n as f64, t * 1e3));
+            if t.is_finite() {
+                s.points.push((n as f64, t * 1e3));
+            }
         }
+        // f64::min skips NaN: the best of the methods timed.
         let best_gpu = times[0].min(times[1]);
         let best_cpu = times[2].min(times[3]);
+        let ms = |t: f64| {
+            if t.is_finite() {
+                format!("{:>9.3}ms", t * 1e3)
+            } else {
+                format!("{:>11}", "-")
+            }
+        };
         println!(
-            "{n:>9} {pairs:>10} {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>9.3}ms {:>13.0} {:>10.2}",
-            times[0] * 1e3,
-            times[1] * 1e3,
-            times[2] * 1e3,
-            times[3] * 1e3,
+            "{n:>9} {pairs:>10} {} {} {} {} {:>13.0} {:>10.2}",
+            ms(times[0]),
+            ms(times[1]),
+            ms(times[2]),
+            ms(times[3]),
             n as f64 / (best_gpu * 1e3),
             best_cpu / best_gpu
         );
     }
+    series.retain(|s| !s.points.is_empty());
     let svg = loglog_svg(
         "broadphase scaling",
         "bodies",

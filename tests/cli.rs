@@ -158,6 +158,34 @@ fn bench_broadphase_prints_rows_and_writes_the_plot() {
     );
     let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.starts_with("<svg") && plot.contains("polyline") && plot.contains("cpu hash"));
+    // One method only: the other's columns are dashes and it is not plotted.
+    let o = proxima(
+        &[
+            "bench",
+            "broadphase",
+            "--bodies",
+            "800",
+            "--runs",
+            "1",
+            "--methods",
+            "sweep",
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let text = stdout(&o);
+    let row = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("800 "))
+        .unwrap_or_else(|| panic!("{text}"));
+    let cols: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!((cols[2], cols[4]), ("-", "-"), "{row}");
+    assert!(cols[3].ends_with("ms") && cols[5].ends_with("ms"), "{row}");
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.contains("cpu sweep") && !plot.contains("cpu hash"));
+    let _ = std::fs::remove_file(&svg);
 }
 
 #[test]
