@@ -722,29 +722,33 @@ pub fn hash_table_cpu(aabbs: &[GpuAabb], g: &GpuBroadphaseSetup) -> HashTableCpu
     }
 }
 
-/// CPU twin of the spatial hash (same grid, same oversize rule, same lowest-cell rule).
-/// Multi-threaded; sorted output.
+/// CPU twin of the spatial hash (same grid, same oversize rule, same lowest-cell rule;
+/// entries grouped by a parallel sort rather than the GPU's bucket table, which costs a
+/// CPU more in atomics than the sort). Multi-threaded; sorted output.
 pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     let g = hash_grid(aabbs);
-    let ranges: Vec<_> = aabbs.iter().map(|b| cell_range(b, &g)).collect();
-    let oversize: Vec<u32> = (0..aabbs.len() as u32)
-        .filter(|&i| ranges[i as usize].is_none())
-        .collect();
-    let is_oversize: Vec<bool> = ranges.iter().map(Option::is_none).collect();
-    let mut entries: Vec<(u32, u32)> = Vec::new();
-    for (i, range) in ranges.iter().enumerate() {
-        if let Some((lo, hi)) = *range {
-            for_each_cell(lo, hi, &g, |key| entries.push((key, i as u32)));
+    let g = &g;
+    let ranges = parallel_ranges(aabbs.len(), |r| {
+        r.map(|i| cell_range(&aabbs[i], g)).collect()
+    });
+    let ranges = &ranges;
+    // [cell, body], sorted: each cell's bodies are contiguous.
+    let entries = sort_pairs_parallel(parallel_ranges(aabbs.len(), |r| {
+        let mut out = Vec::new();
+        for i in r {
+            if let Some((lo, hi)) = ranges[i] {
+                for_each_cell(lo, hi, g, |key| out.push([key, i as u32]));
+            }
         }
-    }
-    entries.sort_unstable();
+        out
+    }));
     let entries = &entries;
     let mut pairs = parallel_ranges(entries.len(), |range| {
         let mut out = Vec::new();
         for e in range {
-            let (key, a) = entries[e];
+            let [key, a] = entries[e];
             let ba = &aabbs[a as usize];
-            for &(k2, b) in &entries[e + 1..] {
+            for &[k2, b] in &entries[e + 1..] {
                 if k2 != key {
                     break;
                 }
@@ -753,20 +757,23 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
                     continue;
                 }
                 let corner: [f32; 3] = std::array::from_fn(|k| ba.min[k].max(bb.min[k]));
-                if cell_key(cell_of(corner, &g), &g) == key {
+                if cell_key(cell_of(corner, g), g) == key {
                     out.push([a.min(b), a.max(b)]);
                 }
             }
         }
         out
     });
-    let (oversize, is_oversize) = (&oversize, &is_oversize);
+    let oversize: Vec<u32> = (0..aabbs.len() as u32)
+        .filter(|&i| ranges[i as usize].is_none())
+        .collect();
+    let oversize = &oversize;
     pairs.extend(parallel_ranges(aabbs.len(), |range| {
         let mut out = Vec::new();
         for j in range {
             for &a in oversize {
                 let a_ = a as usize;
-                if a_ == j || (is_oversize[j] && j < a_) {
+                if a_ == j || (ranges[j].is_none() && j < a_) {
                     continue;
                 }
                 if overlap(&aabbs[a_], &aabbs[j]) {
@@ -776,8 +783,35 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
         }
         out
     }));
-    pairs.sort_unstable();
-    pairs
+    sort_pairs_parallel(pairs)
+}
+
+/// Sorts pairs: a slice per thread, then a k-way merge.
+fn sort_pairs_parallel(mut pairs: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
+    let chunk = pairs.len().div_ceil(threads().max(1)).max(1 << 14);
+    std::thread::scope(|scope| {
+        for part in pairs.chunks_mut(chunk) {
+            scope.spawn(move || part.sort_unstable());
+        }
+    });
+    if pairs.len() <= chunk {
+        return pairs;
+    }
+    let mut heads: Vec<std::iter::Peekable<std::slice::Iter<'_, [u32; 2]>>> =
+        pairs.chunks(chunk).map(|c| c.iter().peekable()).collect();
+    let mut out = Vec::with_capacity(pairs.len());
+    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<([u32; 2], usize)>> = heads
+        .iter_mut()
+        .enumerate()
+        .filter_map(|(k, h)| h.next().map(|&p| std::cmp::Reverse((p, k))))
+        .collect();
+    while let Some(std::cmp::Reverse((p, k))) = heap.pop() {
+        out.push(p);
+        if let Some(&q) = heads[k].next() {
+            heap.push(std::cmp::Reverse((q, k)));
+        }
+    }
+    out
 }
 
 /// Picks a method from the boxes: sort-and-sweep when the spread is dominated by one axis
