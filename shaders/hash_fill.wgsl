@@ -1,5 +1,5 @@
 // Spatial hash, step 2 (after an exclusive scan of the bucket counts): every body writes
-// (cell, body) for each cell its box covers into its bucket's range, taking slots with an
+// (cell, body | first-cell flags) for each cell its box covers into its bucket's range, taking slots with an
 // atomic cursor that starts at the bucket's offset. Afterwards cursor[b] is the end of
 // bucket b (and so the start of bucket b + 1). Slots past the entry buffer's room are not
 // written; the CPU sees entries > room and re-runs. CPU twin: hash_table_cpu.
@@ -37,11 +37,12 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     for (var z = lo.z; z <= hi.z; z++) {
         for (var y = lo.y; y <= hi.y; y++) {
             for (var x = lo.x; x <= hi.x; x++) {
-                let key = cell_key(vec3<u32>(x, y, z), s);
+                let c = vec3<u32>(x, y, z);
+                let key = cell_key(c, s);
                 let slot = atomicAdd(&cursor[bucket_of(key, s, table)], 1u);
                 if slot < room {
                     cells[slot] = key;
-                    bodies[slot] = i;
+                    bodies[slot] = i | (entry_flags(c, lo) << BODY_BITS);
                 }
             }
         }

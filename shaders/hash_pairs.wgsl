@@ -1,7 +1,7 @@
 // Spatial hash, step 3: each entry pairs with the entries after it in its bucket that are
 // in the same cell (a hashed bucket may hold several cells). A pair is emitted only in
 // the lowest cell both boxes share (the cell of their overlap's lower corner), so exactly
-// once. CPU twin: passes::broadphase::hash_pairs_cpu.
+// once; the entries' first-cell flags tell that cell without loading a box. CPU twin: passes::broadphase::hash_pairs_cpu.
 
 #import bodies
 #import broadphase
@@ -28,19 +28,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     }
     let s = setup;
     let key = cells[e];
-    let a = bodies[e];
+    let a_word = bodies[e];
+    let a = a_word & BODY_MASK;
+    let a_flags = a_word >> BODY_BITS;
     let ba = aabbs[a];
     let end = min(ends[bucket_of(key, s, table)], room);
     for (var j = e + 1u; j < end; j++) {
         if cells[j] != key {
             continue;
         }
-        let b = bodies[j];
-        let bb = aabbs[b];
-        if !boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
+        let b_word = bodies[j];
+        if (a_flags | (b_word >> BODY_BITS)) != 7u {
             continue;
         }
-        if cell_key(cell_of(max(ba.min, bb.min), s), s) != key {
+        let b = b_word & BODY_MASK;
+        let bb = aabbs[b];
+        if !boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
             continue;
         }
         let k = atomicAdd(&counter.count, 1u);

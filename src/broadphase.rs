@@ -61,8 +61,7 @@ impl GpuBroadphase {
         method: Method,
     ) -> Result<GpuRun> {
         broadphase::validate_boxes(aabbs)?;
-        let n = u32::try_from(aabbs.len())
-            .map_err(|_| Error::Usage(format!("{} boxes: at most 2^32 - 1", aabbs.len())))?;
+        let n = aabbs.len() as u32; // at most MAX_BODIES (validated)
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(aabbs.len()));
         let max = Capacities::device_max(&engine.context().limits());
         let (run, next) = run_until_fits(caps, method, max, |caps| {

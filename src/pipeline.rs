@@ -111,6 +111,7 @@ impl Pipeline {
     /// buffer that overflows is grown and the frame re-run: no pair is dropped.
     pub fn frame(&mut self, world: &World) -> Result<FrameResult> {
         world.validate()?;
+        broadphase::check_body_count(world.len())?;
         let method = match self.method {
             Some(m) => m,
             None => {

@@ -97,6 +97,18 @@ fn bucket_of(key: u32, setup: BroadphaseSetup, table: HashParams) -> u32 {
     return (key * 2654435769u) >> table.shift;
 }
 
+// A hash entry's body word: the body index in the low 29 bits, and in the top 3 one flag
+// per axis, set when the entry's cell is the first the box covers along that axis. The
+// lowest cell two boxes share is, per axis, the larger of their first cells (cell_of is
+// monotone), so a cell is that cell exactly when along every axis it is the first cell of
+// one of the two: (flags_a | flags_b) == 7. Pairs are told apart from that alone, before
+// any box is loaded.
+const BODY_BITS: u32 = 29u;
+const BODY_MASK: u32 = 0x1fffffffu;
+fn entry_flags(c: vec3<u32>, lo: vec3<u32>) -> u32 {
+    return select(0u, 1u, c.x == lo.x) | select(0u, 2u, c.y == lo.y) | select(0u, 4u, c.z == lo.z);
+}
+
 // Whether a box spans more than MAX_SPAN cells along some axis (then it has no cells and
 // is tested against every body instead).
 const MAX_SPAN: u32 = 4u;

@@ -446,9 +446,20 @@ fn record_hash(
     rec.free(t.params);
 }
 
+/// Errors past [`MAX_BODIES`] bodies.
+pub fn check_body_count(n: usize) -> crate::Result<()> {
+    if n > MAX_BODIES {
+        return Err(crate::Error::Usage(format!(
+            "{n} bodies: the broadphase takes at most 2^{BODY_BITS} - 1 = {MAX_BODIES}"
+        )));
+    }
+    Ok(())
+}
+
 /// Checks boxes before a broadphase: every bound finite and `min ≤ max`. A NaN would make
 /// every comparison false and silently drop pairs; an infinite box would break the grid.
 pub fn validate_boxes(aabbs: &[GpuAabb]) -> crate::Result<()> {
+    check_body_count(aabbs.len())?;
     for (i, b) in aabbs.iter().enumerate() {
         let finite = b.min.iter().chain(&b.max).all(|v| v.is_finite());
         if !finite || (0..3).any(|k| b.min[k] > b.max[k]) {
@@ -675,24 +686,41 @@ fn cell_range(b: &GpuAabb, g: &GpuBroadphaseSetup) -> Option<([u32; 3], [u32; 3]
     (0..3).all(|k| hi[k] - lo[k] < MAX_SPAN).then_some((lo, hi))
 }
 
-/// Calls `f` with the index of every cell in `lo..=hi`.
-fn for_each_cell(lo: [u32; 3], hi: [u32; 3], g: &GpuBroadphaseSetup, mut f: impl FnMut(u32)) {
+/// Calls `f` with the index of every cell in `lo..=hi` and the entry's first-cell flags
+/// (bit k set when the cell is the first along axis k; twin of `entry_flags`).
+fn for_each_cell(
+    lo: [u32; 3],
+    hi: [u32; 3],
+    g: &GpuBroadphaseSetup,
+    mut f: impl FnMut(u32, u32),
+) {
     for z in lo[2]..=hi[2] {
         for y in lo[1]..=hi[1] {
             for x in lo[0]..=hi[0] {
-                f(cell_key([x, y, z], g));
+                let flags =
+                    u32::from(x == lo[0]) | u32::from(y == lo[1]) << 1 | u32::from(z == lo[2]) << 2;
+                f(cell_key([x, y, z], g), flags);
             }
         }
     }
 }
+
+/// Bits of a hash entry's body word that hold the body (twin of `BODY_BITS`); the top
+/// three hold the entry's first-cell flags.
+pub const BODY_BITS: u32 = 29;
+
+/// The most bodies a broadphase takes: a hash entry keeps the body in 29 bits.
+pub const MAX_BODIES: usize = (1 << BODY_BITS) - 1;
+
+const BODY_MASK: u32 = (1 << BODY_BITS) - 1;
 
 /// The hash's table as the CPU twin of its count, scan and fill passes builds it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HashTableCpu {
     /// Entries per bucket.
     pub bucket_counts: Vec<u32>,
-    /// `[cell, body]` per entry, by bucket, then cell, then body (the GPU's order within
-    /// a bucket is whatever its atomics gave).
+    /// `[cell, body | flags << BODY_BITS]` per entry, by bucket, then cell, then body
+    /// (the GPU's order within a bucket is whatever its atomics gave).
     pub entries: Vec<[u32; 2]>,
     /// Oversize bodies, ascending.
     pub oversize: Vec<u32>,
@@ -708,9 +736,9 @@ pub fn hash_table_cpu(aabbs: &[GpuAabb], g: &GpuBroadphaseSetup) -> HashTableCpu
     for (i, b) in aabbs.iter().enumerate() {
         match cell_range(b, g) {
             None => oversize.push(i as u32),
-            Some((lo, hi)) => for_each_cell(lo, hi, g, |key| {
+            Some((lo, hi)) => for_each_cell(lo, hi, g, |key, flags| {
                 bucket_counts[table.bucket_of(key, g) as usize] += 1;
-                entries.push([key, i as u32]);
+                entries.push([key, i as u32 | flags << BODY_BITS]);
             }),
         }
     }
@@ -732,12 +760,14 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
         r.map(|i| cell_range(&aabbs[i], g)).collect()
     });
     let ranges = &ranges;
-    // [cell, body], sorted: each cell's bodies are contiguous.
+    // [cell, body | flags], sorted: each cell's bodies are contiguous.
     let entries = sort_pairs_parallel(parallel_ranges(aabbs.len(), |r| {
         let mut out = Vec::new();
         for i in r {
             if let Some((lo, hi)) = ranges[i] {
-                for_each_cell(lo, hi, g, |key| out.push([key, i as u32]));
+                for_each_cell(lo, hi, g, |key, flags| {
+                    out.push([key, i as u32 | flags << BODY_BITS]);
+                });
             }
         }
         out
@@ -746,18 +776,19 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     let mut pairs = parallel_ranges(entries.len(), |range| {
         let mut out = Vec::new();
         for e in range {
-            let [key, a] = entries[e];
+            let [key, a_word] = entries[e];
+            let (a, a_flags) = (a_word & BODY_MASK, a_word >> BODY_BITS);
             let ba = &aabbs[a as usize];
-            for &[k2, b] in &entries[e + 1..] {
+            for &[k2, b_word] in &entries[e + 1..] {
                 if k2 != key {
                     break;
                 }
-                let bb = &aabbs[b as usize];
-                if !overlap(ba, bb) {
+                // This cell is the lowest both share (see `entry_flags` in the WGSL).
+                if a_flags | b_word >> BODY_BITS != 7 {
                     continue;
                 }
-                let corner: [f32; 3] = std::array::from_fn(|k| ba.min[k].max(bb.min[k]));
-                if cell_key(cell_of(corner, g), g) == key {
+                let b = b_word & BODY_MASK;
+                if overlap(ba, &aabbs[b as usize]) {
                     out.push([a.min(b), a.max(b)]);
                 }
             }
