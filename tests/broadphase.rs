@@ -512,3 +512,14 @@ fn room_stays_within_the_binding_limit_unless_a_run_needs_more() {
     assert_eq!(grown.pairs, max.pairs + 10);
     assert!(!grown.overflowed(&past));
 }
+
+#[test]
+fn more_bodies_than_an_entry_can_name_is_a_named_error() {
+    use proxima::passes::broadphase::{MAX_BODIES, check_body_count};
+    assert!(check_body_count(MAX_BODIES).is_ok());
+    let err = check_body_count(MAX_BODIES + 1).unwrap_err().to_string();
+    assert!(
+        err.contains("536870912 bodies") && err.contains("2^29"),
+        "{err}"
+    );
+}

@@ -688,12 +688,7 @@ fn cell_range(b: &GpuAabb, g: &GpuBroadphaseSetup) -> Option<([u32; 3], [u32; 3]
 
 /// Calls `f` with the index of every cell in `lo..=hi` and the entry's first-cell flags
 /// (bit k set when the cell is the first along axis k; twin of `entry_flags`).
-fn for_each_cell(
-    lo: [u32; 3],
-    hi: [u32; 3],
-    g: &GpuBroadphaseSetup,
-    mut f: impl FnMut(u32, u32),
-) {
+fn for_each_cell(lo: [u32; 3], hi: [u32; 3], g: &GpuBroadphaseSetup, mut f: impl FnMut(u32, u32)) {
     for z in lo[2]..=hi[2] {
         for y in lo[1]..=hi[1] {
             for x in lo[0]..=hi[0] {
