@@ -266,3 +266,28 @@ fn a_missing_adapter_is_an_error_or_a_cpu_fallback() {
     bounds_cpu(&world.bodies, &world.shapes, params, &mut want);
     assert_eq!(r.aabbs, want);
 }
+
+/// Engines on one device in several threads: each thread's wait may return while another
+/// thread's poll is still delivering its map callback; every frame must still read back.
+#[test]
+fn engines_sharing_a_device_across_threads_read_back_every_frame() {
+    let Some(ctx) = common::gpu("shared device") else {
+        return;
+    };
+    std::thread::scope(|scope| {
+        for t in 0..4u32 {
+            let ctx = ctx.clone();
+            scope.spawn(move || {
+                let mut engine = Engine::new(ctx);
+                for f in 0..1000u32 {
+                    let value = t * 1000 + f;
+                    let (rec, rb) = counter_frame(value);
+                    let out = engine
+                        .run(&rec, &[])
+                        .unwrap_or_else(|e| panic!("thread {t}, frame {f}: {e}"));
+                    assert_eq!(out.values::<u32>(rb), vec![value]);
+                }
+            });
+        }
+    });
+}

@@ -20,6 +20,8 @@ pub const READBACK_RING: usize = 3;
 
 /// How long a wait for the GPU may take before it is an error.
 const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
+/// How long a finished submission's map callback may take to land.
+const MAP_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How stages are timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -343,20 +345,35 @@ impl Engine {
     fn collect(&mut self, frame: &PendingFrame) -> Result<FrameOutput> {
         wait_for(&self.ctx, &frame.submission)?;
         self.ctx.check()?;
-        let mapped = frame
-            .mapped
-            .lock()
-            .map_err(|_| Error::Readback("map flag poisoned".into()))?
-            .clone();
-        match mapped {
-            Some(Ok(())) => {}
-            Some(Err(e)) => return Err(Error::Readback(format!("mapping failed: {e}"))),
-            None => {
-                return Err(Error::Readback(
-                    "the GPU finished but the readback buffer was not mapped".into(),
-                ));
+        // On a device other threads poll too (a renderer's, or one shared by tests), the
+        // map callback of a finished submission may be running on another thread's poll
+        // when ours returns: poll until it has landed.
+        let deadline = Instant::now() + MAP_TIMEOUT;
+        loop {
+            let mapped = frame
+                .mapped
+                .lock()
+                .map_err(|_| Error::Readback("map flag poisoned".into()))?
+                .clone();
+            match mapped {
+                Some(Ok(())) => break,
+                Some(Err(e)) => return Err(Error::Readback(format!("mapping failed: {e}"))),
+                None if Instant::now() > deadline => {
+                    return Err(Error::Readback(format!(
+                        "the GPU finished but the readback buffer was not mapped within {} s",
+                        MAP_TIMEOUT.as_secs()
+                    )));
+                }
+                None => {
+                    self.ctx
+                        .device
+                        .poll(wgpu::PollType::Poll)
+                        .map_err(|e| Error::Readback(format!("poll: {e}")))?;
+                    std::thread::yield_now();
+                }
             }
         }
+        self.ctx.check()?;
         let staging = self.slots[frame.slot]
             .staging
             .as_ref()
