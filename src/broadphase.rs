@@ -8,8 +8,7 @@ use crate::bodies::GpuAabb;
 use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::passes::broadphase::{
-    self, Capacities, GpuBroadphaseSetup, GpuPairCounter, Method, hash_pairs_cpu,
-    record_broadphase, sap_pairs_cpu,
+    self, Capacities, GpuPairCounter, Method, hash_pairs_cpu, record_broadphase, sap_pairs_cpu,
 };
 use crate::{Error, Result};
 
@@ -72,7 +71,6 @@ impl GpuBroadphase {
             let out = record_broadphase(&mut rec, boxes, n, method, caps);
             rec.stage("readback");
             let counter_rb = rec.readback(out.counter);
-            let setup_rb = rec.readback(out.setup);
             let pairs_rb = rec.readback(out.pairs);
             let frame = engine.run(&rec, &[])?;
             let counter: GpuPairCounter = frame.values::<GpuPairCounter>(counter_rb)[0];
@@ -83,7 +81,6 @@ impl GpuBroadphase {
                     frame.profile.wall,
                 ),
                 counter,
-                setup: frame.values::<GpuBroadphaseSetup>(setup_rb)[0],
             })
         })?;
         self.caps = Some(next);
@@ -97,16 +94,13 @@ impl GpuBroadphase {
     }
 }
 
-/// What one attempt at a frame with a broadphase reports: its result, the pair counter
-/// and the setup the broadphase used.
+/// What one attempt at a frame with a broadphase reports: its result and the pair counter.
 #[derive(Debug)]
 pub struct Attempt<T> {
     /// The frame's result.
     pub value: T,
     /// Pairs and hash entries found, and the room they had.
     pub counter: GpuPairCounter,
-    /// Sweep axis and hash grid.
-    pub setup: GpuBroadphaseSetup,
 }
 
 /// The rule that no pair is ever dropped: runs `attempt` with `caps`, and while pairs or

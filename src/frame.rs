@@ -9,9 +9,7 @@ use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use crate::broadphase::{cpu_pairs, sorted_pairs};
 use crate::graph::{ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
-use crate::passes::broadphase::{
-    Capacities, GpuBroadphaseSetup, GpuPairCounter, Method, record_broadphase,
-};
+use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
 
@@ -134,8 +132,6 @@ pub struct FullReadbacks {
     pub counter: ReadbackId,
     /// The pairs.
     pub pairs: ReadbackId,
-    /// The broadphase setup (sweep axis, hash grid).
-    pub setup: ReadbackId,
 }
 
 /// Records the whole frame: bounds, then the broadphase on the boxes where they lie.
@@ -155,34 +151,30 @@ pub fn record_full_frame(
     let bounds = read_bounds(&mut rec, &out, bodies.len());
     let counter = rec.readback(bp.counter);
     let pairs = rec.readback(bp.pairs);
-    let setup = rec.readback(bp.setup);
     (
         rec,
         FullReadbacks {
             bounds,
             counter,
             pairs,
-            setup,
         },
     )
 }
 
-/// The full frame's result, its pair counter (the caller re-runs when it overflowed) and
-/// the broadphase setup it used.
+/// The full frame's result and its pair counter (the caller re-runs when it overflowed).
 pub fn finish_full_gpu_frame(
     output: &crate::gpu::FrameOutput,
     readbacks: FullReadbacks,
     bodies: &[GpuBody],
     shapes: &[GpuShapeBounds],
     method: Method,
-) -> Result<(FrameResult, GpuPairCounter, GpuBroadphaseSetup)> {
+) -> Result<(FrameResult, GpuPairCounter)> {
     let mut result = finish_gpu_frame(output, readbacks.bounds, bodies, shapes)?;
     let counter: GpuPairCounter = output.values::<GpuPairCounter>(readbacks.counter)[0];
     let raw: Vec<[u32; 2]> = output.values(readbacks.pairs);
     result.pairs = sorted_pairs(&raw, &counter);
     result.broadphase = Some(method);
-    let setup = output.values::<GpuBroadphaseSetup>(readbacks.setup)[0];
-    Ok((result, counter, setup))
+    Ok((result, counter))
 }
 
 /// The whole frame on the CPU twins.

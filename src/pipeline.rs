@@ -134,18 +134,14 @@ impl Pipeline {
                     let (rec, rb) =
                         frame::record_full_frame(&world.bodies, &world.shapes, method, caps);
                     let output = engine.run(&rec, &[])?;
-                    let (value, counter, setup) = frame::finish_full_gpu_frame(
+                    let (value, counter) = frame::finish_full_gpu_frame(
                         &output,
                         rb,
                         &world.bodies,
                         &world.shapes,
                         method,
                     )?;
-                    Ok(Attempt {
-                        value,
-                        counter,
-                        setup,
-                    })
+                    Ok(Attempt { value, counter })
                 })?;
                 self.caps = Some(next);
                 Ok(result)

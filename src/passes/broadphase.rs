@@ -92,7 +92,7 @@ wgsl_twin! {
         pub capacity: u32,
         /// Hash entries needed (may exceed the capacity).
         pub entries: u32,
-        /// Room in the entry buffer.
+        /// Room in each entry buffer.
         pub entry_capacity: u32,
     }
 }
@@ -823,8 +823,8 @@ fn sort_pairs_parallel(mut pairs: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
     if pairs.len() <= chunk {
         return pairs;
     }
-    let mut heads: Vec<std::iter::Peekable<std::slice::Iter<'_, [u32; 2]>>> =
-        pairs.chunks(chunk).map(|c| c.iter().peekable()).collect();
+    let mut heads: Vec<std::slice::Iter<'_, [u32; 2]>> =
+        pairs.chunks(chunk).map(<[[u32; 2]]>::iter).collect();
     let mut out = Vec::with_capacity(pairs.len());
     let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<([u32; 2], usize)>> = heads
         .iter_mut()
