@@ -5,6 +5,7 @@
 #import bodies
 #import broadphase
 #import dispatch
+#import pair_append
 
 const WORKGROUP_SIZE: u32 = 256u;
 
@@ -16,18 +17,25 @@ const WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(5) var<storage, read_write> pairs: array<vec2<u32>>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
     let j = linear_index(gid, groups, WORKGROUP_SIZE);
-    if j >= table.bodies {
-        return;
+    if j < table.bodies {
+        test_oversize(j);
     }
+    flush_pairs(local_index);
+}
+
+fn test_oversize(j: u32) {
     let n = oversize[0];
     if n == 0u {
         return;
     }
-    let s = setup;
     let bj = aabbs[j];
-    let j_oversize = is_oversize(cell_of(bj.min, s), cell_of(bj.max, s));
+    let j_oversize = is_oversize(cell_of(bj.min, setup), cell_of(bj.max, setup));
     for (var o = 0u; o < n; o++) {
         let a = oversize[o + 1u];
         if a == j || (j_oversize && j < a) {
@@ -35,10 +43,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         let ba = aabbs[a];
         if boxes_overlap(ba.min, ba.max, bj.min, bj.max) {
-            let k = atomicAdd(&counter.count, 1u);
-            if k < counter.capacity {
-                pairs[k] = vec2<u32>(min(a, j), max(a, j));
-            }
+            emit_pair(a, j);
         }
     }
 }

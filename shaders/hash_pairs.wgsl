@@ -6,6 +6,7 @@
 #import bodies
 #import broadphase
 #import dispatch
+#import pair_append
 
 const WORKGROUP_SIZE: u32 = 256u;
 
@@ -20,19 +21,26 @@ const WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(7) var<storage, read_write> pairs: array<vec2<u32>>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
     let e = linear_index(gid, groups, WORKGROUP_SIZE);
     let room = min(atomicLoad(&counter.entries), counter.entry_capacity);
-    if e >= room {
-        return;
+    if e < room {
+        find_pairs(e, room);
     }
-    let s = setup;
+    flush_pairs(local_index);
+}
+
+fn find_pairs(e: u32, room: u32) {
     let key = cells[e];
     let a_word = bodies[e];
     let a = a_word & BODY_MASK;
     let a_flags = a_word >> BODY_BITS;
     let ba = aabbs[a];
-    let end = min(ends[bucket_of(key, s, table)], room);
+    let end = min(ends[bucket_of(key, setup, table)], room);
     for (var j = e + 1u; j < end; j++) {
         if cells[j] != key {
             continue;
@@ -43,12 +51,8 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
         }
         let b = b_word & BODY_MASK;
         let bb = aabbs[b];
-        if !boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
-            continue;
-        }
-        let k = atomicAdd(&counter.count, 1u);
-        if k < counter.capacity {
-            pairs[k] = vec2<u32>(min(a, b), max(a, b));
+        if boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
+            emit_pair(a, b);
         }
     }
 }

@@ -6,6 +6,7 @@
 #import bodies
 #import broadphase
 #import dispatch
+#import pair_append
 
 const WORKGROUP_SIZE: u32 = 256u;
 
@@ -16,11 +17,19 @@ const WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(4) var<storage, read_write> pairs: array<vec2<u32>>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
     let s = linear_index(gid, groups, WORKGROUP_SIZE);
-    if s >= params.count {
-        return;
+    if s < params.count {
+        sweep(s);
     }
+    flush_pairs(local_index);
+}
+
+fn sweep(s: u32) {
     let axis = setup.axis;
     let ba = sorted[s];
     let reach = ba.max[axis];
@@ -30,10 +39,7 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             break;
         }
         if boxes_overlap(ba.min, ba.max, bb.min, bb.max) {
-            let k = atomicAdd(&counter.count, 1u);
-            if k < counter.capacity {
-                pairs[k] = vec2<u32>(min(ba.body, bb.body), max(ba.body, bb.body));
-            }
+            emit_pair(ba.body, bb.body);
         }
     }
 }

@@ -124,6 +124,19 @@ fn one_huge_body_among_small_ones() {
 }
 
 #[test]
+fn many_huge_bodies_overflow_the_workgroup_pair_stage() {
+    // Every small body overlaps all 40 huge ones: a GPU workgroup of 256 finds some 10k
+    // pairs, far past its 1024-pair stage, in the hash's oversize pass and in the sweep;
+    // the pairs past the stage take the direct path and none may be lost.
+    let mut boxes = uniform(3000, 11);
+    for i in 0..40 {
+        boxes.push(cube(Vec3::splat(14.0 + 0.05 * i as f32), 40.0));
+    }
+    let pairs = check_all("many huge bodies", &boxes, true);
+    assert!(pairs > 3000 * 40, "{pairs}");
+}
+
+#[test]
 fn bodies_exactly_on_cell_boundaries() {
     // Unit cubes on an integer lattice touch their neighbours face to face: closed boxes
     // overlap, so every lattice neighbour (26 of them) is a pair.

@@ -23,6 +23,10 @@ pub const SHARED: &[(&str, &str)] = &[
     ),
     ("numeric", include_str!("../../shaders/shared/numeric.wgsl")),
     (
+        "pair_append",
+        include_str!("../../shaders/shared/pair_append.wgsl"),
+    ),
+    (
         "radix_common",
         include_str!("../../shaders/shared/radix_common.wgsl"),
     ),
