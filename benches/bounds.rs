@@ -8,24 +8,18 @@
 //! Without an adapter the GPU rows are skipped with a printed reason.
 //! `cargo bench --bench bounds`; the CLI's `proxima bench bounds` prints the same ratios.
 
-use std::time::Duration;
+mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::bodies::GpuShapeBounds;
 use proxima::frame::{self, record_frame};
-use proxima::gpu::{ContextOptions, Engine, GpuContext};
+use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::bounds::{GpuBoundsParams, record_bounds};
 use proxima::world::World;
 
 fn bounds(c: &mut Criterion) {
-    let ctx = match GpuContext::new(&ContextOptions::default()) {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            eprintln!("bounds bench: GPU rows skipped: {e}");
-            None
-        }
-    };
+    let ctx = common::gpu("bounds");
     let mut group = c.benchmark_group("bounds");
     for n in [10_000usize, 100_000, 1_000_000] {
         let world = World::crowd(n, 1);
@@ -72,10 +66,7 @@ fn bounds(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(2));
+    config = common::criterion(2);
     targets = bounds
 }
 criterion_main!(benches);

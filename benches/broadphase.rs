@@ -4,13 +4,13 @@
 //! N^(5/3) on a uniform crowd: `proxima bench broadphase` still times it).
 //! `cargo bench --bench broadphase`.
 
-use std::time::Duration;
+mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::bodies::GpuAabb;
 use proxima::broadphase::{GpuBroadphase, cpu_pairs};
 use proxima::frame;
-use proxima::gpu::{ContextOptions, Engine, GpuContext};
+use proxima::gpu::Engine;
 use proxima::passes::broadphase::Method;
 use proxima::scene::Scene;
 
@@ -33,13 +33,7 @@ fn parry_pairs(aabbs: &[GpuAabb]) -> usize {
 }
 
 fn broadphase(c: &mut Criterion) {
-    let ctx = match GpuContext::new(&ContextOptions::default()) {
-        Ok(ctx) => Some(ctx),
-        Err(e) => {
-            eprintln!("broadphase bench: GPU rows skipped: {e}");
-            None
-        }
-    };
+    let ctx = common::gpu("broadphase");
     let mut group = c.benchmark_group("broadphase");
     for n in [10_000usize, 100_000, 1_000_000] {
         let scene = Scene::default_scene(Some(n as u64)).expect("default scene");
@@ -82,10 +76,7 @@ fn broadphase(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    config = common::criterion(3);
     targets = broadphase
 }
 criterion_main!(benches);

@@ -3,7 +3,7 @@
 //! uniform in a ball (few hull vertices) and on a sphere (every point on the hull), at
 //! 100, 10k and 1M points. `cargo bench --bench hull`.
 
-use std::time::Duration;
+mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::geometry::ConvexPolytope;
@@ -40,10 +40,7 @@ fn hull(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    config = common::criterion(3);
     targets = hull
 }
 criterion_main!(benches);

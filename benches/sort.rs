@@ -3,22 +3,18 @@
 //! buffers, like ours), same random keys, side by side. Both record into a command buffer,
 //! submit and wait; neither reads back. `cargo bench --bench sort`.
 
-use std::time::Duration;
+mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use proxima::gpu::{ContextOptions, Engine, GpuContext};
+use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::radix::record_sort_pairs;
 use proxima::rng::Rng;
 use wgpu::util::DeviceExt;
 
 fn sort(c: &mut Criterion) {
-    let ctx = match GpuContext::new(&ContextOptions::default()) {
-        Ok(ctx) => ctx,
-        Err(e) => {
-            eprintln!("sort bench: skipped, no GPU: {e}");
-            return;
-        }
+    let Some(ctx) = common::gpu("sort") else {
+        return;
     };
     let mut group = c.benchmark_group("sort");
     for n in [100_000u32, 1_000_000] {
@@ -81,10 +77,7 @@ fn sort(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(500))
-        .measurement_time(Duration::from_secs(3));
+    config = common::criterion(3);
     targets = sort
 }
 criterion_main!(benches);

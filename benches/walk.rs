@@ -4,8 +4,9 @@
 //! Each iteration runs the whole 200-frame sequence. Average steps per query are printed
 //! once per size. `cargo bench --bench walk`.
 
-#[path = "../tests/common/mod.rs"]
 mod common;
+#[path = "../tests/common/mod.rs"]
+mod test_common;
 
 mod common_bench {
     use glam::{DQuat, DVec3};
@@ -26,8 +27,6 @@ mod common_bench {
     }
 }
 
-use std::time::Duration;
-
 use common_bench::frame;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::exact::walk::{WalkCache, WalkInput, walk};
@@ -46,7 +45,7 @@ fn walk_bench(c: &mut Criterion) {
         let b =
             ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
                 .unwrap();
-        let (ga, gb) = (common::to_parry(&a), common::to_parry(&b));
+        let (ga, gb) = (test_common::to_parry(&a), test_common::to_parry(&b));
         let poses: Vec<_> = (0..FRAMES).map(frame).collect();
 
         let (mut warm_steps, mut cold_steps) = (0u64, 0u64);
@@ -109,10 +108,7 @@ fn walk_bench(c: &mut Criterion) {
 
 criterion_group! {
     name = benches;
-    config = Criterion::default()
-        .sample_size(10)
-        .warm_up_time(Duration::from_millis(300))
-        .measurement_time(Duration::from_secs(2));
+    config = common::criterion(2);
     targets = walk_bench
 }
 criterion_main!(benches);
