@@ -134,7 +134,7 @@ pub fn run_until_fits<T>(
 pub fn sorted_pairs(raw: &[[u32; 2]], counter: &GpuPairCounter) -> Vec<[u32; 2]> {
     let valid = (counter.count.min(counter.capacity) as usize).min(raw.len());
     let mut pairs = raw[..valid].to_vec();
-    pairs.sort_unstable();
+    broadphase::sort_body_pairs(&mut pairs);
     pairs
 }
 

@@ -1,12 +1,13 @@
 //! The GPU prefix scan and radix sort against their CPU twins, at the sizes where block
 //! boundaries bite (0, 1, 2, 1023, 1025, 1M) and on the key patterns that break sorts
 //! (random, all equal, sorted, reverse sorted). Values carry the input index, so the
-//! comparison also checks stability.
+//! comparison also checks stability. And the CPU's body-pair sort against `sort_unstable`.
 
 mod common;
 
 use proxima::gpu::Engine;
 use proxima::graph::Recording;
+use proxima::passes::broadphase::sort_body_pairs;
 use proxima::passes::radix::{record_sort_pairs, sort_pairs_cpu};
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
@@ -122,5 +123,48 @@ fn cpu_sort_twin_is_a_stable_sort_by_the_low_bits() {
         let (a, b) = (keys[w] & 0xffff, keys[w + 1] & 0xffff);
         assert!(a < b || (a == b && values[w] < values[w + 1]), "at {w}");
         assert_eq!(original[values[w] as usize], keys[w]);
+    }
+}
+
+#[test]
+fn body_pair_sort_matches_a_comparison_sort() {
+    // `sort_unstable` is the oracle; the cases aim at the bucketing: empty, below its
+    // threshold, all in one bucket, a zero or a full 32-bit first half, presorted.
+    let mut rng = Rng::new(9);
+    let n = 200_000;
+    let mut pair = |range: u64| {
+        let (a, b) = (rng.below(range) as u32, rng.below(range) as u32);
+        [a.min(b), a.max(b)]
+    };
+    let random: Vec<[u32; 2]> = (0..n).map(|_| pair(1_000_000)).collect();
+    let mut sorted = random.clone();
+    sorted.sort_unstable();
+    let cases: Vec<(&str, Vec<[u32; 2]>)> = vec![
+        ("empty", Vec::new()),
+        ("small", random[..1000].to_vec()),
+        ("random", random.clone()),
+        ("all equal", vec![[7, 9]; n]),
+        (
+            "first half zero",
+            random.iter().map(|p| [0, p[1]]).collect(),
+        ),
+        ("full 32-bit range", (0..n).map(|_| pair(1 << 32)).collect()),
+        (
+            "one bucket holds most",
+            random
+                .iter()
+                .enumerate()
+                .map(|(i, p)| if i % 10 == 0 { *p } else { [5, p[1]] })
+                .collect(),
+        ),
+        ("sorted", sorted.clone()),
+        ("reverse sorted", sorted.iter().rev().copied().collect()),
+    ];
+    for (name, pairs) in cases {
+        let mut want = pairs.clone();
+        want.sort_unstable();
+        let mut got = pairs;
+        sort_body_pairs(&mut got);
+        assert_eq!(got, want, "{name}");
     }
 }

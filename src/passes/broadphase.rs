@@ -537,7 +537,7 @@ pub fn brute_pairs(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
             .flat_map(|h| h.join().expect("brute worker panicked"))
             .collect()
     });
-    pairs.sort_unstable();
+    sort_body_pairs(&mut pairs);
     pairs
 }
 
@@ -607,7 +607,7 @@ pub fn sap_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
         }
         out
     });
-    pairs.sort_unstable();
+    sort_body_pairs(&mut pairs);
     pairs
 }
 
@@ -756,7 +756,7 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     });
     let ranges = &ranges;
     // [cell, body | flags], sorted: each cell's bodies are contiguous.
-    let entries = sort_pairs_parallel(parallel_ranges(aabbs.len(), |r| {
+    let mut entries = parallel_ranges(aabbs.len(), |r| {
         let mut out = Vec::new();
         for i in r {
             if let Some((lo, hi)) = ranges[i] {
@@ -766,7 +766,8 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
             }
         }
         out
-    }));
+    });
+    sort_body_pairs(&mut entries);
     let entries = &entries;
     let mut pairs = parallel_ranges(entries.len(), |range| {
         let mut out = Vec::new();
@@ -809,35 +810,66 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
         }
         out
     }));
-    sort_pairs_parallel(pairs)
+    sort_body_pairs(&mut pairs);
+    pairs
 }
 
-/// Sorts pairs: a slice per thread, then a k-way merge.
-fn sort_pairs_parallel(mut pairs: Vec<[u32; 2]>) -> Vec<[u32; 2]> {
-    let chunk = pairs.len().div_ceil(threads().max(1)).max(1 << 14);
+/// Sorts pairs lexicographically on every thread: one pass scatters them into 256
+/// buckets by the top bits of their first half, then the threads sort contiguous runs of
+/// buckets, each bucket on its own (a bucket holds about 1/256 of the pairs, so its sort
+/// is short and stays in cache). Small inputs take `sort_unstable`.
+pub fn sort_body_pairs(pairs: &mut [[u32; 2]]) {
+    const BUCKETS: usize = 256;
+    let n = pairs.len();
+    let threads = threads();
+    if n < 1 << 15 || threads < 2 {
+        pairs.sort_unstable();
+        return;
+    }
+    let high = pairs.iter().fold(0u32, |h, p| h | p[0]);
+    let shift = (u32::BITS - high.leading_zeros()).saturating_sub(BUCKETS.ilog2());
+    let bucket = |p: &[u32; 2]| (p[0] >> shift) as usize;
+    let mut start = [0usize; BUCKETS + 1];
+    for p in pairs.iter() {
+        start[bucket(p) + 1] += 1;
+    }
+    for k in 0..BUCKETS {
+        start[k + 1] += start[k];
+    }
+    let mut scratch = vec![[0u32; 2]; n];
+    let mut cursor = start;
+    for p in pairs.iter() {
+        let k = bucket(p);
+        scratch[cursor[k]] = *p;
+        cursor[k] += 1;
+    }
+    // Contiguous runs of buckets of about n / threads pairs each, one per thread.
+    let mut runs = Vec::with_capacity(threads);
+    let mut rest: &mut [[u32; 2]] = &mut scratch;
+    let mut from = 0;
+    for t in 1..=threads {
+        let target = n * t / threads;
+        let mut to = from;
+        while to < BUCKETS && (start[to + 1] <= target || t == threads) {
+            to += 1;
+        }
+        let (run, tail) = rest.split_at_mut(start[to] - start[from]);
+        runs.push((from, to, run));
+        rest = tail;
+        from = to;
+    }
     std::thread::scope(|scope| {
-        for part in pairs.chunks_mut(chunk) {
-            scope.spawn(move || part.sort_unstable());
+        for (from, to, run) in runs {
+            let start = &start;
+            scope.spawn(move || {
+                let base = start[from];
+                for k in from..to {
+                    run[start[k] - base..start[k + 1] - base].sort_unstable();
+                }
+            });
         }
     });
-    if pairs.len() <= chunk {
-        return pairs;
-    }
-    let mut heads: Vec<std::slice::Iter<'_, [u32; 2]>> =
-        pairs.chunks(chunk).map(<[[u32; 2]]>::iter).collect();
-    let mut out = Vec::with_capacity(pairs.len());
-    let mut heap: std::collections::BinaryHeap<std::cmp::Reverse<([u32; 2], usize)>> = heads
-        .iter_mut()
-        .enumerate()
-        .filter_map(|(k, h)| h.next().map(|&p| std::cmp::Reverse((p, k))))
-        .collect();
-    while let Some(std::cmp::Reverse((p, k))) = heap.pop() {
-        out.push(p);
-        if let Some(&q) = heads[k].next() {
-            heap.push(std::cmp::Reverse((q, k)));
-        }
-    }
-    out
+    pairs.copy_from_slice(&scratch);
 }
 
 /// Picks a method from the boxes: sort-and-sweep when the spread is dominated by one axis
