@@ -56,9 +56,10 @@ enum BenchCommand {
 
 #[derive(clap::Args, Debug)]
 struct BroadphaseBenchArgs {
-    /// Body counts, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 1_000_000])]
-    bodies: Vec<usize>,
+    /// Body counts, comma separated [default: 10000,100000,1000000, and 4000000 on a
+    /// hardware adapter]
+    #[arg(long, value_delimiter = ',')]
+    bodies: Option<Vec<usize>>,
     /// Timed runs per size and method (after one warm-up run).
     #[arg(long, default_value_t = 3)]
     runs: usize,
@@ -392,6 +393,17 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         "best gpu b/ms",
         "gpu/cpu"
     );
+    let hardware = match pipeline.backend_mut() {
+        Backend::Gpu(engine) => !engine.context().is_software(),
+        Backend::Cpu => false,
+    };
+    let sizes = args.bodies.clone().unwrap_or_else(|| {
+        let mut sizes = vec![10_000, 100_000, 1_000_000];
+        if hardware {
+            sizes.push(4_000_000);
+        }
+        sizes
+    });
     let names = ["gpu hash", "gpu sweep", "cpu hash", "cpu sweep"];
     let mut series: Vec<Series> = names
         .iter()
@@ -400,7 +412,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
             points: Vec::new(),
         })
         .collect();
-    for &n in &args.bodies {
+    for &n in &sizes {
         let scene = Scene::default_scene(Some(n as u64))?;
         let aabbs = pipeline.step(&scene.world)?.aabbs;
         let mut times = [f64::NAN; 4];

@@ -123,6 +123,12 @@ impl GpuContext {
         self.device.limits()
     }
 
+    /// True for a software adapter (lavapipe, WARP): it runs the passes on the CPU, so its
+    /// timings show the harness, not GPU speed.
+    pub fn is_software(&self) -> bool {
+        self.info.device_type == wgpu::DeviceType::Cpu
+    }
+
     /// True when compute passes can write timestamps.
     pub fn has_timestamps(&self) -> bool {
         self.device
