@@ -41,7 +41,8 @@ fn find_pairs(e: u32, room: u32) {
     let a_flags = a_word >> BODY_BITS;
     let ba = aabbs[a];
     let end = min(ends[bucket_of(key, setup, table)], room);
-    for (var j = e + 1u; j < end; j++) {
+    var j = e + 1u;
+    for (; j < end; j++) {
         if cells[j] != key {
             continue;
         }
@@ -55,4 +56,5 @@ fn find_pairs(e: u32, room: u32) {
             emit_pair(a, b);
         }
     }
+    note_cut(j < end);
 }

@@ -33,7 +33,8 @@ fn sweep(s: u32) {
     let axis = setup.axis;
     let ba = sorted[s];
     let reach = ba.max[axis];
-    for (var t = s + 1u; t < params.count; t++) {
+    var t = s + 1u;
+    for (; t < params.count; t++) {
         let bb = sorted[t];
         if bb.min[axis] > reach {
             break;
@@ -42,4 +43,5 @@ fn sweep(s: u32) {
             emit_pair(ba.body, bb.body);
         }
     }
+    note_cut(t < params.count && sorted[t].min[axis] <= reach);
 }

@@ -117,6 +117,15 @@ pub fn run_until_fits<T>(
     let mut caps = caps.capped(max, None);
     for runs in 1..=4 {
         let a = attempt(caps)?;
+        if a.counter.cut != 0 {
+            return Err(Error::Gpu(format!(
+                "broadphase ({}): the adapter stopped a shader loop before it ended, so \
+                 pairs would be lost (llvmpipe ends every loop of an invocation after 65535 \
+                 iterations in all; a sweep or hash bucket this long needs a hardware GPU or \
+                 `--device cpu`)",
+                method.name()
+            )));
+        }
         if caps.overflowed(&a.counter) {
             caps = caps.grown_for(&a.counter).capped(max, Some(&a.counter));
             continue;

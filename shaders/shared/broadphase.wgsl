@@ -51,6 +51,14 @@ struct PairCounter {
     // (same rule: entries past the room are not written, the CPU re-runs larger).
     entries: atomic<u32>,
     entry_capacity: u32,
+    // Nonzero when a pass's loop ended before its own condition did. Some software
+    // adapters stop every loop of an invocation after a fixed number of iterations
+    // (llvmpipe: 65535 in all); the CPU then reports it instead of returning the pairs
+    // found so far.
+    cut: atomic<u32>,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
 }
 
 // The spatial hash's table: bodies, buckets (a power of two) and 32 - log2(buckets).

@@ -30,6 +30,13 @@ fn emit_pair(a: u32, b: u32) {
     }
 }
 
+// Records that a loop stopped before its own condition ended it (see PairCounter.cut).
+fn note_cut(cut: bool) {
+    if cut {
+        atomicOr(&counter.cut, 1u);
+    }
+}
+
 fn flush_pairs(local_index: u32) {
     workgroupBarrier();
     if local_index == 0u {
@@ -42,10 +49,12 @@ fn flush_pairs(local_index: u32) {
     }
     let base = workgroupUniformLoad(&stage_base);
     let staged = min(atomicLoad(&stage_count), PAIR_STAGE);
-    for (var i = local_index; i < staged; i += WORKGROUP_SIZE) {
+    var i = local_index;
+    for (; i < staged; i += WORKGROUP_SIZE) {
         let k = base + i;
         if k < counter.capacity {
             pairs[k] = stage[i];
         }
     }
+    note_cut(i < staged);
 }

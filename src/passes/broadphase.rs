@@ -94,6 +94,14 @@ wgsl_twin! {
         pub entries: u32,
         /// Room in each entry buffer.
         pub entry_capacity: u32,
+        /// Nonzero when a pass's loop was stopped short by the adapter.
+        pub cut: u32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
+        /// Padding.
+        pub _pad2: u32,
     }
 }
 
