@@ -498,6 +498,81 @@ fn gpu_sweep_gather_pass_matches_its_cpu_twin() {
 }
 
 #[test]
+fn gpu_sweep_reach_pass_matches_its_cpu_twin() {
+    use proxima::gpu::shaders::ShaderId;
+    use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
+    use proxima::graph::Recording;
+    use proxima::passes::broadphase::{
+        GpuBroadphaseSetup, GpuSweepParams, hash_grid, sap_gather_cpu, sap_reach_cpu,
+    };
+    let Some(ctx) = common::gpu("reach twin") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    // Huge boxes make sweeps of many chunks; lattice cubes make lower bounds equal to
+    // upper bounds (closed boxes: a sweep reaches a box that only touches it).
+    let mut boxes = uniform(5000, 14);
+    for i in 0..5 {
+        boxes[i * 700] = cube(Vec3::splat(12.0 + i as f32), 10.0);
+    }
+    for x in 0..20 {
+        boxes.push(cube(Vec3::new(x as f32 + 0.5, 30.5, 30.5), 0.5));
+    }
+    let setup = hash_grid(&boxes);
+    let axis = setup.axis as usize;
+    let mut order: Vec<u32> = (0..boxes.len() as u32).collect();
+    order.sort_by(|&a, &b| boxes[a as usize].min[axis].total_cmp(&boxes[b as usize].min[axis]));
+    let sorted = sap_gather_cpu(&boxes, &order);
+    let n = boxes.len() as u32;
+    for chunk in [1, 7, 256] {
+        let mut rec = Recording::new();
+        let params = rec.buffer(size_of::<GpuSweepParams>() as u64, "params");
+        rec.upload(
+            params,
+            &[GpuSweepParams {
+                count: n,
+                chunk,
+                _pad0: 0,
+                _pad1: 0,
+            }],
+        );
+        let g = rec.buffer(size_of::<GpuBroadphaseSetup>() as u64, "setup");
+        rec.upload(g, &[setup]);
+        let s = rec.array_buffer::<proxima::passes::broadphase::GpuSortedBox>(sorted.len(), "s");
+        rec.upload(s, &sorted);
+        let ends = rec.array_buffer::<u32>(sorted.len(), "ends");
+        let chunks = rec.array_buffer::<u32>(sorted.len(), "chunks");
+        rec.dispatch(
+            ShaderId::SapReach,
+            dispatch_grid(n, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X),
+            &[params, g, s, ends, chunks],
+        );
+        let (rb_ends, rb_chunks) = (rec.readback(ends), rec.readback(chunks));
+        let out = engine.run(&rec, &[]).unwrap();
+        let (want_ends, want_chunks) = sap_reach_cpu(&sorted, axis, chunk);
+        assert_eq!(out.values::<u32>(rb_ends), want_ends, "chunk {chunk}: ends");
+        assert_eq!(
+            out.values::<u32>(rb_chunks),
+            want_chunks,
+            "chunk {chunk}: items"
+        );
+        assert!(
+            want_chunks.iter().any(|&c| c > 1),
+            "chunk {chunk}: some sweep spans items"
+        );
+    }
+}
+
+#[test]
+fn a_long_sweep_is_spread_over_work_items_and_loses_no_pair() {
+    // One huge box among 200k: its sweep passes over some 100k boxes, more than one
+    // invocation may loop on a software adapter; split into items, nothing is lost.
+    let mut boxes = uniform(200_000, 15);
+    boxes[0] = GpuAabb::new(Vec3::splat(10.0), Vec3::splat(60.0));
+    check_all("long sweep", &boxes, false);
+}
+
+#[test]
 fn room_stays_within_the_binding_limit_unless_a_run_needs_more() {
     use proxima::passes::broadphase::{Capacities, GpuPairCounter};
     let max = Capacities::device_max(&wgpu::Limits::default());

@@ -9,6 +9,14 @@ struct CountParams {
     _pad1: u32,
 }
 
+// The sweep's size: boxes, and candidates per work item (see sap_reach.wgsl).
+struct SweepParams {
+    count: u32,
+    chunk: u32,
+    _pad0: u32,
+    _pad1: u32,
+}
+
 // Statistics of a block of boxes; centers are taken relative to body 0's center so that
 // f32 sums of squares do not cancel catastrophically.
 struct StatsPartial {

@@ -72,6 +72,8 @@ pub enum ShaderId {
     SapKeys,
     /// Sort-and-sweep: boxes gathered in sorted order (`sap_gather.wgsl`).
     SapGather,
+    /// Sort-and-sweep: where each sweep ends, and its work items (`sap_reach.wgsl`).
+    SapReach,
     /// Sort-and-sweep: the sweep (`sap_sweep.wgsl`).
     SapSweep,
 }
@@ -93,6 +95,7 @@ impl ShaderId {
         ShaderId::HashOversize,
         ShaderId::SapKeys,
         ShaderId::SapGather,
+        ShaderId::SapReach,
         ShaderId::SapSweep,
     ];
 
@@ -113,6 +116,7 @@ impl ShaderId {
             ShaderId::HashOversize => "hash_oversize.wgsl",
             ShaderId::SapKeys => "sap_keys.wgsl",
             ShaderId::SapGather => "sap_gather.wgsl",
+            ShaderId::SapReach => "sap_reach.wgsl",
             ShaderId::SapSweep => "sap_sweep.wgsl",
         }
     }
@@ -134,6 +138,7 @@ impl ShaderId {
             ShaderId::HashOversize => include_str!("../../shaders/hash_oversize.wgsl"),
             ShaderId::SapKeys => include_str!("../../shaders/sap_keys.wgsl"),
             ShaderId::SapGather => include_str!("../../shaders/sap_gather.wgsl"),
+            ShaderId::SapReach => include_str!("../../shaders/sap_reach.wgsl"),
             ShaderId::SapSweep => include_str!("../../shaders/sap_sweep.wgsl"),
         }
     }

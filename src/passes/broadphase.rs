@@ -27,6 +27,7 @@ use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid
 use crate::graph::{BufferProxy, Recording};
 use crate::wgsl_twin;
 
+use super::dispatch_args::record_dispatch_args;
 use super::radix::record_sort_pairs;
 use super::scan::record_exclusive_scan;
 
@@ -45,6 +46,28 @@ wgsl_twin! {
         /// Padding.
         pub _pad1: u32,
     }
+}
+
+wgsl_twin! {
+    /// Twin of `SweepParams`: boxes, and sweep candidates per work item.
+    pub struct GpuSweepParams as "SweepParams" {
+        /// Boxes.
+        pub count: u32,
+        /// Candidates per work item ([`sweep_chunk`]).
+        pub chunk: u32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
+    }
+}
+
+/// Sweep candidates per GPU work item for `n` boxes: 256, or more where `n` is so large
+/// that the items of the longest possible sweeps, n(n − 1)/2 candidates in all, could
+/// overflow their u32 count. A short chunk spreads a long sweep over many invocations.
+pub fn sweep_chunk(n: u32) -> u32 {
+    let worst = u64::from(n) * u64::from(n.saturating_sub(1)) / 2;
+    worst.div_ceil(1 << 31).max(256).min(u64::from(u32::MAX)) as u32
 }
 
 wgsl_twin! {
@@ -348,14 +371,37 @@ pub fn record_broadphase(
                 &[params, aabbs, order, sorted],
             );
             free_sorted(rec, (keys, values), (sk, order));
-            rec.stage("broadphase/sweep");
-            rec.dispatch(
-                ShaderId::SapSweep,
-                body_grid(n),
-                &[params, setup, sorted, counter, pairs],
-            );
-            rec.free(sorted);
             rec.free(params);
+            rec.stage("broadphase/sweep");
+            let params = rec.buffer(size_of::<GpuSweepParams>() as u64, "sweep params");
+            rec.upload(
+                params,
+                &[GpuSweepParams {
+                    count: n,
+                    chunk: sweep_chunk(n),
+                    _pad0: 0,
+                    _pad1: 0,
+                }],
+            );
+            let ends = rec.array_buffer::<u32>(n as usize, "sweep ends");
+            let chunks = rec.array_buffer::<u32>(n as usize, "sweep chunks");
+            rec.dispatch(
+                ShaderId::SapReach,
+                body_grid(n),
+                &[params, setup, sorted, ends, chunks],
+            );
+            let items = record_exclusive_scan(rec, chunks, n);
+            let args =
+                record_dispatch_args(rec, items, 0, BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
+            rec.dispatch_indirect(
+                ShaderId::SapSweep,
+                args,
+                0,
+                &[params, setup, sorted, ends, chunks, items, counter, pairs],
+            );
+            for b in [sorted, params, ends, chunks, items, args] {
+                rec.free(b);
+            }
         }
         Method::Hash => record_hash(rec, aabbs, n, setup, counter, pairs, caps),
     }
@@ -617,6 +663,19 @@ pub fn sap_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     });
     sort_body_pairs(&mut pairs);
     pairs
+}
+
+/// CPU twin of `sap_reach.wgsl`: for each box of `sorted` (ascending lower bounds on
+/// `axis`), the end of its sweep and its work items of `chunk` candidates.
+pub fn sap_reach_cpu(sorted: &[GpuSortedBox], axis: usize, chunk: u32) -> (Vec<u32>, Vec<u32>) {
+    sorted
+        .iter()
+        .enumerate()
+        .map(|(s, b)| {
+            let end = s + 1 + sorted[s + 1..].partition_point(|c| c.min[axis] <= b.max[axis]);
+            (end as u32, (end - s - 1).div_ceil(chunk as usize) as u32)
+        })
+        .unzip()
 }
 
 /// CPU twin of `sap_gather.wgsl`: the boxes in sorted `order`, with their bodies.
