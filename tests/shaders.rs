@@ -149,6 +149,7 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<proxima::passes::broadphase::GpuPairCounter>();
     assert_twin::<proxima::passes::broadphase::GpuHashParams>();
     assert_twin::<proxima::passes::broadphase::GpuSortedBox>();
+    assert_twin::<proxima::passes::broadphase::GpuSweepParams>();
 }
 
 #[test]
