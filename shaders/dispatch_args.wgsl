@@ -10,7 +10,8 @@ struct DispatchArgsParams {
     workgroup_size: u32,
     // Largest x dimension of the grid (the device's per-dimension limit).
     max_groups_x: u32,
-    _pad: u32,
+    // Threads per counted item.
+    per_item: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: DispatchArgsParams;
@@ -19,7 +20,7 @@ struct DispatchArgsParams {
 
 @compute @workgroup_size(1)
 fn main() {
-    let items = counts[params.count_index];
+    let items = counts[params.count_index] * params.per_item;
     let groups = items / params.workgroup_size + select(0u, 1u, items % params.workgroup_size != 0u);
     let x = min(groups, params.max_groups_x);
     var y = 0u;

@@ -291,3 +291,35 @@ fn engines_sharing_a_device_across_threads_read_back_every_frame() {
         }
     });
 }
+
+#[test]
+fn dispatch_args_pass_matches_its_cpu_twin_with_several_threads_per_item() {
+    use proxima::gpu::sizes::dispatch_grid;
+    use proxima::passes::dispatch_args::record_dispatch_args_per_item;
+    let Some(ctx) = common::gpu("dispatch args per item") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    // Counts whose product with per_item lands on, below and past workgroup and grid
+    // boundaries (x at most 1000 groups here, so large counts need a 2D grid).
+    for (count, per_item) in [
+        (0u32, 7u32),
+        (1, 1),
+        (5, 51),
+        (256, 1),
+        (999, 3),
+        (70_000, 40),
+    ] {
+        let mut rec = Recording::new();
+        let counts = rec.buffer(8, "counts");
+        rec.upload(counts, &[9u32, count]);
+        let args = record_dispatch_args_per_item(&mut rec, counts, 1, per_item, 256, 1000);
+        let rb = rec.readback(args);
+        let got: Vec<u32> = engine.run(&rec, &[]).unwrap().values(rb);
+        assert_eq!(
+            got,
+            dispatch_grid(count * per_item, 256, 1000),
+            "{count} items × {per_item}"
+        );
+    }
+}

@@ -17,6 +17,15 @@ struct SweepParams {
     _pad1: u32,
 }
 
+// The oversize pass's work: bodies, and bodies per work item (chunks of them per
+// oversize body).
+struct OversizeParams {
+    bodies: u32,
+    chunk: u32,
+    chunks: u32,
+    _pad0: u32,
+}
+
 // Statistics of a block of boxes; centers are taken relative to body 0's center so that
 // f32 sums of squares do not cancel catastrophically.
 struct StatsPartial {

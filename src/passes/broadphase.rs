@@ -27,7 +27,7 @@ use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid
 use crate::graph::{BufferProxy, Recording};
 use crate::wgsl_twin;
 
-use super::dispatch_args::record_dispatch_args;
+use super::dispatch_args::{record_dispatch_args, record_dispatch_args_per_item};
 use super::radix::record_sort_pairs;
 use super::scan::record_exclusive_scan;
 
@@ -68,6 +68,35 @@ wgsl_twin! {
 pub fn sweep_chunk(n: u32) -> u32 {
     let worst = u64::from(n) * u64::from(n.saturating_sub(1)) / 2;
     worst.div_ceil(1 << 31).max(256).min(u64::from(u32::MAX)) as u32
+}
+
+wgsl_twin! {
+    /// Twin of `OversizeParams`: bodies, and bodies per work item of the oversize pass.
+    pub struct GpuOversizeParams as "OversizeParams" {
+        /// Bodies.
+        pub bodies: u32,
+        /// Bodies per work item.
+        pub chunk: u32,
+        /// Work items per oversize body.
+        pub chunks: u32,
+        /// Padding.
+        pub _pad0: u32,
+    }
+}
+
+impl GpuOversizeParams {
+    /// The work of `n` bodies: chunks of 256 bodies, or more where `n` is so large that
+    /// oversize bodies × chunks could pass a u32 (at most n² / 2^31 + n items).
+    pub fn for_bodies(n: u32) -> Self {
+        let n2 = u64::from(n) * u64::from(n);
+        let chunk = n2.div_ceil(1 << 31).max(256) as u32;
+        GpuOversizeParams {
+            bodies: n,
+            chunk,
+            chunks: n.div_ceil(chunk),
+            _pad0: 0,
+        }
+    }
 }
 
 wgsl_twin! {
@@ -491,11 +520,25 @@ fn record_hash(
     rec.free(t.ends);
     rec.free(t.cells);
     rec.free(t.bodies);
-    rec.dispatch(
-        ShaderId::HashOversize,
-        body_grid(n),
-        &[t.params, aabbs, setup, t.oversize, counter, pairs],
+    let work = GpuOversizeParams::for_bodies(n);
+    let params = rec.buffer(size_of::<GpuOversizeParams>() as u64, "oversize params");
+    rec.upload(params, &[work]);
+    let args = record_dispatch_args_per_item(
+        rec,
+        t.oversize,
+        0,
+        work.chunks,
+        BODY_WORKGROUP_SIZE,
+        DEFAULT_MAX_GROUPS_X,
     );
+    rec.dispatch_indirect(
+        ShaderId::HashOversize,
+        args,
+        0,
+        &[params, aabbs, setup, t.oversize, counter, pairs],
+    );
+    rec.free(params);
+    rec.free(args);
     rec.free(t.oversize);
     rec.free(t.params);
 }

@@ -15,8 +15,8 @@ wgsl_twin! {
         pub workgroup_size: u32,
         /// Largest x dimension of the grid.
         pub max_groups_x: u32,
-        /// Padding.
-        pub _pad: u32,
+        /// Threads per counted item.
+        pub per_item: u32,
     }
 }
 
@@ -26,6 +26,18 @@ pub fn record_dispatch_args(
     rec: &mut Recording,
     counts: BufferProxy,
     count_index: u32,
+    workgroup_size: u32,
+    max_groups_x: u32,
+) -> BufferProxy {
+    record_dispatch_args_per_item(rec, counts, count_index, 1, workgroup_size, max_groups_x)
+}
+
+/// The same for `per_item` threads per counted item (their product must fit a u32).
+pub fn record_dispatch_args_per_item(
+    rec: &mut Recording,
+    counts: BufferProxy,
+    count_index: u32,
+    per_item: u32,
     workgroup_size: u32,
     max_groups_x: u32,
 ) -> BufferProxy {
@@ -39,7 +51,7 @@ pub fn record_dispatch_args(
             count_index,
             workgroup_size,
             max_groups_x,
-            _pad: 0,
+            per_item,
         }],
     );
     let args = rec.buffer(12, "dispatch args");
