@@ -573,6 +573,39 @@ fn a_long_sweep_is_spread_over_work_items_and_loses_no_pair() {
 }
 
 #[test]
+fn a_hash_bucket_longer_than_an_adapter_loop_limit_is_exact_or_a_named_error() {
+    // 70k tiny boxes in one cell (the cell size follows the mean box, set by 70k larger
+    // boxes far away): each entry of that cell loops over the rest of it. llvmpipe stops
+    // an invocation's loops after 65535 iterations; the pass must then say so, never
+    // return the pairs found so far. A GPU without such a limit must be exact.
+    let mut rng = Rng::new(16);
+    let mut boxes: Vec<GpuAabb> = (0..70_000)
+        .map(|_| {
+            cube(
+                rng.point_in(DVec3::splat(0.1), DVec3::splat(1.9)).as_vec3(),
+                0.0005,
+            )
+        })
+        .collect();
+    boxes.extend((0..70_000).map(|_| {
+        cube(
+            rng.point_in(DVec3::splat(100.0), DVec3::splat(400.0))
+                .as_vec3(),
+            2.0,
+        )
+    }));
+    let want = cpu_pairs(&boxes, Method::Sweep).expect("valid boxes");
+    let Some(ctx) = common::gpu("long bucket") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    match GpuBroadphase::default().run(&mut engine, &boxes, Method::Hash) {
+        Ok(run) => assert_eq!(run.pairs, want),
+        Err(e) => assert!(e.to_string().contains("stopped a shader loop"), "{e}"),
+    }
+}
+
+#[test]
 fn room_stays_within_the_binding_limit_unless_a_run_needs_more() {
     use proxima::passes::broadphase::{Capacities, GpuPairCounter};
     let max = Capacities::device_max(&wgpu::Limits::default());
