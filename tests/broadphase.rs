@@ -606,6 +606,35 @@ fn a_hash_bucket_longer_than_an_adapter_loop_limit_is_exact_or_a_named_error() {
 }
 
 #[test]
+fn auto_picks_the_sweep_only_for_one_axis_crowds_or_many_oversize_boxes() {
+    use proxima::passes::broadphase::choose_method;
+    let crowd = uniform(20_000, 17);
+    assert_eq!(choose_method(&crowd), Method::Hash, "uniform crowd");
+    // A few huge boxes: the hash tests them against everything, cheaply.
+    let mut few = crowd.clone();
+    for i in 0..5 {
+        few[i * 1000] = cube(Vec3::splat(20.0), 15.0 + i as f32);
+    }
+    assert_eq!(choose_method(&few), Method::Hash, "5 huge boxes");
+    // 3 % of the boxes 20× larger: the oversize list would be long.
+    let mut many = crowd;
+    for b in many.iter_mut().step_by(33) {
+        let c = (Vec3::from(b.min) + Vec3::from(b.max)) * 0.5;
+        *b = cube(c, 12.0);
+    }
+    assert_eq!(choose_method(&many), Method::Sweep, "3 % huge boxes");
+    // A corridor: spread along x only.
+    let mut rng = Rng::new(18);
+    let corridor: Vec<GpuAabb> = (0..20_000)
+        .map(|_| {
+            let c = rng.point_in(DVec3::ZERO, DVec3::new(2000.0, 10.0, 10.0));
+            cube(c.as_vec3(), 0.5)
+        })
+        .collect();
+    assert_eq!(choose_method(&corridor), Method::Sweep, "corridor");
+}
+
+#[test]
 fn room_stays_within_the_binding_limit_unless_a_run_needs_more() {
     use proxima::passes::broadphase::{Capacities, GpuPairCounter};
     let max = Capacities::device_max(&wgpu::Limits::default());

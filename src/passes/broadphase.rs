@@ -983,25 +983,22 @@ pub fn sort_body_pairs(pairs: &mut [[u32; 2]]) {
 }
 
 /// Picks a method from the boxes: sort-and-sweep when the spread is dominated by one axis
-/// (variance along it over 16 times the next) or when sizes vary widely (largest box over
-/// 16 times the mean: the hash would put many boxes in its oversize list); the hash
-/// otherwise.
+/// (variance along it over 16 times the next) or when over 1 % of the boxes would be
+/// oversize in the hash grid (each is tested against every body there; measured on 200k
+/// boxes, the hash is 14× faster with 5 of them, 1.7× with 0.3 %, even at 1 %, and 1.7×
+/// slower at 3 %); the hash otherwise.
 pub fn choose_method(aabbs: &[GpuAabb]) -> Method {
     if aabbs.len() < 2 {
         return Method::Sweep;
     }
-    let n = aabbs.len() as f64;
-    let (mut ext_sum, mut ext_max) = (0f64, 0f64);
-    for b in aabbs {
-        let e = (0..3)
-            .map(|k| f64::from(b.max[k] - b.min[k]))
-            .fold(0.0, f64::max);
-        ext_sum += e;
-        ext_max = ext_max.max(e);
-    }
     let mut var = center_variance(aabbs).map(|v| v.max(0.0));
     var.sort_by(|a, b| b.total_cmp(a));
-    if var[0] > 16.0 * var[1] || ext_max > 16.0 * ext_sum / n {
+    if var[0] > 16.0 * var[1] {
+        return Method::Sweep;
+    }
+    let g = hash_grid(aabbs);
+    let oversize = aabbs.iter().filter(|b| cell_range(b, &g).is_none()).count();
+    if oversize * 100 > aabbs.len() {
         Method::Sweep
     } else {
         Method::Hash
