@@ -137,6 +137,18 @@ fn many_huge_bodies_overflow_the_workgroup_pair_stage() {
 }
 
 #[test]
+fn the_boulders_scene_agrees_across_methods() {
+    // Real input with a few huge bodies: scenes/boulders.toml at 100k bodies (500 rocks
+    // 10-20x the crowd's size), boxes from the bounds pass.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/boulders.toml");
+    let scene = proxima::scene::Scene::load_resized(&path, Some(100_000)).expect("scene");
+    let boxes = proxima::frame::cpu_frame(&scene.world.bodies, &scene.world.shapes)
+        .expect("bounds")
+        .aabbs;
+    assert!(check_all("boulders", &boxes, false) > 100_000);
+}
+
+#[test]
 fn bodies_exactly_on_cell_boundaries() {
     // Unit cubes on an integer lattice touch their neighbours face to face: closed boxes
     // overlap, so every lattice neighbour (26 of them) is a pair.
