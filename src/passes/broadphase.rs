@@ -13,11 +13,15 @@
 //!   both boxes share (the cell of their overlap's lower corner).
 //! - sort-and-sweep (Lin 1993, ch. 5): the axis along which box centers vary most; boxes
 //!   radix-sorted by their lower bound on it; each sweeps forward while the next lower
-//!   bound is not past its upper bound, testing the other two axes.
+//!   bound is not past its upper bound, testing the other two axes. On the GPU a binary
+//!   search finds where each sweep ends and the sweeps run as work items of a bounded
+//!   number of candidates, as the oversize tests do, so no invocation loops for long.
 //!
-//! Both append pairs through an atomic counter. A pass that finds more pairs (or hash
-//! entries) than fit keeps counting without writing; the caller sees count > capacity and
-//! re-runs with exactly enough room: no pair is ever dropped.
+//! Both append pairs through a workgroup stage and an atomic counter. A pass that finds
+//! more pairs (or hash entries) than fit keeps counting without writing; the caller sees
+//! count > capacity and re-runs with exactly enough room: no pair is ever dropped. A loop
+//! the adapter stopped short (llvmpipe ends an invocation's loops after 65535 iterations)
+//! sets the counter's `cut` word, and the caller reports it.
 //!
 //! Every method uses the same closed-box f32 test, so all of them report the same set.
 
