@@ -151,6 +151,7 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<proxima::passes::broadphase::GpuSortedBox>();
     assert_twin::<proxima::passes::broadphase::GpuSweepParams>();
     assert_twin::<proxima::passes::broadphase::GpuOversizeParams>();
+    assert_twin::<proxima::passes::broadphase::GpuHashPairsParams>();
 }
 
 #[test]

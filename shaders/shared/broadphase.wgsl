@@ -17,6 +17,15 @@ struct SweepParams {
     _pad1: u32,
 }
 
+// Which work a hash_pairs dispatch does: 0 = one invocation per entry, 1 = one per spill
+// item.
+struct HashPairsParams {
+    mode: u32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
 // The oversize pass's work: bodies, and bodies per work item (chunks of them per
 // oversize body).
 struct OversizeParams {
@@ -73,9 +82,11 @@ struct PairCounter {
     // (llvmpipe: 65535 in all); the CPU then reports it instead of returning the pairs
     // found so far.
     cut: atomic<u32>,
+    // Work items for the rest of long hash buckets (see hash_pairs.wgsl), and the room
+    // in their buffer (same rule as the pairs).
+    spill: atomic<u32>,
+    spill_capacity: u32,
     _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
 }
 
 // The spatial hash's table: bodies, buckets (a power of two) and 32 - log2(buckets).

@@ -10,12 +10,14 @@
 //!   A cell's bucket is its index when the grid has no more cells than the table has
 //!   buckets, else a Fibonacci hash of it; entries keep their cell, so a shared bucket
 //!   costs a comparison, never a false pair. A pair is emitted only in the lowest cell
-//!   both boxes share (the cell of their overlap's lower corner).
+//!   both boxes share (the cell of their overlap's lower corner). An invocation tests at
+//!   most 256 candidates; the rest of a long bucket spills into work items.
 //! - sort-and-sweep (Lin 1993, ch. 5): the axis along which box centers vary most; boxes
 //!   radix-sorted by their lower bound on it; each sweeps forward while the next lower
 //!   bound is not past its upper bound, testing the other two axes. On the GPU a binary
 //!   search finds where each sweep ends and the sweeps run as work items of a bounded
-//!   number of candidates, as the oversize tests do, so no invocation loops for long.
+//!   number of candidates, as the oversize tests and long hash buckets do, so no
+//!   invocation loops for long.
 //!
 //! Both append pairs through a workgroup stage and an atomic counter. A pass that finds
 //! more pairs (or hash entries) than fit keeps counting without writing; the caller sees
@@ -72,6 +74,20 @@ wgsl_twin! {
 pub fn sweep_chunk(n: u32) -> u32 {
     let worst = u64::from(n) * u64::from(n.saturating_sub(1)) / 2;
     worst.div_ceil(1 << 31).max(256).min(u64::from(u32::MAX)) as u32
+}
+
+wgsl_twin! {
+    /// Twin of `HashPairsParams`: 0 for one invocation per entry, 1 per spill item.
+    pub struct GpuHashPairsParams as "HashPairsParams" {
+        /// The dispatch's work.
+        pub mode: u32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
+        /// Padding.
+        pub _pad2: u32,
+    }
 }
 
 wgsl_twin! {
@@ -152,12 +168,12 @@ wgsl_twin! {
         pub entry_capacity: u32,
         /// Nonzero when a pass's loop was stopped short by the adapter.
         pub cut: u32,
+        /// Spill items for long hash buckets (may exceed the capacity).
+        pub spill: u32,
+        /// Room in the spill buffer.
+        pub spill_capacity: u32,
         /// Padding.
         pub _pad0: u32,
-        /// Padding.
-        pub _pad1: u32,
-        /// Padding.
-        pub _pad2: u32,
     }
 }
 
@@ -238,14 +254,17 @@ pub struct Capacities {
     pub pairs: u32,
     /// Hash entries (box × cell).
     pub entries: u32,
+    /// Spill items: chunks of a long hash bucket's candidates.
+    pub spill: u32,
 }
 
 impl Capacities {
-    /// A first guess for `n` bodies: 4 pairs and 8 cells per body.
+    /// A first guess for `n` bodies: 4 pairs and 8 cells per body, 1024 spill items.
     pub fn guess(n: usize) -> Self {
         Capacities {
             pairs: (4 * n).clamp(1024, u32::MAX as usize) as u32,
             entries: (8 * n).clamp(1024, u32::MAX as usize) as u32,
+            spill: 1024,
         }
     }
 
@@ -261,6 +280,7 @@ impl Capacities {
         Capacities {
             pairs: grow(counter.count, self.pairs),
             entries: grow(counter.entries, self.entries),
+            spill: grow(counter.spill, self.spill),
         }
     }
 
@@ -271,6 +291,7 @@ impl Capacities {
         Capacities {
             pairs: fit(counter.count),
             entries: fit(counter.entries),
+            spill: fit(counter.spill),
         }
     }
 
@@ -278,15 +299,16 @@ impl Capacities {
     /// run reported `need`ing: a need past the limit then meets the engine's named
     /// buffer-limit error instead of overflowing for ever.
     pub fn capped(self, max: Capacities, need: Option<&GpuPairCounter>) -> Self {
-        let (pairs, entries) = need.map_or((0, 0), |c| (c.count, c.entries));
+        let (pairs, entries, spill) = need.map_or((0, 0, 0), |c| (c.count, c.entries, c.spill));
         Capacities {
             pairs: self.pairs.min(max.pairs.max(pairs)),
             entries: self.entries.min(max.entries.max(entries)),
+            spill: self.spill.min(max.spill.max(spill)),
         }
     }
 
-    /// The most pairs (8 bytes each) and hash entries (4 bytes in each of two buffers)
-    /// a device with `limits` can bind.
+    /// The most pairs and spill items (8 bytes each) and hash entries (4 bytes in each of
+    /// two buffers) a device with `limits` can bind.
     pub fn device_max(limits: &wgpu::Limits) -> Self {
         let bytes = limits
             .max_storage_buffer_binding_size
@@ -295,12 +317,13 @@ impl Capacities {
         Capacities {
             pairs: items(8),
             entries: items(4),
+            spill: items(8),
         }
     }
 
     /// True when the run found more than it had room for.
     pub fn overflowed(self, counter: &GpuPairCounter) -> bool {
-        counter.count > self.pairs || counter.entries > self.entries
+        counter.count > self.pairs || counter.entries > self.entries || counter.spill > self.spill
     }
 }
 
@@ -381,6 +404,7 @@ pub fn record_broadphase(
         &[GpuPairCounter {
             capacity: caps.pairs,
             entry_capacity: caps.entries,
+            spill_capacity: caps.spill,
             ..Default::default()
         }],
     );
@@ -514,13 +538,43 @@ fn record_hash(
     rec.stage("broadphase/table");
     let t = record_hash_table(rec, aabbs, n, setup, counter, caps.entries);
     rec.stage("broadphase/pairs");
+    let spill = rec.array_buffer::<[u32; 2]>(caps.spill as usize, "hash spill items");
+    let mode = |rec: &mut Recording, mode: u32| {
+        let p = rec.buffer(size_of::<GpuHashPairsParams>() as u64, "hash pairs mode");
+        rec.upload(
+            p,
+            &[GpuHashPairsParams {
+                mode,
+                ..Default::default()
+            }],
+        );
+        p
+    };
+    let per_entry = mode(rec, 0);
+    let bindings = |work| {
+        [
+            t.params, work, aabbs, setup, t.ends, t.cells, t.bodies, counter, pairs, spill,
+        ]
+    };
     rec.dispatch(
         ShaderId::HashPairs,
         body_grid(caps.entries),
-        &[
-            t.params, aabbs, setup, t.ends, t.cells, t.bodies, counter, pairs,
-        ],
+        &bindings(per_entry),
     );
+    // The rest of long buckets: one invocation per spill item, as many as were written.
+    let per_item = mode(rec, 1);
+    let spill_at = (std::mem::offset_of!(GpuPairCounter, spill) / 4) as u32;
+    let args = record_dispatch_args(
+        rec,
+        counter,
+        spill_at,
+        BODY_WORKGROUP_SIZE,
+        DEFAULT_MAX_GROUPS_X,
+    );
+    rec.dispatch_indirect(ShaderId::HashPairs, args, 0, &bindings(per_item));
+    for b in [per_entry, per_item, args, spill] {
+        rec.free(b);
+    }
     rec.free(t.ends);
     rec.free(t.cells);
     rec.free(t.bodies);
