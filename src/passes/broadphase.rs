@@ -68,12 +68,17 @@ wgsl_twin! {
     }
 }
 
-/// Sweep candidates per GPU work item for `n` boxes: 256, or more where `n` is so large
-/// that the items of the longest possible sweeps, n(n − 1)/2 candidates in all, could
-/// overflow their u32 count. A short chunk spreads a long sweep over many invocations.
-pub fn sweep_chunk(n: u32) -> u32 {
-    let worst = u64::from(n) * u64::from(n.saturating_sub(1)) / 2;
+/// Tests per GPU work item when a pass may make `worst` tests in all: 256, or more where
+/// that many would make over 2^31 items, so their u32 count cannot overflow. A short
+/// chunk spreads a long loop over many invocations.
+fn work_chunk(worst: u64) -> u32 {
     worst.div_ceil(1 << 31).max(256).min(u64::from(u32::MAX)) as u32
+}
+
+/// Sweep candidates per GPU work item for `n` boxes ([`work_chunk`] of the longest
+/// possible sweeps, n(n − 1)/2 candidates in all).
+pub fn sweep_chunk(n: u32) -> u32 {
+    work_chunk(u64::from(n) * u64::from(n.saturating_sub(1)) / 2)
 }
 
 wgsl_twin! {
@@ -105,11 +110,10 @@ wgsl_twin! {
 }
 
 impl GpuOversizeParams {
-    /// The work of `n` bodies: chunks of 256 bodies, or more where `n` is so large that
-    /// oversize bodies × chunks could pass a u32 (at most n² / 2^31 + n items).
+    /// The work of `n` bodies: chunks of [`work_chunk`] bodies for up to n² tests (every
+    /// body oversize), so oversize bodies × chunks stays within a u32.
     pub fn for_bodies(n: u32) -> Self {
-        let n2 = u64::from(n) * u64::from(n);
-        let chunk = n2.div_ceil(1 << 31).max(256) as u32;
+        let chunk = work_chunk(u64::from(n) * u64::from(n));
         GpuOversizeParams {
             bodies: n,
             chunk,
