@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use wgpu::BufferUsages;
 
 use super::context::GpuContext;
+use super::progress::StageSubmissions;
 use super::shaders::{self, BindingKind, ShaderId, ShaderInfo};
 use crate::graph::{BufferId, BufferOrigin, BufferProxy, Command, ReadbackId, Recording};
 use crate::profile::{Clock, Profile, StageTime};
@@ -18,10 +19,10 @@ use crate::{Error, Result};
 /// Frames that may be in flight at once (each holds one readback slot).
 pub const READBACK_RING: usize = 3;
 
-/// How long a wait for the GPU may take before it is an error.
-const WAIT_TIMEOUT: Duration = Duration::from_secs(120);
-/// How long a finished submission's map callback may take to land.
-const MAP_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long a finished submission's map callback may take to land (it is delivered by
+/// whichever thread polls the device next; as generous as a stall, since only a broken
+/// device ever reaches it).
+const MAP_TIMEOUT: Duration = super::progress::STALL_LIMIT;
 
 /// How stages are timed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +49,7 @@ struct Slot {
 #[must_use = "a submitted frame holds a readback slot until `Engine::wait` collects it"]
 pub struct PendingFrame {
     slot: usize,
-    submission: wgpu::SubmissionIndex,
+    submissions: StageSubmissions,
     readbacks: Vec<(u64, u64)>,
     timestamps: Option<TimestampLayout>,
     cpu_stages: Vec<StageTime>,
@@ -253,6 +254,8 @@ impl Engine {
             cpu_stages: Vec::new(),
             cpu_stage_start: None,
             cpu_timing: clock == Clock::Cpu,
+            stage: "unnamed",
+            submissions: StageSubmissions::default(),
         };
         run.encode(&staging, &readbacks)?;
         let FrameRun {
@@ -261,6 +264,8 @@ impl Engine {
             mut cpu_stages,
             live,
             cpu_stage_start,
+            stage,
+            mut submissions,
             ..
         } = run;
         let mut encoder = encoder.take().expect("encode leaves an encoder open");
@@ -278,10 +283,10 @@ impl Engine {
             }
         }
         self.belt.finish();
-        let submission = self.ctx.queue.submit([encoder.finish()]);
+        let submission = submissions.submit(&self.ctx, stage, encoder.finish());
         self.belt.recall();
         if let Some((name, start)) = cpu_stage_start {
-            wait_for(&self.ctx, &submission)?;
+            submissions.wait(&self.ctx, &submission)?;
             cpu_stages.push(StageTime {
                 name,
                 seconds: start.elapsed().as_secs_f64(),
@@ -310,7 +315,7 @@ impl Engine {
         self.slots[slot].busy = true;
         Ok(PendingFrame {
             slot,
-            submission,
+            submissions,
             readbacks,
             timestamps,
             cpu_stages,
@@ -343,8 +348,7 @@ impl Engine {
     }
 
     fn collect(&mut self, frame: &PendingFrame) -> Result<FrameOutput> {
-        wait_for(&self.ctx, &frame.submission)?;
-        self.ctx.check()?;
+        frame.submissions.wait_all(&self.ctx)?;
         // On a device other threads poll too (a renderer's, or one shared by tests), the
         // map callback of a finished submission may be running on another thread's poll
         // when ours returns: poll until it has landed.
@@ -525,31 +529,6 @@ fn pool_size(size: u64, max: u64) -> u64 {
     if rounded > max { size } else { rounded }
 }
 
-fn wait_for(ctx: &GpuContext, submission: &wgpu::SubmissionIndex) -> Result<()> {
-    // A submission that failed (validation error, lost device) has an index wgpu never
-    // completes, and waiting on it panics inside wgpu: rule those out first. Errors are
-    // reported synchronously on native backends, so `check` sees them here.
-    ctx.check()?;
-    ctx.device
-        .poll(wgpu::PollType::Wait {
-            submission_index: Some(submission.clone()),
-            timeout: Some(WAIT_TIMEOUT),
-        })
-        .map_err(|e| match e {
-            wgpu::PollError::Timeout => Error::Readback(format!(
-                "the GPU did not finish within {} s",
-                WAIT_TIMEOUT.as_secs()
-            )),
-            // The submission never ran; the reason (usually a lost device, whose callback
-            // wgpu delivers during the poll) is in the fault log.
-            other => ctx
-                .check()
-                .err()
-                .unwrap_or_else(|| Error::DeviceLost(other.to_string())),
-        })?;
-    ctx.check()
-}
-
 fn create_pipeline(ctx: &GpuContext, id: ShaderId) -> Result<Pipeline> {
     let info = shaders::reflect(id)?;
     let device = &ctx.device;
@@ -636,6 +615,10 @@ struct FrameRun<'a> {
     cpu_stages: Vec<StageTime>,
     cpu_stage_start: Option<(&'static str, Instant)>,
     cpu_timing: bool,
+    /// The stage being encoded.
+    stage: &'static str,
+    /// One submission per stage, so a wait can see the GPU advance stage by stage.
+    submissions: StageSubmissions,
 }
 
 impl FrameRun<'_> {
@@ -724,21 +707,25 @@ impl FrameRun<'_> {
             }))
     }
 
-    /// With CPU timing, ends the running stage: submit what is encoded and wait for it.
-    fn end_cpu_stage(&mut self) -> Result<()> {
-        let Some((name, start)) = self.cpu_stage_start.take() else {
-            return Ok(());
-        };
+    /// Submits what the running stage encoded; with CPU timing, also waits for it and
+    /// records its time.
+    fn end_stage(&mut self) -> Result<()> {
         if let Some(encoder) = self.encoder.take() {
             self.belt.finish();
-            let submission = self.ctx.queue.submit([encoder.finish()]);
+            let submission = self
+                .submissions
+                .submit(self.ctx, self.stage, encoder.finish());
             self.belt.recall();
-            wait_for(self.ctx, &submission)?;
+            if self.cpu_stage_start.is_some() {
+                self.submissions.wait(self.ctx, &submission)?;
+            }
         }
-        self.cpu_stages.push(StageTime {
-            name,
-            seconds: start.elapsed().as_secs_f64(),
-        });
+        if let Some((name, start)) = self.cpu_stage_start.take() {
+            self.cpu_stages.push(StageTime {
+                name,
+                seconds: start.elapsed().as_secs_f64(),
+            });
+        }
         Ok(())
     }
 
@@ -747,8 +734,9 @@ impl FrameRun<'_> {
         for command in self.recording.commands() {
             match command {
                 Command::Stage(name) => {
+                    self.end_stage()?;
+                    self.stage = name;
                     if self.cpu_timing {
-                        self.end_cpu_stage()?;
                         self.cpu_stage_start = Some((name, Instant::now()));
                     }
                     if let Some(layout) = &mut self.timestamps {

@@ -4,6 +4,7 @@
 pub mod context;
 pub mod engine;
 pub mod layout;
+pub mod progress;
 pub mod shaders;
 pub mod sizes;
 
