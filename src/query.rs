@@ -19,8 +19,9 @@ use serde_json::{Map, Value, json};
 use crate::bodies::Pose;
 use crate::exact::sat;
 use crate::exact::walk::{self, WalkInput, WalkState};
+use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::mesh::{self, MeshShape};
-use crate::geometry::{ConvexPolytope, generators};
+use crate::geometry::{ConvexPolytope, brute, generators};
 use crate::{Error, Result};
 
 /// Counts of a batch.
@@ -116,8 +117,8 @@ impl QueryEngine {
             "collide" => {
                 let w = walk::walk(&WalkInput::new(&a, pose_a, &b, pose_b));
                 let intersecting = match w.state {
-                    WalkState::Penetrating => true,
-                    WalkState::Separated => w.distance == 0.0,
+                    WalkState::Penetrating | WalkState::Touching => true,
+                    WalkState::Separated => false,
                     // A walk that gave up is settled by the exact separating-axis test.
                     WalkState::Failed(_) => sat::intersects(&a, &pose_a, &b, &pose_b),
                 };
@@ -130,18 +131,30 @@ impl QueryEngine {
                         out.insert("distance".into(), json!(0.0));
                         out.insert("intersecting".into(), Value::Bool(true));
                     }
-                    WalkState::Separated => {
+                    WalkState::Touching | WalkState::Separated => {
                         out.insert("distance".into(), json!(w.distance));
+                        if w.state == WalkState::Touching {
+                            out.insert("intersecting".into(), Value::Bool(true));
+                        }
                         out.insert("point_a".into(), json!(w.point_a.to_array()));
                         out.insert("point_b".into(), json!(w.point_b.to_array()));
                         out.insert("feature_a".into(), json!(w.features.0.to_string()));
                         out.insert("feature_b".into(), json!(w.features.1.to_string()));
                     }
-                    WalkState::Failed(why) => {
-                        return Err(Error::Query(format!(
-                            "the closest-feature walk failed ({why:?} after {} steps); no distance is reported",
-                            w.steps
-                        )));
+                    // A walk that gave up: the exact separating-axis test says whether
+                    // they overlap, and enumeration over feature pairs gives the distance.
+                    WalkState::Failed(_) => {
+                        if sat::intersects(&a, &pose_a, &b, &pose_b) {
+                            out.insert("distance".into(), json!(0.0));
+                            out.insert("intersecting".into(), Value::Bool(true));
+                        } else {
+                            let c = brute::polytope_closest_pair(&a, &pose_a, &b, &pose_b);
+                            out.insert("distance".into(), json!(c.distance));
+                            out.insert("point_a".into(), json!(c.point_a.to_array()));
+                            out.insert("point_b".into(), json!(c.point_b.to_array()));
+                            out.insert("feature_a".into(), json!(c.features.0.to_string()));
+                            out.insert("feature_b".into(), json!(c.features.1.to_string()));
+                        }
                     }
                 }
             }
@@ -269,6 +282,11 @@ fn pose(value: Option<&Value>, field: &str) -> Result<Pose> {
             .ok_or_else(|| bad("`translation` must be [x, y, z] of finite numbers".into()))?,
         None => DVec3::ZERO,
     };
+    if translation.abs().max_element() > MAX_COORDINATE {
+        return Err(bad(format!(
+            "`translation` {translation} is outside ±{MAX_COORDINATE:e}"
+        )));
+    }
     let rotation = match obj.get("rotation") {
         Some(r) => {
             let q = numbers::<4>(r)

@@ -14,8 +14,9 @@
 //! tests. This is the exact reference; the Lin–Canny walk answers the same question in
 //! expected constant time with coherence.
 
-use glam::{DQuat, DVec3};
+use glam::DVec3;
 
+use super::placement::Placement;
 use crate::bodies::Pose;
 use crate::geometry::{ConvexPolytope, FeatureId};
 
@@ -42,22 +43,6 @@ pub enum AxisSource {
     Edges(FeatureId, FeatureId),
 }
 
-/// B's frame expressed in A's: `x_A = rotation * x_B + translation`.
-struct Relative {
-    rotation: DQuat,
-    translation: DVec3,
-}
-
-impl Relative {
-    fn new(pose_a: &Pose, pose_b: &Pose) -> Self {
-        let inv = pose_a.rotation.inverse();
-        Relative {
-            rotation: inv * pose_b.rotation,
-            translation: inv * (pose_b.translation - pose_a.translation),
-        }
-    }
-}
-
 /// Largest separation of A and B over all candidate axes (see the module comment).
 pub fn max_separation(
     a: &ConvexPolytope,
@@ -65,8 +50,17 @@ pub fn max_separation(
     b: &ConvexPolytope,
     pose_b: &Pose,
 ) -> Separation {
-    let rel = Relative::new(pose_a, pose_b);
-    let inv_rot = rel.rotation.inverse();
+    let mut best = max_separation_placed(a, b, &Placement::new(pose_a, pose_b));
+    best.axis = pose_a.rotation * best.axis;
+    best
+}
+
+/// [`max_separation`] with B placed in A's frame; the axis is in A's frame.
+pub fn max_separation_placed(
+    a: &ConvexPolytope,
+    b: &ConvexPolytope,
+    rel: &Placement,
+) -> Separation {
     let mut best = Separation {
         distance: f64::NEG_INFINITY,
         axis: DVec3::X,
@@ -76,7 +70,7 @@ pub fn max_separation(
     let mut warm = 0;
     for f in 0..a.num_faces() {
         let n = a.face_normal(f);
-        let (v, h) = b.support(inv_rot * -n, warm);
+        let (v, h) = b.support(rel.inverse_vector(-n), warm);
         warm = v;
         let gap = -h + n.dot(rel.translation) - a.face_offset(f);
         if gap > best.distance {
@@ -88,31 +82,27 @@ pub fn max_separation(
         }
     }
     // Faces of B, in B's frame (A seen from B).
-    let a_in_b_trans = inv_rot * -rel.translation;
+    let a_in_b_trans = rel.inverse_translation();
     let mut warm = 0;
     for f in 0..b.num_faces() {
         let n = b.face_normal(f);
-        let (v, h) = a.support(rel.rotation * -n, warm);
+        let (v, h) = a.support(rel.vector(-n), warm);
         warm = v;
         let gap = -h + n.dot(a_in_b_trans) - b.face_offset(f);
         if gap > best.distance {
             best = Separation {
                 distance: gap,
                 // The axis points from A to B: minus B's outward normal, in A's frame.
-                axis: rel.rotation * -n,
+                axis: rel.vector(-n),
                 source: AxisSource::FaceB(FeatureId::Face(f as u32)),
             };
         }
     }
     // Edge pairs that form a face of the Minkowski difference, in A's frame.
     let b_normals: Vec<DVec3> = (0..b.num_faces())
-        .map(|f| rel.rotation * b.face_normal(f))
+        .map(|f| rel.vector(b.face_normal(f)))
         .collect();
-    let b_vertices: Vec<DVec3> = b
-        .vertices()
-        .iter()
-        .map(|v| rel.rotation * *v + rel.translation)
-        .collect();
+    let b_vertices: Vec<DVec3> = b.vertices().iter().map(|v| rel.point(*v)).collect();
     let centroid_a = a.vertices().iter().sum::<DVec3>() / a.num_vertices() as f64;
     for ea in 0..a.num_edges() {
         let [a0, a1] = a.edge_vertices(ea);
@@ -152,7 +142,6 @@ pub fn max_separation(
             }
         }
     }
-    best.axis = pose_a.rotation * best.axis;
     best
 }
 

@@ -21,18 +21,23 @@
 //! all faces). Termination: steps are bounded by `max_steps` and a pair seen twice ends
 //! the walk; both return `Failed`, never a loop.
 
-use glam::{DQuat, DVec3};
+use glam::DVec3;
 
-use super::sat;
+use super::placement::Placement;
+use super::{sat, touch};
 use crate::bodies::Pose;
-use crate::geometry::brute::closest_on_segment;
+use crate::geometry::closest::{closest_on_segment, segments_closest, segments_closest_params};
 use crate::geometry::{ConvexPolytope, FeatureId, VoronoiPlane};
 
 /// How a walk ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum WalkState {
-    /// The bodies are disjoint (or touch: distance 0); the result is exact.
+    /// The bodies are disjoint; the result is exact up to rounding.
     Separated,
+    /// The closest features touch (decided by exact predicates on the placed coordinates),
+    /// the bodies do not overlap: `distance` is exactly 0 and the points are where they
+    /// touch.
+    Touching,
     /// The bodies overlap; `distance` is 0 and the points are a witness of the overlap.
     Penetrating,
     /// The walk gave up; the result is the last pair's and must not be trusted.
@@ -139,25 +144,22 @@ impl Plane {
     }
 }
 
-/// A body placed in the walk's frame (A's body frame).
+/// A body placed in the walk's frame (A's body frame), with the walk's tolerance.
 struct Body<'a> {
     poly: &'a ConvexPolytope,
-    rotation: DQuat,
-    translation: DVec3,
-    identity: bool,
+    place: Placement,
+    /// Below this, a signed distance or a height difference is rounding noise: a plane is
+    /// violated, a derivative has a sign, only beyond it (see the module comment).
+    tol: f64,
 }
 
 impl Body<'_> {
     fn point(&self, p: DVec3) -> DVec3 {
-        if self.identity {
-            p
-        } else {
-            self.rotation * p + self.translation
-        }
+        self.place.point(p)
     }
 
     fn vector(&self, v: DVec3) -> DVec3 {
-        if self.identity { v } else { self.rotation * v }
+        self.place.vector(v)
     }
 
     fn vertex(&self, v: u32) -> DVec3 {
@@ -174,10 +176,10 @@ impl Body<'_> {
         Plane {
             normal,
             offset: p.offset
-                + if self.identity {
+                + if self.place.identity {
                     0.0
                 } else {
-                    normal.dot(self.translation)
+                    normal.dot(self.place.translation)
                 },
             neighbor: p.neighbor,
         }
@@ -191,12 +193,23 @@ impl Body<'_> {
     fn face(&self, f: u32) -> (DVec3, f64) {
         let n = self.vector(self.poly.face_normal(f as usize));
         let d = self.poly.face_offset(f as usize)
-            + if self.identity {
+            + if self.place.identity {
                 0.0
             } else {
-                n.dot(self.translation)
+                n.dot(self.place.translation)
             };
         (n, d)
+    }
+
+    /// Height of `x` over face `f`'s plane, with noise snapped to 0.
+    fn height(&self, f: u32, x: DVec3) -> f64 {
+        let (n, d) = self.face(f);
+        self.snap(n.dot(x) - d)
+    }
+
+    /// `s`, or 0 when it is within the tolerance.
+    fn snap(&self, s: f64) -> f64 {
+        if s.abs() <= self.tol { 0.0 } else { s }
     }
 
     /// Closest point of feature `f` to the point `x`.
@@ -213,6 +226,18 @@ impl Body<'_> {
             }
         }
     }
+
+    /// The plane of `f`'s region most violated by `x` (beyond the tolerance), if any.
+    fn most_violated(&self, planes: impl Iterator<Item = Plane>, x: DVec3) -> Option<FeatureId> {
+        let mut best: Option<(f64, FeatureId)> = None;
+        for p in planes {
+            let s = p.signed(x);
+            if s < -self.tol && best.is_none_or(|(b, _)| s < b) {
+                best = Some((s, p.neighbor));
+            }
+        }
+        best.map(|(_, n)| n)
+    }
 }
 
 /// Result of clipping an edge against a Voronoi region.
@@ -228,22 +253,24 @@ enum Clip {
     Excluded,
 }
 
-/// Clips the segment `t + λ (h − t)`, λ ∈ [0, 1], against planes (region side ≥ 0).
-fn clip_edge(t: DVec3, h: DVec3, planes: impl Iterator<Item = Plane>) -> Clip {
+/// Clips the segment `t + λ (h − t)`, λ ∈ [0, 1], against planes (region side ≥ 0, with
+/// `tol` of slack: a segment lying on a plane is inside it, whatever the rounding).
+fn clip_edge(t: DVec3, h: DVec3, planes: impl Iterator<Item = Plane>, tol: f64) -> Clip {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     let (mut n_lo, mut n_hi) = (None, None);
     for p in planes {
         let (dt, dh) = (p.signed(t), p.signed(h));
-        if dt < 0.0 && dh < 0.0 {
+        let (out_t, out_h) = (dt < -tol, dh < -tol);
+        if out_t && out_h {
             return Clip::Excluded;
         }
-        if dt < 0.0 {
+        if out_t {
             let l = dt / (dt - dh);
             if l > lo {
                 lo = l;
                 n_lo = Some(p.neighbor);
             }
-        } else if dh < 0.0 {
+        } else if out_h {
             let l = dt / (dt - dh);
             if l < hi {
                 hi = l;
@@ -257,75 +284,37 @@ fn clip_edge(t: DVec3, h: DVec3, planes: impl Iterator<Item = Plane>) -> Clip {
     Clip::Inside { lo, hi, n_lo, n_hi }
 }
 
-/// The plane of `planes` most violated by `x`, if any is violated.
-fn most_violated(planes: impl Iterator<Item = Plane>, x: DVec3) -> Option<FeatureId> {
-    let mut best: Option<(f64, FeatureId)> = None;
-    for p in planes {
-        let s = p.signed(x);
-        if s < 0.0 && best.is_none_or(|(b, _)| s < b) {
-            best = Some((s, p.neighbor));
-        }
-    }
-    best.map(|(_, n)| n)
-}
-
-/// Closest points of two segments (Ericson, Real-Time Collision Detection, 5.1.9).
-pub fn segments_closest(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> (DVec3, DVec3) {
-    let (s, t) = segments_closest_params(p0, p1, q0, q1);
-    (p0 + (p1 - p0) * s, q0 + (q1 - q0) * t)
-}
-
-/// Parameters `(s, t)` in [0, 1] of the closest points of two segments.
-fn segments_closest_params(p0: DVec3, p1: DVec3, q0: DVec3, q1: DVec3) -> (f64, f64) {
-    let (d1, d2, r) = (p1 - p0, q1 - q0, p0 - q0);
-    let (a, e, f) = (d1.length_squared(), d2.length_squared(), d2.dot(r));
-    if a == 0.0 && e == 0.0 {
-        return (0.0, 0.0);
-    }
-    if a == 0.0 {
-        return (0.0, (f / e).clamp(0.0, 1.0));
-    }
-    let c = d1.dot(r);
-    if e == 0.0 {
-        return ((-c / a).clamp(0.0, 1.0), 0.0);
-    }
-    let b = d1.dot(d2);
-    let denom = a * e - b * b;
-    let s = if denom > 0.0 {
-        ((b * f - c * e) / denom).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let t = (b * s + f) / e;
-    if t < 0.0 {
-        ((-c / a).clamp(0.0, 1.0), 0.0)
-    } else if t > 1.0 {
-        (((b - c) / a).clamp(0.0, 1.0), 1.0)
-    } else {
-        (s, t)
-    }
-}
-
 enum Step {
     Continue,
     Done,
     Penetrating(DVec3),
 }
 
+/// Relative size of the walk's tolerance: signed distances in the walk's frame carry a
+/// rounding error of a few ulps of the largest coordinate (B is rotated into A's frame,
+/// plane offsets are dot products), far below this, so a plane violated by more than
+/// the tolerance is violated in exact arithmetic too.
+pub const TOL_REL: f64 = 1e-13;
+
 /// The walk. See the module comment.
 pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
-    let inv = input.pose_a.rotation.inverse();
+    let place = Placement::new(&input.pose_a, &input.pose_b);
+    let reach = |p: &ConvexPolytope| {
+        let (lo, hi) = p.local_aabb();
+        lo.abs().max(hi.abs()).max_element()
+    };
+    let tol = TOL_REL
+        * (reach(input.a) + reach(input.b) + place.translation.abs().max_element())
+            .max(f64::MIN_POSITIVE);
     let a = Body {
         poly: input.a,
-        rotation: DQuat::IDENTITY,
-        translation: DVec3::ZERO,
-        identity: true,
+        place: Placement::new(&Pose::default(), &Pose::default()),
+        tol,
     };
     let b = Body {
         poly: input.b,
-        rotation: inv * input.pose_b.rotation,
-        translation: inv * (input.pose_b.translation - input.pose_a.translation),
-        identity: false,
+        place,
+        tol,
     };
     let (mut fa, mut fb) = input
         .start
@@ -341,10 +330,9 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
         let to_world = |p: DVec3| input.pose_a.rotation * p + input.pose_a.translation;
         WalkOutput {
             state,
-            distance: if state == WalkState::Penetrating {
-                0.0
-            } else {
-                pa.distance(pb)
+            distance: match state {
+                WalkState::Penetrating | WalkState::Touching => 0.0,
+                _ => pa.distance(pb),
             },
             point_a: to_world(pa),
             point_b: to_world(pb),
@@ -367,16 +355,21 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
         match step {
             Step::Done => {
                 let (pa, pb) = closest_points(&a, fa, &b, fb);
+                let touching =
+                    pa == pb || (pa.distance(pb) <= tol && features_touch(&a, fa, &b, fb));
+                if !touching {
+                    return finish(WalkState::Separated, fa, fb, steps, pa, pb);
+                }
                 // At distance 0 the features alone cannot tell touching from overlap
                 // (identical bodies at identical poses touch at every feature): the exact
                 // separating-axis test decides.
-                if pa == pb
-                    && sat::max_separation(input.a, &input.pose_a, input.b, &input.pose_b).distance
-                        < 0.0
+                let state = if sat::max_separation_placed(input.a, input.b, &b.place).distance < 0.0
                 {
-                    return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
-                }
-                return finish(WalkState::Separated, fa, fb, steps, pa, pb);
+                    WalkState::Penetrating
+                } else {
+                    WalkState::Touching
+                };
+                return finish(state, fa, fb, steps, pa, pb);
             }
             Step::Penetrating(witness) => {
                 return finish(WalkState::Penetrating, fa, fb, steps, witness, witness);
@@ -403,6 +396,44 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
     }
 }
 
+/// True when the terminal features share a point exactly (see `touch`).
+fn features_touch(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> bool {
+    let ring = |p: &Body<'_>, f: u32| -> Vec<DVec3> {
+        p.poly
+            .face_vertices(f as usize)
+            .map(|v| p.vertex(v))
+            .collect()
+    };
+    match (fa, fb) {
+        (FeatureId::Vertex(u), FeatureId::Vertex(w)) => a.vertex(u) == b.vertex(w),
+        (FeatureId::Vertex(u), FeatureId::Edge(e)) => {
+            let (t, h) = b.edge(e);
+            touch::collinear(t, h, a.vertex(u))
+        }
+        (FeatureId::Edge(e), FeatureId::Vertex(u)) => {
+            let (t, h) = a.edge(e);
+            touch::collinear(t, h, b.vertex(u))
+        }
+        (FeatureId::Vertex(u), FeatureId::Face(f)) => touch::on_plane(&ring(b, f), a.vertex(u)),
+        (FeatureId::Face(f), FeatureId::Vertex(u)) => touch::on_plane(&ring(a, f), b.vertex(u)),
+        (FeatureId::Edge(x), FeatureId::Edge(y)) => {
+            let ((p0, p1), (q0, q1)) = (a.edge(x), b.edge(y));
+            touch::segments_touch(p0, p1, q0, q1)
+        }
+        (FeatureId::Edge(e), FeatureId::Face(f)) => {
+            let (t, h) = a.edge(e);
+            let r = ring(b, f);
+            touch::on_plane(&r, t) && touch::on_plane(&r, h)
+        }
+        (FeatureId::Face(f), FeatureId::Edge(e)) => {
+            let (t, h) = b.edge(e);
+            let r = ring(a, f);
+            touch::on_plane(&r, t) && touch::on_plane(&r, h)
+        }
+        (FeatureId::Face(_), FeatureId::Face(_)) => false,
+    }
+}
+
 fn valid(p: &ConvexPolytope, f: FeatureId) -> bool {
     match f {
         FeatureId::Vertex(v) => (v as usize) < p.num_vertices(),
@@ -418,7 +449,7 @@ fn cold_start(a: &Body<'_>, b: &Body<'_>) -> (FeatureId, FeatureId) {
     let (ca, cb) = (a.point(centroid(a.poly)), b.point(centroid(b.poly)));
     let d = (cb - ca).try_normalize().unwrap_or(DVec3::X);
     let (va, _) = a.poly.support(d, 0);
-    let (vb, _) = b.poly.support(b.rotation.inverse() * -d, 0);
+    let (vb, _) = b.poly.support(b.place.inverse_vector(-d), 0);
     (FeatureId::Vertex(va), FeatureId::Vertex(vb))
 }
 
@@ -438,29 +469,45 @@ fn closest_points(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> (
             let q = b.vertex(v);
             (a.closest_to(fa, q), q)
         }
-        (FeatureId::Edge(x), FeatureId::Face(_)) => {
-            let (p0, p1) = a.edge(x);
-            let pa = if b.closest_to(fb, p0).distance(p0) <= b.closest_to(fb, p1).distance(p1) {
-                p0
-            } else {
-                p1
-            };
-            (pa, b.closest_to(fb, pa))
-        }
-        (FeatureId::Face(_), FeatureId::Edge(y)) => {
-            let (q0, q1) = b.edge(y);
-            let pb = if a.closest_to(fa, q0).distance(q0) <= a.closest_to(fa, q1).distance(q1) {
-                q0
-            } else {
-                q1
-            };
-            (a.closest_to(fa, pb), pb)
+        (FeatureId::Edge(x), FeatureId::Face(y)) => edge_face_points(a, x, b, y),
+        (FeatureId::Face(x), FeatureId::Edge(y)) => {
+            let (pb, pa) = edge_face_points(b, y, a, x);
+            (pa, pb)
         }
         (FeatureId::Face(_), FeatureId::Face(_)) => {
             let q = b.vertex(b.poly.face_vertices(face_index(fb)).next().unwrap_or(0));
             (a.closest_to(fa, q), q)
         }
     }
+}
+
+/// Closest points of edge `e` of `p` and face `f` of `q` (point on the edge first): the
+/// end of the edge's part inside the face's prism that is nearer the face's plane, and its
+/// projection, which lies on the face. (An edge parallel to the face is closest along the
+/// whole part; either end will do.)
+fn edge_face_points(p: &Body<'_>, e: u32, q: &Body<'_>, f: u32) -> (DVec3, DVec3) {
+    let (t, h) = p.edge(e);
+    let pick = match clip_edge(t, h, q.planes(FeatureId::Face(f)), q.tol) {
+        Clip::Inside { lo, hi, .. } => {
+            let (pl, ph) = (t + (h - t) * lo, t + (h - t) * hi);
+            let (n, d) = q.face(f);
+            if (n.dot(pl) - d).abs() <= (n.dot(ph) - d).abs() {
+                pl
+            } else {
+                ph
+            }
+        }
+        // Not a terminal pair: the end nearer the face's plane.
+        Clip::Excluded => {
+            let (n, d) = q.face(f);
+            if (n.dot(t) - d).abs() <= (n.dot(h) - d).abs() {
+                t
+            } else {
+                h
+            }
+        }
+    };
+    (pick, q.closest_to(FeatureId::Face(f), pick))
 }
 
 fn face_index(f: FeatureId) -> usize {
@@ -475,11 +522,11 @@ fn vertex_vertex(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureI
         unreachable!()
     };
     let (u, w) = (p.vertex(vp), q.vertex(vq));
-    if let Some(n) = most_violated(p.planes(*x), w) {
+    if let Some(n) = p.most_violated(p.planes(*x), w) {
         *x = n;
         return Step::Continue;
     }
-    if let Some(n) = most_violated(q.planes(*y), u) {
+    if let Some(n) = q.most_violated(q.planes(*y), u) {
         *y = n;
         return Step::Continue;
     }
@@ -504,7 +551,7 @@ fn nearest_boundary_edge(p: &Body<'_>, f: u32, t: DVec3, h: DVec3) -> FeatureId 
 /// beyond a clip plane. Returns `Some(step)` when `x` moved.
 fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<Step> {
     let dir = h - t;
-    match clip_edge(t, h, p.planes(*x)) {
+    match clip_edge(t, h, p.planes(*x), p.tol) {
         Clip::Excluded => {
             // Move to the neighbour holding the point of x closest to the edge: the edge
             // misses x's region, so that point is on x's boundary (a vertex of an edge,
@@ -513,7 +560,7 @@ fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<S
             match *x {
                 FeatureId::Vertex(v) => {
                     let c = closest_on_segment(t, h, p.vertex(v)).0;
-                    *x = most_violated(p.planes(*x), c)?;
+                    *x = p.most_violated(p.planes(*x), c)?;
                 }
                 FeatureId::Edge(e) => {
                     let (a0, a1) = p.edge(e);
@@ -527,8 +574,8 @@ fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<S
                     } else {
                         // Closest inside the edge: the face whose side the edge passes.
                         let planes: Vec<Plane> = p.planes(*x).collect();
-                        most_violated(planes[2..].iter().copied(), c)
-                            .or_else(|| most_violated(planes[..2].iter().copied(), c))?
+                        p.most_violated(planes[2..].iter().copied(), c)
+                            .or_else(|| p.most_violated(planes[..2].iter().copied(), c))?
                     };
                 }
                 FeatureId::Face(f) => {
@@ -538,16 +585,20 @@ fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<S
             Some(Step::Continue)
         }
         Clip::Inside { lo, hi, n_lo, n_hi } => {
+            // The derivative of the squared distance along the edge, at the clip points:
+            // only a sign beyond rounding moves the feature (a minimum lying exactly on
+            // the plane, as between crossed planks, stays).
+            let slack = p.tol * dir.length();
             if let Some(n) = n_lo {
                 let pt = t + dir * lo;
-                if (pt - p.closest_to(*x, pt)).dot(dir) > 0.0 {
+                if (pt - p.closest_to(*x, pt)).dot(dir) > slack {
                     *x = n;
                     return Some(Step::Continue);
                 }
             }
             if let Some(n) = n_hi {
                 let pt = t + dir * hi;
-                if (pt - p.closest_to(*x, pt)).dot(dir) < 0.0 {
+                if (pt - p.closest_to(*x, pt)).dot(dir) < -slack {
                     *x = n;
                     return Some(Step::Continue);
                 }
@@ -564,8 +615,9 @@ fn vertex_edge(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId)
     let u = p.vertex(v);
     // The vertex against the edge's region: end planes first, then face planes.
     let planes: Vec<Plane> = q.planes(*y).collect();
-    if let Some(n) = most_violated(planes[..2].iter().copied(), u)
-        .or_else(|| most_violated(planes[2..].iter().copied(), u))
+    if let Some(n) = q
+        .most_violated(planes[..2].iter().copied(), u)
+        .or_else(|| q.most_violated(planes[2..].iter().copied(), u))
     {
         *y = n;
         return Step::Continue;
@@ -594,21 +646,21 @@ fn vertex_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId)
         unreachable!()
     };
     let u = p.vertex(v);
-    if let Some(n) = most_violated(q.planes(*y), u) {
+    if let Some(n) = q.most_violated(q.planes(*y), u) {
         *y = n;
         return Step::Continue;
     }
-    let (n, d) = q.face(f);
-    let s = n.dot(u) - d;
+    let (n, _) = q.face(f);
+    let s = q.height(f, u);
     if s == 0.0 {
-        return Step::Done; // touching
+        return Step::Done; // touching, up to rounding: `features_touch` decides
     }
     // An edge of the vertex along which the distance to the face plane drops.
     let mut best: Option<(f64, FeatureId)> = None;
     for &he in p.poly.vertex_out(v as usize) {
         let w = p.vertex(p.poly.half_edge_target(he));
         let rate = s.signum() * n.dot(w - u);
-        if rate < 0.0 && best.is_none_or(|(r, _)| rate < r) {
+        if rate < -p.tol && best.is_none_or(|(r, _)| rate < r) {
             best = Some((rate, FeatureId::Edge(he / 2)));
         }
     }
@@ -633,7 +685,7 @@ fn local_minimum(q: &Body<'_>, y: &mut FeatureId, u: DVec3) -> Step {
             best = (s, f);
         }
     }
-    if best.0 < 0.0 {
+    if best.0 < -q.tol {
         return Step::Penetrating(u);
     }
     if FeatureId::Face(best.1) == *y {
@@ -649,49 +701,52 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
     };
     let (t, h) = p.edge(e);
     let dir = h - t;
-    match clip_edge(t, h, q.planes(*y)) {
+    match clip_edge(t, h, q.planes(*y), q.tol) {
         Clip::Excluded => {
             *y = nearest_boundary_edge(q, f, t, h);
             Step::Continue
         }
         Clip::Inside { lo, hi, n_lo, n_hi } => {
-            let (n, d) = q.face(f);
             let (pl, ph) = (t + dir * lo, t + dir * hi);
-            let (sl, sh) = (n.dot(pl) - d, n.dot(ph) - d);
-            if sl * sh < 0.0 || (sl == 0.0 && sh == 0.0) {
-                // The edge crosses (or lies in) the face inside its prism.
-                let witness = if sl == sh {
-                    pl
-                } else {
-                    pl + (ph - pl) * (sl / (sl - sh))
-                };
-                return if sl * sh < 0.0 {
-                    Step::Penetrating(witness)
-                } else {
-                    Step::Done
-                };
+            let (sl, sh) = (q.height(f, pl), q.height(f, ph));
+            if sl * sh < 0.0 {
+                // The edge crosses the face inside its prism.
+                return Step::Penetrating(pl + (ph - pl) * (sl / (sl - sh)));
+            }
+            if sl == 0.0 && sh == 0.0 {
+                return Step::Done; // the edge lies in the face: touching, up to rounding
             }
             let side = if sl != 0.0 { sl.signum() } else { sh.signum() };
-            let rate = side * n.dot(dir); // d|s|/dλ
+            // How |s| changes from the low clip point to the high one.
+            let change = q.snap(side * (sh - sl));
+            if change == 0.0 {
+                // Parallel to the face over the whole clipped part: a closest pair when
+                // the face's point is in the edge's region too (crossed planks, a plank on
+                // a crate); otherwise the edge's neighbour there is closer.
+                let pf = q.closest_to(*y, pl);
+                return match p.most_violated(p.planes(*x), pf) {
+                    None => Step::Done,
+                    Some(nb) => {
+                        *x = nb;
+                        Step::Continue
+                    }
+                };
+            }
             if let Some(nb) = n_lo
-                && rate > 0.0
+                && change > 0.0
             {
                 *y = nb;
                 return Step::Continue;
             }
             if let Some(nb) = n_hi
-                && rate < 0.0
+                && change < 0.0
             {
                 *y = nb;
                 return Step::Continue;
             }
-            // The minimum is at an end of the edge (or the edge is parallel): go to it.
+            // The minimum is at an end of the edge, inside the prism: go to it.
             let [tail, head] = p.poly.edge_vertices(e as usize);
-            *x = FeatureId::Vertex(if rate > 0.0 || (rate == 0.0 && lo == 0.0) {
-                tail
-            } else {
-                head
-            });
+            *x = FeatureId::Vertex(if change > 0.0 { tail } else { head });
             Step::Continue
         }
     }

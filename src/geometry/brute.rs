@@ -4,19 +4,9 @@
 
 use glam::DVec3;
 
+use super::closest::{closest_on_segment, segments_closest};
 use super::{ConvexPolytope, FeatureId};
 use crate::bodies::Pose;
-
-/// Closest point of a segment to `x`, with its parameter in [0, 1].
-pub fn closest_on_segment(a: DVec3, b: DVec3, x: DVec3) -> (DVec3, f64) {
-    let ab = b - a;
-    let len2 = ab.length_squared();
-    if len2 == 0.0 {
-        return (a, 0.0);
-    }
-    let t = ((x - a).dot(ab) / len2).clamp(0.0, 1.0);
-    (a + ab * t, t)
-}
 
 /// The feature of `poly` holding the point of its surface closest to `x` in its relative
 /// interior, by enumeration: a face counts when the projection of `x` falls strictly inside
@@ -96,6 +86,20 @@ pub fn closest_on_face(poly: &ConvexPolytope, pose: &Pose, f: usize, x: DVec3) -
         .expect("a face has vertices")
 }
 
+/// The closest pair of two disjoint convex polytopes by enumeration (see
+/// [`polytope_closest_pair`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ClosestPair {
+    /// Distance between the bodies.
+    pub distance: f64,
+    /// Closest point on A, world space.
+    pub point_a: DVec3,
+    /// Closest point on B, world space.
+    pub point_b: DVec3,
+    /// The features the points were found on: (vertex, face), (face, vertex) or (edge, edge).
+    pub features: (FeatureId, FeatureId),
+}
+
 /// Distance between two disjoint convex polytopes by enumeration: the minimum over every
 /// vertex of one against every face of the other, and every edge pair. (For overlapping
 /// bodies the result is meaningless.) Returns the distance and the closest points.
@@ -105,15 +109,47 @@ pub fn polytope_distance(
     b: &ConvexPolytope,
     pose_b: &Pose,
 ) -> (f64, DVec3, DVec3) {
-    let mut best = (f64::INFINITY, DVec3::ZERO, DVec3::ZERO);
+    let c = polytope_closest_pair(a, pose_a, b, pose_b);
+    (c.distance, c.point_a, c.point_b)
+}
+
+/// [`polytope_distance`] with the features. O(V_A·F_B + V_B·F_A + E_A·E_B): the exact
+/// fallback of the distance query, and an oracle for tests.
+pub fn polytope_closest_pair(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+) -> ClosestPair {
+    let mut best = ClosestPair {
+        distance: f64::INFINITY,
+        point_a: DVec3::ZERO,
+        point_b: DVec3::ZERO,
+        features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
+    };
     for (p, pp, q, pq, swap) in [(a, pose_a, b, pose_b, false), (b, pose_b, a, pose_a, true)] {
-        for v in p.vertices() {
-            let x = pp.transform_point(*v);
+        for (v, local) in p.vertices().iter().enumerate() {
+            let x = pp.transform_point(*local);
             for f in 0..q.num_faces() {
                 let y = closest_on_face(q, pq, f, x);
                 let d = x.distance(y);
-                if d < best.0 {
-                    best = if swap { (d, y, x) } else { (d, x, y) };
+                if d < best.distance {
+                    let (vf, ff) = (FeatureId::Vertex(v as u32), FeatureId::Face(f as u32));
+                    best = if swap {
+                        ClosestPair {
+                            distance: d,
+                            point_a: y,
+                            point_b: x,
+                            features: (ff, vf),
+                        }
+                    } else {
+                        ClosestPair {
+                            distance: d,
+                            point_a: x,
+                            point_b: y,
+                            features: (vf, ff),
+                        }
+                    };
                 }
             }
         }
@@ -130,10 +166,15 @@ pub fn polytope_distance(
                 pose_b.transform_point(b.vertex(b0)),
                 pose_b.transform_point(b.vertex(b1)),
             );
-            let (x, y) = crate::exact::walk::segments_closest(p0, p1, q0, q1);
+            let (x, y) = segments_closest(p0, p1, q0, q1);
             let d = x.distance(y);
-            if d < best.0 {
-                best = (d, x, y);
+            if d < best.distance {
+                best = ClosestPair {
+                    distance: d,
+                    point_a: x,
+                    point_b: y,
+                    features: (FeatureId::Edge(ea as u32), FeatureId::Edge(eb as u32)),
+                };
             }
         }
     }

@@ -21,8 +21,16 @@ use glam::DVec3;
 
 use crate::{Error, Result};
 
+/// The largest coordinate a shape or a pose may have. The exact predicates multiply three
+/// coordinate differences and the queries square distances, so 1e100 keeps every product
+/// finite (1e300) with room for the sums; past it a query would answer `inf` or NaN.
+pub const MAX_COORDINATE: f64 = 1e100;
+
 /// Relative distance under which a triangle joins a neighbouring face's plane.
 pub const MERGE_TOL_REL: f64 = 1e-10;
+/// Relative height under which a triangle is a sliver whose float normal means nothing
+/// (a few hundred ulps of the extent).
+const SLIVER_REL: f64 = 1e-13;
 
 /// A hull as polygon faces over its own vertex list (CCW seen from outside).
 #[derive(Clone, Debug)]
@@ -117,11 +125,43 @@ impl Tri {
     }
 }
 
+/// The smallest height of a triangle (twice its area over its longest side).
+fn tri_height(points: &[DVec3], v: [u32; 3]) -> f64 {
+    let [a, b, c] = v.map(|i| points[i as usize]);
+    let longest = (b - a).length().max((c - b).length()).max((a - c).length());
+    if longest == 0.0 {
+        return 0.0;
+    }
+    (b - a).cross(c - a).length() / longest
+}
+
+/// Unit normal of a triangle (zero for a degenerate one).
+fn tri_normal(points: &[DVec3], v: [u32; 3]) -> DVec3 {
+    let [a, b, c] = v.map(|i| points[i as usize]);
+    (b - a).cross(c - a).normalize_or_zero()
+}
+
+/// The named error for input that is flat within the merge tolerance.
+fn flat_error() -> Error {
+    Error::Geometry(format!(
+        "the points are flat: every hull face lies within {MERGE_TOL_REL:e} of their extent of one plane, so the body has no volume"
+    ))
+}
+
 /// Checks the input: at least four points, all finite.
 fn check_points(points: &[DVec3]) -> Result<()> {
     if let Some(i) = points.iter().position(|p| !p.is_finite()) {
         return Err(Error::Geometry(format!(
             "hull input point {i} is not finite: {:?}",
+            points[i]
+        )));
+    }
+    if let Some(i) = points
+        .iter()
+        .position(|p| p.abs().max_element() > MAX_COORDINATE)
+    {
+        return Err(Error::Geometry(format!(
+            "hull input point {i} is {:?}: coordinates must lie within ±{MAX_COORDINATE:e}",
             points[i]
         )));
     }
@@ -439,9 +479,22 @@ fn merge_with_adjacency(
         let offset = normal.dot(p(sv[0]));
         // Exactly coplanar points always merge; the exact predicate is only consulted
         // where the float distance cannot tell (a sliver seed's normal is imprecise).
+        let exactly_on_plane = |q: u32| orient(p(sv[0]), p(sv[1]), p(sv[2]), p(q)) == 0.0;
         let on_plane = |q: u32| {
             let d = (normal.dot(p(q)) - offset).abs();
-            d <= tol || (d <= slop && orient(p(sv[0]), p(sv[1]), p(sv[2]), p(q)) == 0.0)
+            d <= tol || (d <= slop && exactly_on_plane(q))
+        };
+        // A neighbour within the tolerance joins only if it faces the same way: across a
+        // sheet thinner than the tolerance (a box 1e-11 thick) the far side and the rims
+        // are within it too, and merging them would fold the body into one face. A sliver
+        // (thinner than SLIVER_REL of the extent) has no trustworthy normal and joins on
+        // distance alone, as does an exactly coplanar neighbour.
+        let joins = |n: usize| {
+            let v = tris[n];
+            v.iter().all(|&q| on_plane(q))
+                && (tri_normal(points, v).dot(normal) > 0.5
+                    || tri_height(points, v) <= SLIVER_REL * extent
+                    || v.iter().all(|&q| exactly_on_plane(q)))
         };
         let mut members = vec![seed];
         group[seed] = g;
@@ -451,7 +504,7 @@ fn merge_with_adjacency(
             k += 1;
             for &n in &adj[t] {
                 let n = n as usize;
-                if group[n] == u32::MAX && tris[n].iter().all(|&q| on_plane(q)) {
+                if group[n] == u32::MAX && joins(n) {
                     group[n] = g;
                     members.push(n);
                 }
@@ -478,6 +531,9 @@ fn merge_with_adjacency(
             }
         }
         boundary.sort_unstable();
+        if boundary.is_empty() {
+            return Err(flat_error());
+        }
         if boundary.windows(2).any(|w| w[0].0 == w[1].0) {
             return Err(Error::Geometry(
                 "convex hull: a merged face touches itself at a vertex (internal error)".into(),
@@ -521,10 +577,11 @@ fn merge_with_adjacency(
     for lp in &mut loops {
         lp.retain(|&v| faces_of[v as usize] >= 3);
         if lp.len() < 3 {
-            return Err(Error::Geometry(
-                "convex hull: a face collapsed while merging (degenerate input)".into(),
-            ));
+            return Err(flat_error());
         }
+    }
+    if loops.len() < 4 {
+        return Err(flat_error());
     }
     let mut remap = vec![u32::MAX; points.len()];
     let mut input_index = Vec::new();

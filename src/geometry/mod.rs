@@ -2,6 +2,7 @@
 //! triangle meshes from OBJ files, shape generators, and brute-force references.
 
 pub mod brute;
+pub mod closest;
 pub mod feature;
 pub mod generators;
 pub mod hull;

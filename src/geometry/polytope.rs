@@ -240,9 +240,7 @@ impl ConvexPolytope {
                     (a.x - b.x) * (a.y + b.y),
                 );
             }
-            let n = n
-                .try_normalize()
-                .ok_or_else(|| Error::Geometry(format!("face {f} has zero area")))?;
+            let n = unit(n).ok_or_else(|| Error::Geometry(format!("face {f} has zero area")))?;
             let offset = ring
                 .iter()
                 .map(|v| n.dot(*v))
@@ -292,7 +290,7 @@ impl ConvexPolytope {
             let p = self.vertices[v];
             for &h in self.vertex_out(v) {
                 let w = self.vertices[self.he_origin[(h ^ 1) as usize] as usize];
-                let n = (p - w).normalize();
+                let n = unit_or_zero(p - w);
                 planes.push(VoronoiPlane {
                     normal: n,
                     offset: n.dot(p),
@@ -305,7 +303,7 @@ impl ConvexPolytope {
             let h = 2 * e;
             let [a, b] = self.edge_vertices(e);
             let (pa, pb) = (self.vertices[a as usize], self.vertices[b as usize]);
-            let u = (pb - pa).normalize();
+            let u = unit_or_zero(pb - pa);
             let f1 = self.he_face[h] as usize;
             let f2 = self.he_face[h ^ 1] as usize;
             planes.push(VoronoiPlane {
@@ -318,13 +316,13 @@ impl ConvexPolytope {
                 offset: -u.dot(pb),
                 neighbor: FeatureId::Vertex(b),
             });
-            let n1 = u.cross(self.face_normal[f1]).normalize();
+            let n1 = unit_or_zero(u.cross(self.face_normal[f1]));
             planes.push(VoronoiPlane {
                 normal: n1,
                 offset: n1.dot(pa),
                 neighbor: FeatureId::Face(f1 as u32),
             });
-            let n2 = self.face_normal[f2].cross(u).normalize();
+            let n2 = unit_or_zero(self.face_normal[f2].cross(u));
             planes.push(VoronoiPlane {
                 normal: n2,
                 offset: n2.dot(pa),
@@ -337,7 +335,7 @@ impl ConvexPolytope {
             for &h in self.face_half_edges(f) {
                 let a = self.vertices[self.he_origin[h as usize] as usize];
                 let b = self.vertices[self.he_origin[(h ^ 1) as usize] as usize];
-                let n = nf.cross((b - a).normalize()).normalize();
+                let n = unit_or_zero(nf.cross(unit_or_zero(b - a)));
                 planes.push(VoronoiPlane {
                     normal: n,
                     offset: n.dot(a),
@@ -516,6 +514,19 @@ impl ConvexPolytope {
             .fold(0.0, f64::max);
         GpuShapeBounds::new(center, half, round_up(DVec3::splat(r)).x)
     }
+}
+
+/// `v / |v|`, or `None` for a zero or non-finite length. A division, not a multiplication
+/// by the reciprocal (glam's `normalize`): an axis-aligned vector then comes out exactly a
+/// unit axis, so boxes have exact face normals and exact planes (touching boxes touch
+/// exactly).
+fn unit(v: DVec3) -> Option<DVec3> {
+    let len = v.length();
+    (len > 0.0 && len.is_finite()).then(|| v / len)
+}
+
+fn unit_or_zero(v: DVec3) -> DVec3 {
+    unit(v).unwrap_or(DVec3::ZERO)
 }
 
 fn round_down(v: DVec3) -> Vec3 {
