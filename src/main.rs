@@ -292,10 +292,11 @@ fn query(file: Option<&Path>) -> Result<()> {
         _ => engine.run(std::io::stdin().lock(), out)?,
     };
     if stats.errors > 0 {
-        eprintln!(
-            "proxima query: {} of {} lines answered with an error",
+        // Every line was answered; the exit status tells a script that some were errors.
+        return Err(Error::Query(format!(
+            "{} of {} lines answered with an error",
             stats.errors, stats.answered
-        );
+        )));
     }
     Ok(())
 }

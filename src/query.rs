@@ -39,6 +39,53 @@ pub struct QueryEngine {
     objs: HashMap<PathBuf, std::result::Result<Arc<ConvexPolytope>, String>>,
 }
 
+/// The longest line a batch reads; a longer one is answered with an error and skipped.
+pub const MAX_LINE_BYTES: usize = 64 << 20;
+
+/// How a line read ended.
+enum LineRead {
+    Line,
+    TooLong,
+    End,
+}
+
+/// Reads one line (without its newline) into `line`, keeping at most [`MAX_LINE_BYTES`];
+/// the rest of a longer line is read and dropped.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<LineRead> {
+    let mut too_long = false;
+    let mut any = false;
+    loop {
+        let chunk = input.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        any = true;
+        let (take, newline) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(k) => (k, true),
+            None => (chunk.len(), false),
+        };
+        if !too_long {
+            if line.len() + take > MAX_LINE_BYTES {
+                too_long = true;
+                line.clear();
+            } else {
+                line.extend_from_slice(&chunk[..take]);
+            }
+        }
+        input.consume(take + usize::from(newline));
+        if newline {
+            break;
+        }
+    }
+    Ok(if !any {
+        LineRead::End
+    } else if too_long {
+        LineRead::TooLong
+    } else {
+        LineRead::Line
+    })
+}
+
 /// How far a rotation's norm may stray from 1 before it is rejected rather than normalised.
 const UNIT_TOLERANCE: f64 = 1e-6;
 
@@ -49,21 +96,37 @@ impl QueryEngine {
     }
 
     /// Reads JSON Lines from `input` and writes one answer per non-blank line to `out`.
-    pub fn run(&mut self, input: impl BufRead, mut out: impl Write) -> Result<BatchStats> {
+    /// A line that is not UTF-8 or is longer than [`MAX_LINE_BYTES`] is answered with an
+    /// error naming it, and the batch goes on (an over-long line is skipped without being
+    /// held in memory).
+    pub fn run(&mut self, mut input: impl BufRead, mut out: impl Write) -> Result<BatchStats> {
         let mut stats = BatchStats::default();
         let io = |source| Error::Io {
             path: "<query output>".into(),
             source,
         };
-        for line in input.lines() {
-            let line = line.map_err(|source| Error::Io {
+        let mut line = Vec::new();
+        for number in 1usize.. {
+            line.clear();
+            let read = read_line(&mut input, &mut line).map_err(|source| Error::Io {
                 path: "<query input>".into(),
                 source,
             })?;
-            if line.trim().is_empty() {
-                continue;
-            }
-            let answer = self.answer_line(&line);
+            let answer = match read {
+                LineRead::End => break,
+                LineRead::TooLong => json!({
+                    "id": Value::Null,
+                    "error": format!("line {number} is longer than {MAX_LINE_BYTES} bytes")
+                }),
+                LineRead::Line => match std::str::from_utf8(&line) {
+                    Ok(text) if text.trim().is_empty() => continue,
+                    Ok(text) => self.answer_line(text),
+                    Err(e) => json!({
+                        "id": Value::Null,
+                        "error": format!("line {number} is not UTF-8 ({e})")
+                    }),
+                },
+            };
             stats.answered += 1;
             if answer.get("error").is_some() {
                 stats.errors += 1;

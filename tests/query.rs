@@ -237,7 +237,8 @@ fn the_binary_reads_stdin() {
         .write_all(b"{\"id\":7,\"query\":\"collide\",\"a\":{\"box\":[1,1,1]},\"b\":{\"box\":[1,1,1]}}\n{\"id\":8}\n")
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
+    // Every line is answered; one was an error, so the exit status says so.
+    assert!(!out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines[0], r#"{"id":7,"intersecting":true}"#);
@@ -296,4 +297,177 @@ fn distance_answers_with_points_and_features_that_round_trip() {
         a[1],
         serde_json::json!({"id": "o", "distance": 0.0, "intersecting": true})
     );
+}
+
+/// Answers to raw bytes: every answer line must be JSON.
+fn answers_to_bytes(input: &[u8]) -> Vec<Value> {
+    let mut out = Vec::new();
+    QueryEngine::new().run(input, &mut out).unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[test]
+fn lines_that_are_not_utf8_or_too_long_are_answered_and_the_batch_goes_on() {
+    let good = br#"{"id":1,"query":"collide","a":{"box":[1,1,1]},"b":{"box":[1,1,1]}}"#;
+    let mut input = Vec::new();
+    input.extend_from_slice(b"\xff\xfe{\"id\":0}\n");
+    input.extend_from_slice(good);
+    input.push(b'\n');
+    let a = answers_to_bytes(&input);
+    assert_eq!(a.len(), 2, "{a:?}");
+    assert!(
+        a[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("line 1 is not UTF-8")
+    );
+    assert_eq!(a[1]["intersecting"], true);
+
+    // A line past the limit is skipped as it streams by, not held whole.
+    use std::io::Read;
+    let long = std::io::repeat(b'x').take(proxima::query::MAX_LINE_BYTES as u64 + 10);
+    let rest = [b"\n".as_slice(), good, b"\n"].concat();
+    let mut out = Vec::new();
+    let stats = QueryEngine::new()
+        .run(
+            std::io::BufReader::new(long.chain(rest.as_slice())),
+            &mut out,
+        )
+        .unwrap();
+    assert_eq!((stats.answered, stats.errors), (2, 1));
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert!(
+        lines[0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("line 1 is longer than")
+    );
+    assert_eq!(lines[1]["intersecting"], true);
+}
+
+#[test]
+fn random_bytes_and_random_json_get_one_answer_per_line_and_no_panic() {
+    let mut rng = Rng::new(77);
+    let pieces = [
+        "{",
+        "}",
+        "[",
+        "]",
+        ",",
+        ":",
+        "\"id\"",
+        "\"query\"",
+        "\"collide\"",
+        "\"distance\"",
+        "\"a\"",
+        "\"b\"",
+        "\"box\"",
+        "\"points\"",
+        "\"sphere\"",
+        "\"radius\"",
+        "\"subdivisions\"",
+        "\"pose_b\"",
+        "\"translation\"",
+        "\"rotation\"",
+        "1",
+        "-1",
+        "0",
+        "1e308",
+        "1e-320",
+        "1e155",
+        "0.5",
+        "null",
+        "true",
+        "\"x\"",
+        "[1,1,1]",
+        "[0,0,0,1]",
+        "[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]",
+        "[[0,0,0],[1,0,0],[0,1,0],[0.3,0.3,1e-300]]",
+    ];
+    let mut input = Vec::new();
+    let mut lines = 0;
+    for k in 0..3000 {
+        let mut line = Vec::new();
+        if k % 3 == 0 {
+            for _ in 0..rng.below(40) {
+                line.push(rng.below(256) as u8);
+            }
+        } else {
+            for _ in 0..rng.below(30) {
+                line.extend_from_slice(pieces[rng.below(pieces.len() as u64) as usize].as_bytes());
+            }
+        }
+        line.retain(|&b| b != b'\n');
+        if !String::from_utf8_lossy(&line).trim().is_empty() {
+            lines += 1;
+        }
+        input.extend_from_slice(&line);
+        input.push(b'\n');
+    }
+    // A few well-formed queries with hostile numbers too.
+    for shape in ["[1,1,1e-11]", "[1e-300,1,1]", "[1e200,1,1]", "[1,1,1]"] {
+        for t in ["[0,0,1e155]", "[0,0,0.5]", "[1e-310,0,0]"] {
+            let q = format!(
+                r#"{{"id":0,"query":"distance","a":{{"box":{shape}}},"b":{{"box":[1,1,1]}},"pose_b":{{"translation":{t}}}}}"#
+            );
+            input.extend_from_slice(q.as_bytes());
+            input.push(b'\n');
+            lines += 1;
+        }
+    }
+    let a = answers_to_bytes(&input);
+    assert_eq!(a.len(), lines);
+    for ans in &a {
+        // serde_json writes NaN and infinities as null: a distance must be a number.
+        if let Some(d) = ans.get("distance") {
+            assert!(
+                d.as_f64().is_some_and(|d| d.is_finite() && d >= 0.0),
+                "{ans}"
+            );
+        }
+    }
+}
+
+#[test]
+fn thin_bodies_are_bodies_or_named_errors() {
+    use proxima::geometry::{ConvexPolytope, generators};
+    // A sheet 1e-11 thick is a box with 6 faces.
+    let sheet = generators::cuboid(DVec3::new(1.0, 1.0, 1e-11)).expect("a sheet is a body");
+    assert_eq!((sheet.num_vertices(), sheet.num_faces()), (8, 6));
+    // Its distance to a box above it is exact.
+    let b = generators::cuboid(DVec3::splat(0.5)).unwrap();
+    let out = proxima::exact::walk::walk(&proxima::exact::walk::WalkInput::new(
+        &sheet,
+        Pose::default(),
+        &b,
+        at(0.0, 0.0, 1.0, DQuat::IDENTITY),
+    ));
+    assert!((out.distance - (0.5 - 1e-11)).abs() < 1e-15, "{out:?}");
+    // A cylinder 1e-12 thick is a body; flat point sets are bodies or named errors.
+    let disc = generators::cylinder(32, 1.0, 1e-12).expect("a thin disc is a body");
+    assert_eq!(disc.num_faces(), 34);
+    for h in [1e-9, 1e-12, 1e-15, 1e-300, 0.0] {
+        let pts = [
+            DVec3::ZERO,
+            DVec3::X,
+            DVec3::Y,
+            DVec3::new(0.3, 0.3, h),
+            DVec3::new(1.0, 1.0, 0.0),
+        ];
+        match ConvexPolytope::from_points(&pts) {
+            Ok(p) => assert!(p.num_faces() >= 4, "height {h}"),
+            Err(e) => assert!(
+                e.to_string().contains("flat") || e.to_string().contains("coplanar"),
+                "height {h}: {e}"
+            ),
+        }
+    }
 }
