@@ -85,9 +85,9 @@ struct RunArgs {
     /// Resize the scene to about this many bodies (counts and regions scale together).
     #[arg(long)]
     bodies: Option<u64>,
-    /// Frames to run.
-    #[arg(long, default_value_t = 20)]
-    frames: usize,
+    /// Frames to run (at least 1).
+    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
     /// Where the wide passes run.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
     device: DeviceArg,

@@ -306,11 +306,10 @@ impl Scene {
                 message: "no [[group]] of bodies".into(),
             });
         }
-        let total: u64 = file
-            .group
-            .iter()
-            .map(|g| *g.get_ref().count.get_ref())
-            .sum();
+        // Saturating: three counts near 2^63 must not wrap past the limit check.
+        let total: u64 = file.group.iter().fold(0u64, |sum, g| {
+            sum.saturating_add(*g.get_ref().count.get_ref())
+        });
         let factor = match bodies {
             Some(b) if total > 0 => b as f64 / total as f64,
             _ => 1.0,
@@ -319,7 +318,14 @@ impl Scene {
         if total > MAX_BODIES {
             return Err(Error::Scene {
                 path: path.to_owned(),
-                message: format!("{total} bodies in all; at most {MAX_BODIES} are supported"),
+                message: format!(
+                    "field `group[].count`: {} bodies in all; at most {MAX_BODIES} are supported",
+                    if total == u64::MAX {
+                        "more than 2^64".to_owned()
+                    } else {
+                        total.to_string()
+                    }
+                ),
             });
         }
         let grow = factor.cbrt();

@@ -150,3 +150,32 @@ fn errors_name_the_line_and_the_field() {
         &["at most"],
     );
 }
+
+#[test]
+fn huge_counts_sides_and_points_are_named_errors_not_aborts() {
+    let near = 1u64 << 62;
+    let three = [1, 2, 3]
+        .map(|_| {
+            ONE_GROUP
+                .replace("seed = 3\n", "")
+                .replace("count = 100", &format!("count = {near}"))
+        })
+        .join("");
+    expect_error(&format!("seed = 3\n{three}"), &["count", "at most"]);
+    let cyl = ONE_GROUP.replace(
+        "shape = { box = [0.5, 0.5, 0.5] }",
+        "shape = { cylinder = { radius = 1.0, half_height = 1.0, sides = 4000000000 } }",
+    );
+    match parse(&cyl) {
+        Err(e) => assert!(e.to_string().contains("sides"), "{e}"),
+        Ok(_) => panic!("4e9 sides built"),
+    }
+    let hull = ONE_GROUP.replace(
+        "shape = { box = [0.5, 0.5, 0.5] }",
+        "shape = { random_hull = { points = 100000000000, radius = 1.0 } }",
+    );
+    match parse(&hull) {
+        Err(e) => assert!(e.to_string().contains("points"), "{e}"),
+        Ok(_) => panic!("1e11 points built"),
+    }
+}

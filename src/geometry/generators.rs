@@ -119,13 +119,19 @@ fn ring(n: u32, radius: f64, z: f64) -> impl Iterator<Item = DVec3> {
     })
 }
 
+/// Most sides of a generated cylinder or cone (the hull of 2^21 points builds in seconds;
+/// billions would exhaust memory).
+pub const MAX_SIDES: u32 = 1 << 20;
+/// Most points of a generated random hull.
+pub const MAX_RANDOM_POINTS: usize = 1 << 22;
+
 /// A cylinder along z with `n ≥ 3` sides.
 pub fn cylinder(n: u32, radius: f64, half_height: f64) -> Result<ConvexPolytope> {
     positive("radius", radius)?;
     positive("half_height", half_height)?;
-    if n < 3 {
+    if !(3..=MAX_SIDES).contains(&n) {
         return Err(Error::Geometry(format!(
-            "a cylinder needs at least 3 sides, got {n}"
+            "a cylinder has 3 to {MAX_SIDES} sides, got {n}"
         )));
     }
     let points: Vec<DVec3> = ring(n, radius, -half_height)
@@ -138,9 +144,9 @@ pub fn cylinder(n: u32, radius: f64, half_height: f64) -> Result<ConvexPolytope>
 pub fn cone(n: u32, radius: f64, half_height: f64) -> Result<ConvexPolytope> {
     positive("radius", radius)?;
     positive("half_height", half_height)?;
-    if n < 3 {
+    if !(3..=MAX_SIDES).contains(&n) {
         return Err(Error::Geometry(format!(
-            "a cone needs at least 3 sides, got {n}"
+            "a cone has 3 to {MAX_SIDES} sides, got {n}"
         )));
     }
     let points: Vec<DVec3> = ring(n, radius, -half_height)
@@ -159,9 +165,9 @@ pub fn random_points(rng: &mut Rng, k: usize, radius: f64, inner: f64) -> Vec<DV
 
 /// The hull of `k ≥ 4` random points (see [`random_points`]), retried until it is not flat.
 pub fn random_hull(rng: &mut Rng, k: usize, radius: f64) -> Result<ConvexPolytope> {
-    if k < 4 {
+    if !(4..=MAX_RANDOM_POINTS).contains(&k) {
         return Err(Error::Geometry(format!(
-            "a random hull needs at least 4 points, got {k}"
+            "a random hull takes 4 to {MAX_RANDOM_POINTS} points, got {k}"
         )));
     }
     ConvexPolytope::from_points(&random_points(rng, k, radius, 0.5))
