@@ -2,7 +2,8 @@
 //! sequences (A spinning in place, B orbiting and tumbling nearby, always separated), for
 //! hulls of 8 to 2048 vertices: warm-started (the per-pair cache), cold, and parry.
 //! Each iteration runs the whole 200-frame sequence. Average steps per query are printed
-//! once per size. `cargo bench --bench walk`.
+//! once per size. A second group, `walk_everyday`, runs crossed planks and crates sliding
+//! over each other (the degenerate contacts users meet first). `cargo bench --bench walk`.
 
 mod common;
 #[path = "../tests/common/mod.rs"]
@@ -106,9 +107,87 @@ fn walk_bench(c: &mut Criterion) {
     group.finish();
 }
 
+/// The shapes people model first, on 200-frame sequences with the degenerate contacts
+/// they bring: a quarter-turned plank sliding across another just above it (crossed
+/// planks: parallel faces, closest points on Voronoi planes), and a crate sliding over
+/// another (parallel faces and edges).
+fn everyday_bench(c: &mut Criterion) {
+    use glam::{DQuat, DVec3};
+    use proxima::bodies::Pose;
+    use proxima::geometry::generators::cuboid;
+
+    let mut group = c.benchmark_group("walk_everyday");
+    let s = std::f64::consts::FRAC_1_SQRT_2;
+    let plank = cuboid(DVec3::new(1.0, 0.125, 0.125)).unwrap();
+    let crate_box = cuboid(DVec3::splat(0.5)).unwrap();
+    let families = [
+        (
+            "crossed_planks",
+            &plank,
+            DQuat::from_xyzw(0.0, 0.0, s, s),
+            0.25 + 1.0 / 64.0,
+        ),
+        ("crates", &crate_box, DQuat::IDENTITY, 1.0 + 1.0 / 64.0),
+    ];
+    for (name, shape, turn, lift) in families {
+        let poses: Vec<(Pose, Pose)> = (0..FRAMES)
+            .map(|k| {
+                let x = -1.5 + 3.0 * k as f64 / FRAMES as f64;
+                let pb = Pose {
+                    translation: DVec3::new(x, 0.25 * x, lift),
+                    rotation: turn,
+                };
+                (Pose::default(), pb)
+            })
+            .collect();
+        let g = test_common::to_parry(shape);
+        group.throughput(criterion::Throughput::Elements(FRAMES as u64));
+        group.bench_with_input(
+            BenchmarkId::new("proxima_warm", name),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    let mut cache = WalkCache::default();
+                    poses
+                        .iter()
+                        .map(|(pa, pb)| cache.query(shape, *pa, shape, *pb).distance)
+                        .sum::<f64>()
+                });
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("proxima_cold", name),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    poses
+                        .iter()
+                        .map(|(pa, pb)| walk(&WalkInput::new(shape, *pa, shape, *pb)).distance)
+                        .sum::<f64>()
+                });
+            },
+        );
+        group.bench_with_input(BenchmarkId::new("parry", name), &poses, |bench, poses| {
+            bench.iter(|| {
+                poses
+                    .iter()
+                    .map(|(pa, pb)| {
+                        let qa = parry3d_f64::math::Pose::from_parts(pa.translation, pa.rotation);
+                        let qb = parry3d_f64::math::Pose::from_parts(pb.translation, pb.rotation);
+                        parry3d_f64::query::distance(&qa, &g, &qb, &g)
+                            .unwrap()
+                            .distance
+                    })
+                    .sum::<f64>()
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = common::criterion(2);
-    targets = walk_bench
+    targets = walk_bench, everyday_bench
 }
 criterion_main!(benches);
