@@ -30,6 +30,7 @@ mod common_bench {
 
 use common_bench::frame;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use proxima::bodies::Pose;
 use proxima::exact::walk::{WalkCache, WalkInput, walk};
 use proxima::geometry::ConvexPolytope;
 use proxima::geometry::generators::random_points;
@@ -46,7 +47,6 @@ fn walk_bench(c: &mut Criterion) {
         let b =
             ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
                 .unwrap();
-        let (ga, gb) = (test_common::to_parry(&a), test_common::to_parry(&b));
         let poses: Vec<_> = (0..FRAMES).map(frame).collect();
 
         let (mut warm_steps, mut cold_steps) = (0u64, 0u64);
@@ -63,46 +63,7 @@ fn walk_bench(c: &mut Criterion) {
             cold_steps as f64 / FRAMES as f64
         );
 
-        group.throughput(criterion::Throughput::Elements(FRAMES as u64));
-        group.bench_with_input(
-            BenchmarkId::new("proxima_warm", n),
-            &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    let mut cache = WalkCache::default();
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| cache.query(&a, *pa, &b, *pb).distance)
-                        .sum::<f64>()
-                });
-            },
-        );
-        group.bench_with_input(
-            BenchmarkId::new("proxima_cold", n),
-            &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| walk(&WalkInput::new(&a, *pa, &b, *pb)).distance)
-                        .sum::<f64>()
-                });
-            },
-        );
-        group.bench_with_input(BenchmarkId::new("parry", n), &poses, |bench, poses| {
-            bench.iter(|| {
-                poses
-                    .iter()
-                    .map(|(pa, pb)| {
-                        let qa = parry3d_f64::math::Pose::from_parts(pa.translation, pa.rotation);
-                        let qb = parry3d_f64::math::Pose::from_parts(pb.translation, pb.rotation);
-                        parry3d_f64::query::distance(&qa, &ga, &qb, &gb)
-                            .unwrap()
-                            .distance
-                    })
-                    .sum::<f64>()
-            });
-        });
+        three_ways(&mut group, n, &a, &b, &poses);
     }
     group.finish();
 }
@@ -113,7 +74,6 @@ fn walk_bench(c: &mut Criterion) {
 /// another (parallel faces and edges).
 fn everyday_bench(c: &mut Criterion) {
     use glam::{DQuat, DVec3};
-    use proxima::bodies::Pose;
     use proxima::geometry::generators::cuboid;
 
     let mut group = c.benchmark_group("walk_everyday");
@@ -140,49 +100,61 @@ fn everyday_bench(c: &mut Criterion) {
                 (Pose::default(), pb)
             })
             .collect();
-        let g = test_common::to_parry(shape);
-        group.throughput(criterion::Throughput::Elements(FRAMES as u64));
-        group.bench_with_input(
-            BenchmarkId::new("proxima_warm", name),
-            &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    let mut cache = WalkCache::default();
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| cache.query(shape, *pa, shape, *pb).distance)
-                        .sum::<f64>()
-                });
-            },
-        );
-        group.bench_with_input(
-            BenchmarkId::new("proxima_cold", name),
-            &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| walk(&WalkInput::new(shape, *pa, shape, *pb)).distance)
-                        .sum::<f64>()
-                });
-            },
-        );
-        group.bench_with_input(BenchmarkId::new("parry", name), &poses, |bench, poses| {
+        three_ways(&mut group, name, shape, shape, &poses);
+    }
+    group.finish();
+}
+
+/// Registers the warm walk, the cold walk and parry3d-f64's `distance` on one sequence.
+fn three_ways(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    param: impl std::fmt::Display,
+    a: &ConvexPolytope,
+    b: &ConvexPolytope,
+    poses: &[(Pose, Pose)],
+) {
+    let (ga, gb) = (test_common::to_parry(a), test_common::to_parry(b));
+    let param = param.to_string();
+    group.throughput(criterion::Throughput::Elements(poses.len() as u64));
+    group.bench_with_input(
+        BenchmarkId::new("proxima_warm", &param),
+        poses,
+        |bench, poses| {
+            bench.iter(|| {
+                let mut cache = WalkCache::default();
+                poses
+                    .iter()
+                    .map(|(pa, pb)| cache.query(a, *pa, b, *pb).distance)
+                    .sum::<f64>()
+            });
+        },
+    );
+    group.bench_with_input(
+        BenchmarkId::new("proxima_cold", &param),
+        poses,
+        |bench, poses| {
             bench.iter(|| {
                 poses
                     .iter()
-                    .map(|(pa, pb)| {
-                        let qa = parry3d_f64::math::Pose::from_parts(pa.translation, pa.rotation);
-                        let qb = parry3d_f64::math::Pose::from_parts(pb.translation, pb.rotation);
-                        parry3d_f64::query::distance(&qa, &g, &qb, &g)
-                            .unwrap()
-                            .distance
-                    })
+                    .map(|(pa, pb)| walk(&WalkInput::new(a, *pa, b, *pb)).distance)
                     .sum::<f64>()
             });
+        },
+    );
+    group.bench_with_input(BenchmarkId::new("parry", &param), poses, |bench, poses| {
+        bench.iter(|| {
+            poses
+                .iter()
+                .map(|(pa, pb)| {
+                    let qa = parry3d_f64::math::Pose::from_parts(pa.translation, pa.rotation);
+                    let qb = parry3d_f64::math::Pose::from_parts(pb.translation, pb.rotation);
+                    parry3d_f64::query::distance(&qa, &ga, &qb, &gb)
+                        .unwrap()
+                        .distance
+                })
+                .sum::<f64>()
         });
-    }
-    group.finish();
+    });
 }
 
 criterion_group! {

@@ -21,7 +21,7 @@ use crate::exact::sat;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::mesh::{self, MeshShape};
-use crate::geometry::{ConvexPolytope, brute, generators};
+use crate::geometry::{ConvexPolytope, FeatureId, brute, generators};
 use crate::{Error, Result};
 
 /// Counts of a batch.
@@ -199,10 +199,7 @@ impl QueryEngine {
                         if w.state == WalkState::Touching {
                             out.insert("intersecting".into(), Value::Bool(true));
                         }
-                        out.insert("point_a".into(), json!(w.point_a.to_array()));
-                        out.insert("point_b".into(), json!(w.point_b.to_array()));
-                        out.insert("feature_a".into(), json!(w.features.0.to_string()));
-                        out.insert("feature_b".into(), json!(w.features.1.to_string()));
+                        insert_closest(&mut out, w.point_a, w.point_b, w.features);
                     }
                     // A walk that gave up: the exact separating-axis test says whether
                     // they overlap, and enumeration over feature pairs gives the distance.
@@ -213,10 +210,7 @@ impl QueryEngine {
                         } else {
                             let c = brute::polytope_closest_pair(&a, &pose_a, &b, &pose_b);
                             out.insert("distance".into(), json!(c.distance));
-                            out.insert("point_a".into(), json!(c.point_a.to_array()));
-                            out.insert("point_b".into(), json!(c.point_b.to_array()));
-                            out.insert("feature_a".into(), json!(c.features.0.to_string()));
-                            out.insert("feature_b".into(), json!(c.features.1.to_string()));
+                            insert_closest(&mut out, c.point_a, c.point_b, c.features);
                         }
                     }
                 }
@@ -301,6 +295,19 @@ impl QueryEngine {
             ))),
         }
     }
+}
+
+/// The closest points and features of a `distance` answer.
+fn insert_closest(
+    out: &mut Map<String, Value>,
+    point_a: DVec3,
+    point_b: DVec3,
+    (feature_a, feature_b): (FeatureId, FeatureId),
+) {
+    out.insert("point_a".into(), json!(point_a.to_array()));
+    out.insert("point_b".into(), json!(point_b.to_array()));
+    out.insert("feature_a".into(), json!(feature_a.to_string()));
+    out.insert("feature_b".into(), json!(feature_b.to_string()));
 }
 
 fn not_implemented(query: &str, stage: &str) -> Error {

@@ -114,13 +114,7 @@ fn collide_agrees_with_parry_on_random_pairs() {
 }
 
 fn answers(input: &str) -> Vec<Value> {
-    let mut out = Vec::new();
-    QueryEngine::new().run(input.as_bytes(), &mut out).unwrap();
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    answers_to_bytes(input.as_bytes())
 }
 
 #[test]

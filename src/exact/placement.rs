@@ -28,6 +28,13 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// A body in its own frame.
+    pub const IDENTITY: Placement = Placement {
+        rotation: DMat3::IDENTITY,
+        translation: DVec3::ZERO,
+        identity: true,
+    };
+
     /// B at `pose_b` seen from A at `pose_a`.
     pub fn new(pose_a: &Pose, pose_b: &Pose) -> Self {
         // Each pose's matrix is snapped on its own, so two quarter-turned bodies are placed
@@ -56,6 +63,16 @@ impl Placement {
     /// A direction of B in A's frame.
     pub fn vector(&self, v: DVec3) -> DVec3 {
         if self.identity { v } else { self.rotation * v }
+    }
+
+    /// The offset in A's frame of B's plane `{x : normal·x = offset}`, given the plane's
+    /// normal already placed in A's frame.
+    pub fn offset(&self, placed_normal: DVec3, offset: f64) -> f64 {
+        if self.identity {
+            offset
+        } else {
+            offset + placed_normal.dot(self.translation)
+        }
     }
 
     /// A direction of A's frame in B's.

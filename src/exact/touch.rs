@@ -9,18 +9,7 @@
 
 use glam::DVec3;
 
-fn c3(p: DVec3) -> robust::Coord3D<f64> {
-    robust::Coord3D {
-        x: p.x,
-        y: p.y,
-        z: p.z,
-    }
-}
-
-/// Exact sign of the volume of the tetrahedron `abcd` (0: coplanar).
-pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
-    robust::orient3d(c3(a), c3(b), c3(c), c3(d))
-}
+use crate::geometry::hull::orient3d;
 
 /// Exact orientation of `a, b, c` projected by dropping coordinate `axis`.
 fn orient2d_dropping(axis: usize, a: DVec3, b: DVec3, c: DVec3) -> f64 {

@@ -9,7 +9,10 @@
 //!
 //! States: vertex–vertex, vertex–edge, vertex–face, edge–edge, edge–face (and their
 //! mirrors). Face–face never occurs: like V-Clip, the edge–face state moves the edge to a
-//! vertex, so every terminal pair has a unique closest-point pair. An edge is tested
+//! vertex, except where the edge is parallel to the face over the part inside the face's
+//! prism (crossed planks, a plank on a crate): that edge–face pair is terminal when the
+//! face's point is in the edge's region too, and its closest points are taken at an end of
+//! that part. An edge is tested
 //! against a region by clipping it to the region's planes; where the clipped part is not
 //! empty, the sign of the derivative of the distance at the clip points says whether the
 //! minimum lies beyond a plane (then the walk moves there). Where an edge misses a region
@@ -20,6 +23,14 @@
 //! below a face with every face of that body above it (V-Clip's local-minimum search over
 //! all faces). Termination: steps are bounded by `max_steps` and a pair seen twice ends
 //! the walk; both return `Failed`, never a loop.
+//!
+//! Ties: everyday shapes put closest points exactly on Voronoi planes. Every signed
+//! distance, clip, derivative sign and face height counts only beyond a tolerance,
+//! [`TOL_REL`] times the size of the coordinates in the walk's frame, far above their
+//! rounding: every move is one exact arithmetic would make too, so noise cannot send the
+//! walk round a cycle. At a terminal pair within the tolerance, exact predicates
+//! (`super::touch`) decide whether the features touch, and the separating-axis test tells
+//! touching from overlap.
 
 use glam::DVec3;
 
@@ -175,12 +186,7 @@ impl Body<'_> {
         let normal = self.vector(p.normal);
         Plane {
             normal,
-            offset: p.offset
-                + if self.place.identity {
-                    0.0
-                } else {
-                    normal.dot(self.place.translation)
-                },
+            offset: self.place.offset(normal, p.offset),
             neighbor: p.neighbor,
         }
     }
@@ -192,13 +198,7 @@ impl Body<'_> {
     /// Unit normal and offset of face `f`.
     fn face(&self, f: u32) -> (DVec3, f64) {
         let n = self.vector(self.poly.face_normal(f as usize));
-        let d = self.poly.face_offset(f as usize)
-            + if self.place.identity {
-                0.0
-            } else {
-                n.dot(self.place.translation)
-            };
-        (n, d)
+        (n, self.place.offset(n, self.poly.face_offset(f as usize)))
     }
 
     /// Height of `x` over face `f`'s plane, with noise snapped to 0.
@@ -308,7 +308,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             .max(f64::MIN_POSITIVE);
     let a = Body {
         poly: input.a,
-        place: Placement::new(&Pose::default(), &Pose::default()),
+        place: Placement::IDENTITY,
         tol,
     };
     let b = Body {
@@ -410,12 +410,7 @@ fn features_touch(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> b
             let (t, h) = b.edge(e);
             touch::collinear(t, h, a.vertex(u))
         }
-        (FeatureId::Edge(e), FeatureId::Vertex(u)) => {
-            let (t, h) = a.edge(e);
-            touch::collinear(t, h, b.vertex(u))
-        }
         (FeatureId::Vertex(u), FeatureId::Face(f)) => touch::on_plane(&ring(b, f), a.vertex(u)),
-        (FeatureId::Face(f), FeatureId::Vertex(u)) => touch::on_plane(&ring(a, f), b.vertex(u)),
         (FeatureId::Edge(x), FeatureId::Edge(y)) => {
             let ((p0, p1), (q0, q1)) = (a.edge(x), b.edge(y));
             touch::segments_touch(p0, p1, q0, q1)
@@ -425,12 +420,9 @@ fn features_touch(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> b
             let r = ring(b, f);
             touch::on_plane(&r, t) && touch::on_plane(&r, h)
         }
-        (FeatureId::Face(f), FeatureId::Edge(e)) => {
-            let (t, h) = b.edge(e);
-            let r = ring(a, f);
-            touch::on_plane(&r, t) && touch::on_plane(&r, h)
-        }
         (FeatureId::Face(_), FeatureId::Face(_)) => false,
+        // The mirrors: touching is symmetric.
+        (FeatureId::Edge(_) | FeatureId::Face(_), _) => features_touch(b, fb, a, fa),
     }
 }
 
@@ -487,25 +479,17 @@ fn closest_points(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> (
 /// whole part; either end will do.)
 fn edge_face_points(p: &Body<'_>, e: u32, q: &Body<'_>, f: u32) -> (DVec3, DVec3) {
     let (t, h) = p.edge(e);
-    let pick = match clip_edge(t, h, q.planes(FeatureId::Face(f)), q.tol) {
-        Clip::Inside { lo, hi, .. } => {
-            let (pl, ph) = (t + (h - t) * lo, t + (h - t) * hi);
-            let (n, d) = q.face(f);
-            if (n.dot(pl) - d).abs() <= (n.dot(ph) - d).abs() {
-                pl
-            } else {
-                ph
-            }
-        }
-        // Not a terminal pair: the end nearer the face's plane.
-        Clip::Excluded => {
-            let (n, d) = q.face(f);
-            if (n.dot(t) - d).abs() <= (n.dot(h) - d).abs() {
-                t
-            } else {
-                h
-            }
-        }
+    let (lo, hi) = match clip_edge(t, h, q.planes(FeatureId::Face(f)), q.tol) {
+        Clip::Inside { lo, hi, .. } => (lo, hi),
+        // Not a terminal pair: the whole edge.
+        Clip::Excluded => (0.0, 1.0),
+    };
+    let (pl, ph) = (t + (h - t) * lo, t + (h - t) * hi);
+    let (n, d) = q.face(f);
+    let pick = if (n.dot(pl) - d).abs() <= (n.dot(ph) - d).abs() {
+        pl
+    } else {
+        ph
     };
     (pick, q.closest_to(FeatureId::Face(f), pick))
 }

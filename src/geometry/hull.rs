@@ -43,7 +43,9 @@ pub struct HullFaces {
     pub faces: Vec<Vec<u32>>,
 }
 
-fn orient(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
+/// Exact sign of the volume of the tetrahedron `abcd` (Shewchuk's adaptive `orient3d`;
+/// 0: coplanar).
+pub fn orient3d(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
     let c3 = |p: DVec3| robust::Coord3D {
         x: p.x,
         y: p.y,
@@ -54,7 +56,7 @@ fn orient(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> f64 {
 
 /// True when `p` is strictly outside the face `abc` (CCW seen from outside).
 fn outside(points: &[DVec3], f: &[u32; 3], p: DVec3) -> bool {
-    orient(
+    orient3d(
         points[f[0] as usize],
         points[f[1] as usize],
         points[f[2] as usize],
@@ -218,7 +220,7 @@ fn initial_simplex(points: &[DVec3]) -> Result<[u32; 4]> {
     let p2 = points[i2 as usize];
     let (mut i3, mut best) = (0u32, 0.0);
     for (i, p) in points.iter().enumerate() {
-        let d = orient(p0, p1, p2, *p).abs();
+        let d = orient3d(p0, p1, p2, *p).abs();
         if d > best {
             (i3, best) = (i as u32, d);
         }
@@ -250,7 +252,7 @@ fn quickhull(points: &[DVec3]) -> Result<Triangulation> {
     for f in faces {
         let (a, b, c, d) = (s[f[0]], s[f[1]], s[f[2]], s[f[3]]);
         let p = |i: u32| points[i as usize];
-        let v = if orient(p(a), p(b), p(c), p(d)) > 0.0 {
+        let v = if orient3d(p(a), p(b), p(c), p(d)) > 0.0 {
             [a, b, c]
         } else {
             [a, c, b]
@@ -479,7 +481,7 @@ fn merge_with_adjacency(
         let offset = normal.dot(p(sv[0]));
         // Exactly coplanar points always merge; the exact predicate is only consulted
         // where the float distance cannot tell (a sliver seed's normal is imprecise).
-        let exactly_on_plane = |q: u32| orient(p(sv[0]), p(sv[1]), p(sv[2]), p(q)) == 0.0;
+        let exactly_on_plane = |q: u32| orient3d(p(sv[0]), p(sv[1]), p(sv[2]), p(q)) == 0.0;
         let on_plane = |q: u32| {
             let d = (normal.dot(p(q)) - offset).abs();
             d <= tol || (d <= slop && exactly_on_plane(q))
