@@ -183,16 +183,23 @@ mod tests {
         }
     }
 
+    // Each assertion's outcome is fixed by the order of events, not by how fast the
+    // machine runs: "stalled" is asked only after sleeping past a short limit, and "not
+    // stalled" only of a watch whose limit is an hour.
+    const HOUR: Duration = Duration::from_secs(3600);
+    const SHORT: Duration = Duration::from_millis(20);
+
     #[test]
     fn a_finished_stage_is_progress() {
-        let mut watch = Watch::new(false, 0, Duration::from_millis(20));
-        std::thread::sleep(Duration::from_millis(30));
-        assert!(!watch.stalled(1), "a stage finished: progress");
+        let mut quiet = Watch::new(false, 0, SHORT);
         std::thread::sleep(Duration::from_millis(30));
         assert!(
-            watch.stalled(1),
+            quiet.stalled(0),
             "nothing finished for longer than the limit"
         );
+        let mut busy = Watch::new(false, 0, HOUR);
+        assert!(!busy.stalled(1), "a stage finished: progress");
+        assert_eq!(busy.finished, 1);
     }
 
     #[test]
@@ -200,15 +207,16 @@ mod tests {
         if process_cpu_time().is_none() {
             return; // not a platform that reports it cheaply
         }
-        let limit = Duration::from_millis(20);
-        let mut software = Watch::new(true, 0, limit);
-        let mut hardware = Watch::new(false, 0, limit);
+        let mut software = Watch::new(true, 0, HOUR);
+        let mut hardware = Watch::new(false, 0, SHORT);
+        let before = software.cpu;
         std::thread::sleep(Duration::from_millis(30));
         spin_cpu();
         assert!(
             !software.stalled(0),
             "the software adapter's threads worked"
         );
+        assert!(software.cpu > before, "the CPU time seen moved on");
         assert!(
             hardware.stalled(0),
             "a hardware adapter's progress is its stages"
