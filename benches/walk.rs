@@ -48,22 +48,7 @@ fn walk_bench(c: &mut Criterion) {
             ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
                 .unwrap();
         let poses: Vec<_> = (0..FRAMES).map(frame).collect();
-
-        let (mut warm_steps, mut cold_steps) = (0u64, 0u64);
-        let mut cache = WalkCache::default();
-        for (pa, pb) in &poses {
-            warm_steps += u64::from(cache.query(&a, *pa, &b, *pb).steps);
-            let cold = walk(&WalkInput::new(&a, *pa, &b, *pb));
-            cold_steps += u64::from(cold.steps);
-        }
-        eprintln!(
-            "walk/{n}: {} vertices each; steps per query: warm {:.2}, cold {:.2}",
-            a.num_vertices(),
-            warm_steps as f64 / FRAMES as f64,
-            cold_steps as f64 / FRAMES as f64
-        );
-
-        three_ways(&mut group, n, &a, &b, &poses);
+        three_ways(&mut group, "walk", n, &a, &b, &poses);
     }
     group.finish();
 }
@@ -100,14 +85,16 @@ fn everyday_bench(c: &mut Criterion) {
                 (Pose::default(), pb)
             })
             .collect();
-        three_ways(&mut group, name, shape, shape, &poses);
+        three_ways(&mut group, "walk_everyday", name, shape, shape, &poses);
     }
     group.finish();
 }
 
-/// Registers the warm walk, the cold walk and parry3d-f64's `distance` on one sequence.
+/// Registers the warm walk, the cold walk and parry3d-f64's `distance` on one sequence,
+/// after printing the average steps per query of the first two.
 fn three_ways(
     group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    label: &str,
     param: impl std::fmt::Display,
     a: &ConvexPolytope,
     b: &ConvexPolytope,
@@ -115,6 +102,20 @@ fn three_ways(
 ) {
     let (ga, gb) = (test_common::to_parry(a), test_common::to_parry(b));
     let param = param.to_string();
+    let (mut warm_steps, mut cold_steps) = (0u64, 0u64);
+    let mut cache = WalkCache::default();
+    for (pa, pb) in poses {
+        warm_steps += u64::from(cache.query(a, *pa, b, *pb).steps);
+        cold_steps += u64::from(walk(&WalkInput::new(a, *pa, b, *pb)).steps);
+    }
+    eprintln!(
+        "{}/{param}: {} and {} vertices; steps per query: warm {:.2}, cold {:.2}",
+        label,
+        a.num_vertices(),
+        b.num_vertices(),
+        warm_steps as f64 / poses.len() as f64,
+        cold_steps as f64 / poses.len() as f64
+    );
     group.throughput(criterion::Throughput::Elements(poses.len() as u64));
     group.bench_with_input(
         BenchmarkId::new("proxima_warm", &param),

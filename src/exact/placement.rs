@@ -8,7 +8,7 @@
 //! quarter turn when they write one, and with the snap a quarter-turned box on a dyadic
 //! grid is placed exactly, so exact predicates can tell "touching" from "1e-17 apart".
 
-use glam::{DMat3, DVec3};
+use glam::{DMat3, DQuat, DVec3};
 
 use crate::bodies::Pose;
 
@@ -36,22 +36,54 @@ impl Placement {
     };
 
     /// B at `pose_b` seen from A at `pose_a`.
+    #[inline]
     pub fn new(pose_a: &Pose, pose_b: &Pose) -> Self {
-        // Each pose's matrix is snapped on its own, so two quarter-turned bodies are placed
-        // exactly relative to each other too (the translation is rotated by A's snapped
-        // matrix, not by its quaternion).
-        let to_a = snap_quarter_turns(DMat3::from_quat(pose_a.rotation)).transpose();
-        let rotation = to_a * snap_quarter_turns(DMat3::from_quat(pose_b.rotation));
-        let translation = to_a * (pose_b.translation - pose_a.translation);
-        let identity = rotation == DMat3::IDENTITY && translation == DVec3::ZERO;
+        Self::pair(pose_a, pose_b).0
+    }
+
+    /// A body's frame in the world's (`point` maps the body's points to world space).
+    #[inline]
+    pub fn of(pose: &Pose) -> Self {
+        let rotation = matrix(pose.rotation);
         Placement {
             rotation,
-            translation,
-            identity,
+            translation: pose.translation,
+            identity: rotation == DMat3::IDENTITY && pose.translation == DVec3::ZERO,
         }
     }
 
+    /// B at `pose_b` seen from A at `pose_a`, and A's frame in the world's (a query
+    /// answers in world space): A's matrix is made once for both.
+    #[inline]
+    pub fn pair(pose_a: &Pose, pose_b: &Pose) -> (Self, Self) {
+        // The relative rotation is snapped on its own and A's for the translation on its
+        // own, so two quarter-turned bodies are placed exactly relative to each other (the
+        // product of two quarter turns' quaternions is a quarter turn's, up to rounding).
+        // Equal rotations (crates on a grid, bodies of one orientation) are exactly
+        // parallel: no rounded product may say otherwise.
+        let rotation = if pose_a.rotation == pose_b.rotation {
+            DMat3::IDENTITY
+        } else {
+            matrix(pose_a.rotation.conjugate() * pose_b.rotation)
+        };
+        let world_a = Self::of(pose_a);
+        let offset = pose_b.translation - pose_a.translation;
+        let translation = if pose_a.rotation == DQuat::IDENTITY {
+            offset
+        } else {
+            world_a.rotation.transpose() * offset
+        };
+        let identity = rotation == DMat3::IDENTITY && translation == DVec3::ZERO;
+        let b_in_a = Placement {
+            rotation,
+            translation,
+            identity,
+        };
+        (b_in_a, world_a)
+    }
+
     /// A point of B in A's frame.
+    #[inline]
     pub fn point(&self, p: DVec3) -> DVec3 {
         if self.identity {
             p
@@ -61,12 +93,14 @@ impl Placement {
     }
 
     /// A direction of B in A's frame.
+    #[inline]
     pub fn vector(&self, v: DVec3) -> DVec3 {
         if self.identity { v } else { self.rotation * v }
     }
 
     /// The offset in A's frame of B's plane `{x : normal·x = offset}`, given the plane's
     /// normal already placed in A's frame.
+    #[inline]
     pub fn offset(&self, placed_normal: DVec3, offset: f64) -> f64 {
         if self.identity {
             offset
@@ -75,12 +109,22 @@ impl Placement {
         }
     }
 
+    /// A point of A's frame in B's.
+    #[inline]
+    pub fn inverse_point(&self, p: DVec3) -> DVec3 {
+        if self.identity {
+            p
+        } else {
+            transpose_mul(&self.rotation, p - self.translation)
+        }
+    }
+
     /// A direction of A's frame in B's.
     pub fn inverse_vector(&self, v: DVec3) -> DVec3 {
         if self.identity {
             v
         } else {
-            self.rotation.transpose() * v
+            transpose_mul(&self.rotation, v)
         }
     }
 
@@ -90,34 +134,56 @@ impl Placement {
     }
 }
 
+/// `mᵀ v`: the columns' dot products, no transposed copy.
+#[inline]
+fn transpose_mul(m: &DMat3, v: DVec3) -> DVec3 {
+    DVec3::new(m.x_axis.dot(v), m.y_axis.dot(v), m.z_axis.dot(v))
+}
+
+/// A pose's rotation matrix, quarter turns snapped exact (the identity, the commonest
+/// rotation, without arithmetic).
+#[inline]
+fn matrix(q: DQuat) -> DMat3 {
+    if q == DQuat::IDENTITY {
+        DMat3::IDENTITY
+    } else {
+        snap_quarter_turns(DMat3::from_quat(q))
+    }
+}
+
 /// The signed permutation `m` is within [`SNAP`] of, or `m` itself.
+#[inline]
 fn snap_quarter_turns(m: DMat3) -> DMat3 {
-    let snap = |x: f64| {
-        if x.abs() <= SNAP {
-            Some(0.0)
-        } else if (x.abs() - 1.0).abs() <= SNAP {
-            Some(x.signum())
-        } else {
-            None
+    // Each entry taken to the nearest of -1, 0, 1 (without `round`, a libm call on
+    // baseline x86-64); a general rotation fails on its first column.
+    let entries = m.to_cols_array();
+    let mut snapped = [0.0; 9];
+    for (col, out) in entries.chunks_exact(3).zip(snapped.chunks_exact_mut(3)) {
+        let mut err = 0.0f64;
+        for (s, &x) in out.iter_mut().zip(col) {
+            *s = if x > 0.5 {
+                1.0
+            } else if x < -0.5 {
+                -1.0
+            } else {
+                0.0
+            };
+            err = err.max((x - *s).abs());
         }
-    };
-    let mut cols = [DVec3::ZERO; 3];
-    for (c, col) in cols.iter_mut().enumerate() {
-        for r in 0..3 {
-            match snap(m.col(c)[r]) {
-                Some(v) => col[r] = v,
-                None => return m,
-            }
-        }
-        if col.abs().element_sum() != 1.0 {
+        if err > SNAP {
             return m;
         }
     }
-    let snapped = DMat3::from_cols(cols[0], cols[1], cols[2]);
-    // A signed permutation with determinant +1 is a rotation; anything else is not what
-    // `m` was near.
-    if snapped.determinant() == 1.0 && (snapped * snapped.transpose()) == DMat3::IDENTITY {
-        snapped
+    // Orthonormal axes with x × y = z: a signed permutation with determinant +1, a
+    // rotation (exact: every product is 0 or ±1). Anything else is not what `m` was near.
+    let s = DMat3::from_cols_array(&snapped);
+    let (x, y) = (s.x_axis, s.y_axis);
+    if x.length_squared() == 1.0
+        && y.length_squared() == 1.0
+        && x.dot(y) == 0.0
+        && x.cross(y) == s.z_axis
+    {
+        s
     } else {
         m
     }

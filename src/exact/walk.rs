@@ -141,20 +141,6 @@ impl WalkCache {
     }
 }
 
-/// A plane in the walk's frame.
-#[derive(Clone, Copy, Debug)]
-struct Plane {
-    normal: DVec3,
-    offset: f64,
-    neighbor: FeatureId,
-}
-
-impl Plane {
-    fn signed(&self, x: DVec3) -> f64 {
-        self.normal.dot(x) - self.offset
-    }
-}
-
 /// A body placed in the walk's frame (A's body frame), with the walk's tolerance.
 struct Body<'a> {
     poly: &'a ConvexPolytope,
@@ -182,17 +168,36 @@ impl Body<'_> {
         (self.vertex(a), self.vertex(b))
     }
 
-    fn plane(&self, p: &VoronoiPlane) -> Plane {
-        let normal = self.vector(p.normal);
-        Plane {
-            normal,
-            offset: self.place.offset(normal, p.offset),
-            neighbor: p.neighbor,
-        }
+    /// A point of the walk's frame in the body's own, where its Voronoi planes are
+    /// tested: one point moved instead of every plane (the same signs beyond the
+    /// tolerance, which is far above either frame's rounding).
+    fn local(&self, x: DVec3) -> DVec3 {
+        self.place.inverse_point(x)
     }
 
-    fn planes(&self, f: FeatureId) -> impl Iterator<Item = Plane> + '_ {
-        self.poly.voronoi_planes(f).iter().map(|p| self.plane(p))
+    /// The planes of `f`'s region.
+    fn planes(&self, f: FeatureId) -> &[VoronoiPlane] {
+        self.poly.voronoi_planes(f)
+    }
+
+    /// Clips the segment `(t, h)` (walk's frame) against `f`'s region.
+    fn clip(&self, f: FeatureId, t: DVec3, h: DVec3) -> Clip {
+        clip_edge(self.local(t), self.local(h), self.planes(f), self.tol)
+    }
+
+    /// The plane of edge `e`'s region most violated by `x`: its end planes first (the
+    /// first two), then its face planes.
+    fn edge_most_violated(&self, e: FeatureId, x: DVec3) -> Option<FeatureId> {
+        let (ends, sides) = self.planes(e).split_at(2);
+        self.most_violated(ends, x)
+            .or_else(|| self.most_violated(sides, x))
+    }
+
+    /// The plane of edge `e`'s region most violated by `x`, face planes first.
+    fn edge_most_violated_sides_first(&self, e: FeatureId, x: DVec3) -> Option<FeatureId> {
+        let (ends, sides) = self.planes(e).split_at(2);
+        self.most_violated(sides, x)
+            .or_else(|| self.most_violated(ends, x))
     }
 
     /// Unit normal and offset of face `f`.
@@ -212,31 +217,60 @@ impl Body<'_> {
         if s.abs() <= self.tol { 0.0 } else { s }
     }
 
-    /// Closest point of feature `f` to the point `x`.
-    fn closest_to(&self, f: FeatureId, x: DVec3) -> DVec3 {
+    /// Feature `f` in the walk's frame.
+    fn feature(&self, f: FeatureId) -> Placed {
         match f {
-            FeatureId::Vertex(v) => self.vertex(v),
+            FeatureId::Vertex(v) => Placed::Vertex(self.vertex(v)),
             FeatureId::Edge(e) => {
                 let (t, h) = self.edge(e);
-                closest_on_segment(t, h, x).0
+                Placed::Edge(t, h)
             }
             FeatureId::Face(face) => {
                 let (n, d) = self.face(face);
-                x - n * (n.dot(x) - d)
+                Placed::Face(n, d)
             }
         }
     }
 
-    /// The plane of `f`'s region most violated by `x` (beyond the tolerance), if any.
-    fn most_violated(&self, planes: impl Iterator<Item = Plane>, x: DVec3) -> Option<FeatureId> {
+    /// Closest point of feature `f` to the point `x`.
+    fn closest_to(&self, f: FeatureId, x: DVec3) -> DVec3 {
+        self.feature(f).closest_to(x)
+    }
+
+    /// The plane among `planes` (of a region of this body) most violated by `x` (walk's
+    /// frame), beyond the tolerance, if any.
+    fn most_violated(&self, planes: &[VoronoiPlane], x: DVec3) -> Option<FeatureId> {
+        let x = self.local(x);
         let mut best: Option<(f64, FeatureId)> = None;
         for p in planes {
-            let s = p.signed(x);
+            let s = p.signed_distance(x);
             if s < -self.tol && best.is_none_or(|(b, _)| s < b) {
                 best = Some((s, p.neighbor));
             }
         }
         best.map(|(_, n)| n)
+    }
+}
+
+/// A feature's geometry in the walk's frame: placed once, asked several times.
+#[derive(Clone, Copy, Debug)]
+enum Placed {
+    Vertex(DVec3),
+    /// Tail and head.
+    Edge(DVec3, DVec3),
+    /// A face's plane: unit normal and offset.
+    Face(DVec3, f64),
+}
+
+impl Placed {
+    /// Closest point of the feature to `x` (of a face, its plane's: the walk asks only
+    /// for points inside the face's prism).
+    fn closest_to(&self, x: DVec3) -> DVec3 {
+        match *self {
+            Placed::Vertex(v) => v,
+            Placed::Edge(t, h) => closest_on_segment(t, h, x).0,
+            Placed::Face(n, d) => x - n * (n.dot(x) - d),
+        }
     }
 }
 
@@ -254,12 +288,13 @@ enum Clip {
 }
 
 /// Clips the segment `t + λ (h − t)`, λ ∈ [0, 1], against planes (region side ≥ 0, with
-/// `tol` of slack: a segment lying on a plane is inside it, whatever the rounding).
-fn clip_edge(t: DVec3, h: DVec3, planes: impl Iterator<Item = Plane>, tol: f64) -> Clip {
+/// `tol` of slack: a segment lying on a plane is inside it, whatever the rounding). The
+/// segment and the planes are in one frame; λ is the same in every frame.
+fn clip_edge(t: DVec3, h: DVec3, planes: &[VoronoiPlane], tol: f64) -> Clip {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     let (mut n_lo, mut n_hi) = (None, None);
     for p in planes {
-        let (dt, dh) = (p.signed(t), p.signed(h));
+        let (dt, dh) = (p.signed_distance(t), p.signed_distance(h));
         let (out_t, out_h) = (dt < -tol, dh < -tol);
         if out_t && out_h {
             return Clip::Excluded;
@@ -286,7 +321,11 @@ fn clip_edge(t: DVec3, h: DVec3, planes: impl Iterator<Item = Plane>, tol: f64) 
 
 enum Step {
     Continue,
+    /// A closest pair.
     Done,
+    /// A closest pair whose closest points (on the first body, on the second) the step
+    /// has already computed.
+    DoneAt(DVec3, DVec3),
     Penetrating(DVec3),
 }
 
@@ -298,7 +337,7 @@ pub const TOL_REL: f64 = 1e-13;
 
 /// The walk. See the module comment.
 pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
-    let place = Placement::new(&input.pose_a, &input.pose_b);
+    let (place, world_a) = Placement::pair(&input.pose_a, &input.pose_b);
     let reach = |p: &ConvexPolytope| {
         let (lo, hi) = p.local_aabb();
         lo.abs().max(hi.abs()).max_element()
@@ -327,7 +366,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
     let mut seen: Vec<(FeatureId, FeatureId)> = Vec::new();
     let mut steps = 0;
     let finish = |state, fa, fb, steps, pa: DVec3, pb: DVec3| {
-        let to_world = |p: DVec3| input.pose_a.rotation * p + input.pose_a.translation;
+        let to_world = |p: DVec3| world_a.point(p);
         WalkOutput {
             state,
             distance: match state {
@@ -353,8 +392,11 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             (FeatureId::Face(_), FeatureId::Face(_)) => face_face(&a, &mut fa, &b, &mut fb),
         };
         match step {
-            Step::Done => {
-                let (pa, pb) = closest_points(&a, fa, &b, fb);
+            Step::Done | Step::DoneAt(..) => {
+                let (pa, pb) = match step {
+                    Step::DoneAt(pa, pb) => (pa, pb),
+                    _ => closest_points(&a, fa, &b, fb),
+                };
                 let touching =
                     pa == pb || (pa.distance(pb) <= tol && features_touch(&a, fa, &b, fb));
                 if !touching {
@@ -376,19 +418,16 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             }
             Step::Continue => {
                 steps += 1;
-                let (pa, pb) = closest_points(&a, fa, &b, fb);
-                if steps >= max_steps {
-                    return finish(
-                        WalkState::Failed(WalkFailure::StepLimit),
-                        fa,
-                        fb,
-                        steps,
-                        pa,
-                        pb,
-                    );
-                }
-                if seen.contains(&(fa, fb)) {
-                    return finish(WalkState::Failed(WalkFailure::Cycle), fa, fb, steps, pa, pb);
+                let failure = if steps >= max_steps {
+                    Some(WalkFailure::StepLimit)
+                } else if seen.contains(&(fa, fb)) {
+                    Some(WalkFailure::Cycle)
+                } else {
+                    None
+                };
+                if let Some(failure) = failure {
+                    let (pa, pb) = closest_points(&a, fa, &b, fb);
+                    return finish(WalkState::Failed(failure), fa, fb, steps, pa, pb);
                 }
                 seen.push((fa, fb));
             }
@@ -479,7 +518,7 @@ fn closest_points(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> (
 /// whole part; either end will do.)
 fn edge_face_points(p: &Body<'_>, e: u32, q: &Body<'_>, f: u32) -> (DVec3, DVec3) {
     let (t, h) = p.edge(e);
-    let (lo, hi) = match clip_edge(t, h, q.planes(FeatureId::Face(f)), q.tol) {
+    let (lo, hi) = match q.clip(FeatureId::Face(f), t, h) {
         Clip::Inside { lo, hi, .. } => (lo, hi),
         // Not a terminal pair: the whole edge.
         Clip::Excluded => (0.0, 1.0),
@@ -532,22 +571,28 @@ fn nearest_boundary_edge(p: &Body<'_>, f: u32, t: DVec3, h: DVec3) -> FeatureId 
 }
 
 /// Moves `x` when the edge `(t, h)` misses `x`'s region or its distance to `x` is smallest
-/// beyond a clip plane. Returns `Some(step)` when `x` moved.
-fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<Step> {
+/// beyond a clip plane (`placed` is `x` in the walk's frame). Returns `Some(step)` when
+/// `x` moved.
+fn clip_against(
+    p: &Body<'_>,
+    x: &mut FeatureId,
+    placed: Placed,
+    t: DVec3,
+    h: DVec3,
+) -> Option<Step> {
     let dir = h - t;
-    match clip_edge(t, h, p.planes(*x), p.tol) {
+    match p.clip(*x, t, h) {
         Clip::Excluded => {
             // Move to the neighbour holding the point of x closest to the edge: the edge
             // misses x's region, so that point is on x's boundary (a vertex of an edge,
             // an edge of a face) or, for a vertex, the region behind its most violated
             // plane holds the edge's closest point.
-            match *x {
-                FeatureId::Vertex(v) => {
-                    let c = closest_on_segment(t, h, p.vertex(v)).0;
+            match (*x, placed) {
+                (FeatureId::Vertex(_), Placed::Vertex(u)) => {
+                    let c = closest_on_segment(t, h, u).0;
                     *x = p.most_violated(p.planes(*x), c)?;
                 }
-                FeatureId::Edge(e) => {
-                    let (a0, a1) = p.edge(e);
+                (FeatureId::Edge(e), Placed::Edge(a0, a1)) => {
                     let (sc, tx) = segments_closest_params(t, h, a0, a1);
                     let c = t + (h - t) * sc;
                     let [tail, head] = p.poly.edge_vertices(e as usize);
@@ -557,14 +602,13 @@ fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<S
                         FeatureId::Vertex(head)
                     } else {
                         // Closest inside the edge: the face whose side the edge passes.
-                        let planes: Vec<Plane> = p.planes(*x).collect();
-                        p.most_violated(planes[2..].iter().copied(), c)
-                            .or_else(|| p.most_violated(planes[..2].iter().copied(), c))?
+                        p.edge_most_violated_sides_first(*x, c)?
                     };
                 }
-                FeatureId::Face(f) => {
+                (FeatureId::Face(f), _) => {
                     *x = nearest_boundary_edge(p, f, t, h);
                 }
+                _ => unreachable!("a feature is placed as its own kind"),
             }
             Some(Step::Continue)
         }
@@ -575,14 +619,14 @@ fn clip_against(p: &Body<'_>, x: &mut FeatureId, t: DVec3, h: DVec3) -> Option<S
             let slack = p.tol * dir.length();
             if let Some(n) = n_lo {
                 let pt = t + dir * lo;
-                if (pt - p.closest_to(*x, pt)).dot(dir) > slack {
+                if (pt - placed.closest_to(pt)).dot(dir) > slack {
                     *x = n;
                     return Some(Step::Continue);
                 }
             }
             if let Some(n) = n_hi {
                 let pt = t + dir * hi;
-                if (pt - p.closest_to(*x, pt)).dot(dir) < -slack {
+                if (pt - placed.closest_to(pt)).dot(dir) < -slack {
                     *x = n;
                     return Some(Step::Continue);
                 }
@@ -598,31 +642,27 @@ fn vertex_edge(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId)
     };
     let u = p.vertex(v);
     // The vertex against the edge's region: end planes first, then face planes.
-    let planes: Vec<Plane> = q.planes(*y).collect();
-    if let Some(n) = q
-        .most_violated(planes[..2].iter().copied(), u)
-        .or_else(|| q.most_violated(planes[2..].iter().copied(), u))
-    {
+    if let Some(n) = q.edge_most_violated(*y, u) {
         *y = n;
         return Step::Continue;
     }
     let (t, h) = q.edge(e);
-    clip_against(p, x, t, h).unwrap_or(Step::Done)
+    clip_against(p, x, Placed::Vertex(u), t, h).unwrap_or(Step::Done)
 }
 
 fn edge_edge(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -> Step {
     let (FeatureId::Edge(ex), FeatureId::Edge(ey)) = (*x, *y) else {
         unreachable!()
     };
-    let (qt, qh) = q.edge(ey);
-    if let Some(step) = clip_against(p, x, qt, qh) {
+    let ((pt, ph), (qt, qh)) = (p.edge(ex), q.edge(ey));
+    if let Some(step) = clip_against(p, x, Placed::Edge(pt, ph), qt, qh) {
         return step;
     }
-    let (pt, ph) = p.edge(ex);
-    if let Some(step) = clip_against(q, y, pt, ph) {
+    if let Some(step) = clip_against(q, y, Placed::Edge(qt, qh), pt, ph) {
         return step;
     }
-    Step::Done
+    let (cp, cq) = segments_closest(pt, ph, qt, qh);
+    Step::DoneAt(cp, cq)
 }
 
 fn vertex_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -> Step {
@@ -685,7 +725,7 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
     };
     let (t, h) = p.edge(e);
     let dir = h - t;
-    match clip_edge(t, h, q.planes(*y), q.tol) {
+    match q.clip(*y, t, h) {
         Clip::Excluded => {
             *y = nearest_boundary_edge(q, f, t, h);
             Step::Continue
