@@ -119,6 +119,10 @@ impl GpuAabb {
     }
 }
 
+/// The most bodies a world holds: the one limit that scenes, worlds and the broadphase
+/// check (2^28, 8 GiB of bodies on the GPU; the broadphase's hash entry could name 2^29).
+pub const MAX_BODIES: usize = 1 << 28;
+
 /// A world pose in f64: `x_world = rotation * x_local + translation`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
@@ -130,14 +134,40 @@ pub struct Pose {
 
 impl Default for Pose {
     fn default() -> Self {
-        Self {
-            translation: DVec3::ZERO,
-            rotation: DQuat::IDENTITY,
-        }
+        Self::IDENTITY
     }
 }
 
 impl Pose {
+    /// No translation, no rotation.
+    pub const IDENTITY: Pose = Pose {
+        translation: DVec3::ZERO,
+        rotation: DQuat::IDENTITY,
+    };
+
+    /// A pose from its parts; `rotation` must be a unit quaternion.
+    pub const fn new(translation: DVec3, rotation: DQuat) -> Self {
+        Self {
+            translation,
+            rotation,
+        }
+    }
+
+    /// `self⁻¹ · other`: `other`'s frame seen from this one (a point `x` of `other`'s body
+    /// is at `self.inv_mul(other).transform_point(x)` in this body's frame).
+    pub fn inv_mul(&self, other: &Pose) -> Pose {
+        let inverse = self.rotation.conjugate();
+        Pose {
+            translation: inverse * (other.translation - self.translation),
+            rotation: inverse * other.rotation,
+        }
+    }
+
+    /// Maps a world point into the body frame.
+    pub fn inverse_transform_point(&self, p: DVec3) -> DVec3 {
+        self.rotation.conjugate() * (p - self.translation)
+    }
+
     /// The pose a [`GpuBody`] stands for, exactly: the f32 values widened to f64 and the
     /// quaternion normalised in f64 (the GPU normalises too, in f32).
     pub fn from_gpu(body: &GpuBody) -> Self {

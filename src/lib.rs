@@ -19,6 +19,7 @@ pub mod profile;
 pub mod query;
 pub mod rng;
 pub mod scene;
+pub mod shape;
 pub mod world;
 
 pub use error::{Error, Result};

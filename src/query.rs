@@ -10,18 +10,20 @@
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::{DQuat, DVec3};
+use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::bodies::Pose;
 use crate::exact::sat;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::hull::MAX_COORDINATE;
-use crate::geometry::mesh::{self, MeshShape};
-use crate::geometry::{ConvexPolytope, FeatureId, brute, generators};
+use crate::geometry::{ConvexPolytope, FeatureId, brute};
+use crate::rng::Rng;
+use crate::shape::{ShapeGeometry, ShapeSpec};
 use crate::{Error, Result};
 
 /// Counts of a batch.
@@ -230,72 +232,41 @@ impl QueryEngine {
         Ok(out)
     }
 
+    /// A shape: the same vocabulary as a scene's `shape` (see [`ShapeSpec`]), convex only.
     fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Arc<ConvexPolytope>> {
         let bad = |m: String| Error::Query(format!("`{field}`: {m}"));
         let value = value.ok_or_else(|| bad("missing shape".into()))?;
-        let obj = value.as_object().filter(|o| o.len() == 1).ok_or_else(|| {
-            bad("a shape is an object with one key: points, obj, box or sphere".into())
+        let spec = ShapeSpec::deserialize(value).map_err(|e| {
+            bad(format!(
+                "not a shape ({e}); a shape is an object with one key: {SHAPES}"
+            ))
         })?;
-        let (key, v) = obj.iter().next().expect("one key");
-        match key.as_str() {
-            "points" => {
-                let pts = v
-                    .as_array()
-                    .ok_or_else(|| bad("`points` must be an array of [x, y, z]".into()))?
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        vec3(p).ok_or_else(|| {
-                            bad(format!("point {i} is not [x, y, z] of finite numbers"))
-                        })
-                    })
-                    .collect::<Result<Vec<_>>>()?;
-                Ok(Arc::new(
-                    ConvexPolytope::from_points(&pts).map_err(|e| bad(e.to_string()))?,
-                ))
-            }
-            "box" => {
-                let h = vec3(v).ok_or_else(|| bad("`box` must be [hx, hy, hz]".into()))?;
-                Ok(Arc::new(
-                    generators::cuboid(h).map_err(|e| bad(e.to_string()))?,
-                ))
-            }
-            "sphere" => {
-                let radius = v.get("radius").and_then(Value::as_f64);
-                let subdivisions = v.get("subdivisions").and_then(Value::as_u64);
-                let (Some(radius), Some(subdivisions)) = (radius, subdivisions) else {
-                    return Err(bad(
-                        "`sphere` needs {\"radius\": r, \"subdivisions\": k}".into()
-                    ));
-                };
-                let k = u32::try_from(subdivisions).unwrap_or(u32::MAX);
-                Ok(Arc::new(
-                    generators::icosphere(radius, k).map_err(|e| bad(e.to_string()))?,
-                ))
-            }
-            "obj" => {
-                let path = PathBuf::from(
-                    v.as_str()
-                        .ok_or_else(|| bad("`obj` must be a path".into()))?,
-                );
-                let loaded = self.objs.entry(path.clone()).or_insert_with(|| {
-                    match mesh::load_obj_shape(&path) {
-                        Ok(MeshShape::Convex(p)) => Ok(Arc::from(p)),
-                        Ok(MeshShape::NonConvex { reason, .. }) => Err(format!(
-                            "{} is not convex ({reason}); queries take convex shapes",
-                            path.display()
-                        )),
-                        Err(e) => Err(e.to_string()),
-                    }
-                });
-                loaded.clone().map_err(bad)
-            }
-            other => Err(bad(format!(
-                "unknown shape `{other}` (points, obj, box, sphere)"
-            ))),
+        let build = |spec: &ShapeSpec| match spec.build(Path::new(""), &mut Rng::new(0)) {
+            Ok(ShapeGeometry::Convex(p)) => Ok(p),
+            Ok(ShapeGeometry::Mesh(_)) => Err(format!(
+                "{} is not convex; queries take convex shapes",
+                match spec {
+                    ShapeSpec::Obj(path) => path.display().to_string(),
+                    _ => format!("`{}`", spec.name()),
+                }
+            )),
+            Err(e) => Err(e.to_string()),
+        };
+        match &spec {
+            // Files are read once per batch.
+            ShapeSpec::Obj(path) => self
+                .objs
+                .entry(path.clone())
+                .or_insert_with(|| build(&spec))
+                .clone()
+                .map_err(bad),
+            _ => build(&spec).map_err(bad),
         }
     }
 }
+
+/// The shapes a query takes, for error messages.
+const SHAPES: &str = "points, box, sphere (or icosphere), cylinder, cone, random_hull, obj";
 
 /// The closest points and features of a `distance` answer.
 fn insert_closest(
@@ -372,8 +343,5 @@ fn pose(value: Option<&Value>, field: &str) -> Result<Pose> {
         }
         None => DQuat::IDENTITY,
     };
-    Ok(Pose {
-        translation,
-        rotation,
-    })
+    Ok(Pose::new(translation, rotation))
 }

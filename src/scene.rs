@@ -21,25 +21,19 @@
 //! Errors name the file, the line and the field.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use glam::DVec3;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::bodies::{GpuBody, GpuShapeBounds};
-use crate::geometry::generators;
-use crate::geometry::mesh::{self, MeshShape};
-use crate::geometry::{ConvexPolytope, TriMesh};
+use crate::bodies::{GpuBody, MAX_BODIES};
 use crate::rng::Rng;
+use crate::shape::{ShapeGeometry, ShapeSpec};
 use crate::world::{Motion, World};
 use crate::{Error, Result};
 
 /// The default scene's file name and text.
 pub const DEFAULT_SCENE: (&str, &str) = ("scenes/crowd.toml", include_str!("../scenes/crowd.toml"));
-
-/// Largest number of bodies a scene may ask for.
-pub const MAX_BODIES: u64 = 1 << 28;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -83,146 +77,6 @@ fn zero_range() -> Spanned<[f64; 2]> {
 }
 fn one() -> Spanned<u32> {
     Spanned::new(0..0, 1)
-}
-
-/// A shape as a scene or a query names it.
-#[derive(Debug, Deserialize, Clone, PartialEq)]
-#[serde(rename_all = "snake_case", deny_unknown_fields)]
-pub enum ShapeSpec {
-    /// A box with these half extents.
-    Box([f64; 3]),
-    /// An icosphere.
-    Icosphere {
-        /// Radius.
-        radius: f64,
-        /// Subdivisions of the icosahedron.
-        #[serde(default = "two")]
-        subdivisions: u32,
-    },
-    /// A cylinder along z.
-    Cylinder {
-        /// Radius.
-        radius: f64,
-        /// Half height.
-        half_height: f64,
-        /// Number of sides.
-        #[serde(default = "sixteen")]
-        sides: u32,
-    },
-    /// A cone along z, apex up.
-    Cone {
-        /// Base radius.
-        radius: f64,
-        /// Half height.
-        half_height: f64,
-        /// Number of sides.
-        #[serde(default = "sixteen")]
-        sides: u32,
-    },
-    /// The hull of random points (deterministic per scene seed).
-    RandomHull {
-        /// Number of points.
-        points: usize,
-        /// Radius of the ball they are drawn from.
-        radius: f64,
-    },
-    /// A mesh file, relative to the scene file.
-    Obj(PathBuf),
-    /// A torus around z (non-convex).
-    Torus {
-        /// Major radius.
-        major: f64,
-        /// Tube radius.
-        minor: f64,
-    },
-    /// A bumpy sphere (non-convex).
-    BumpySphere {
-        /// Radius.
-        radius: f64,
-        /// Relative bump height in [0, 1).
-        amplitude: f64,
-    },
-}
-
-fn two() -> u32 {
-    2
-}
-fn sixteen() -> u32 {
-    16
-}
-
-/// The geometry behind a shape-table entry.
-#[derive(Clone, Debug)]
-pub enum ShapeGeometry {
-    /// A convex polytope.
-    Convex(Arc<ConvexPolytope>),
-    /// A non-convex triangle mesh (bounds only until the hull-tree stage exists).
-    Mesh(Arc<TriMesh>),
-}
-
-impl ShapeGeometry {
-    fn scaled(&self, s: f64) -> Result<ShapeGeometry> {
-        Ok(match self {
-            ShapeGeometry::Convex(p) => ShapeGeometry::Convex(Arc::new(p.scaled(s)?)),
-            ShapeGeometry::Mesh(m) => ShapeGeometry::Mesh(Arc::new(TriMesh::new(
-                m.vertices.iter().map(|v| *v * s).collect(),
-                m.triangles.clone(),
-            )?)),
-        })
-    }
-
-    /// Local bounds for the GPU, rounded outward to f32.
-    pub fn gpu_bounds(&self) -> Result<GpuShapeBounds> {
-        match self {
-            ShapeGeometry::Convex(p) => Ok(p.gpu_bounds()),
-            // The hull of the mesh has the mesh's bounds.
-            ShapeGeometry::Mesh(m) => Ok(ConvexPolytope::from_points(&m.vertices)?.gpu_bounds()),
-        }
-    }
-}
-
-impl ShapeSpec {
-    /// Builds the shape; `base` resolves relative OBJ paths, `rng` drives random hulls.
-    pub fn build(&self, base: &Path, rng: &mut Rng) -> Result<ShapeGeometry> {
-        let convex = |p: ConvexPolytope| ShapeGeometry::Convex(Arc::new(p));
-        Ok(match self {
-            ShapeSpec::Box(h) => convex(generators::cuboid(DVec3::from_array(*h))?),
-            ShapeSpec::Icosphere {
-                radius,
-                subdivisions,
-            } => convex(generators::icosphere(*radius, *subdivisions)?),
-            ShapeSpec::Cylinder {
-                radius,
-                half_height,
-                sides,
-            } => convex(generators::cylinder(*sides, *radius, *half_height)?),
-            ShapeSpec::Cone {
-                radius,
-                half_height,
-                sides,
-            } => convex(generators::cone(*sides, *radius, *half_height)?),
-            ShapeSpec::RandomHull { points, radius } => {
-                convex(generators::random_hull(rng, *points, *radius)?)
-            }
-            ShapeSpec::Obj(path) => {
-                let path = if path.is_absolute() {
-                    path.clone()
-                } else {
-                    base.join(path)
-                };
-                match mesh::load_obj_shape(&path)? {
-                    MeshShape::Convex(p) => ShapeGeometry::Convex(Arc::new(*p)),
-                    MeshShape::NonConvex { mesh, .. } => ShapeGeometry::Mesh(Arc::new(mesh)),
-                }
-            }
-            ShapeSpec::Torus { major, minor } => {
-                ShapeGeometry::Mesh(Arc::new(generators::torus(*major, *minor, 32, 16)?))
-            }
-            ShapeSpec::BumpySphere { radius, amplitude } => ShapeGeometry::Mesh(Arc::new(
-                generators::bumpy_sphere(*radius, 3, *amplitude, 5.0)?,
-            )),
-        })
-    }
 }
 
 /// A loaded scene: the world the pipeline runs, and the geometry of every shape-table
@@ -315,7 +169,7 @@ impl Scene {
             _ => 1.0,
         };
         let total = bodies.unwrap_or(total);
-        if total > MAX_BODIES {
+        if total > MAX_BODIES as u64 {
             return Err(Error::Scene {
                 path: path.to_owned(),
                 message: format!(
@@ -334,21 +188,25 @@ impl Scene {
                 DVec3::from_array(r.get_ref().min),
                 DVec3::from_array(r.get_ref().max),
             );
-            if !lo.is_finite() || !hi.is_finite() || lo.cmpgt(hi).any() {
+            // Positions live in f32 on the GPU: a region must fit there, resized too.
+            let fits = |v: DVec3| v.is_finite() && v.as_vec3().is_finite();
+            let (c, h) = ((lo + hi) * 0.5, (hi - lo) * 0.5 * grow);
+            if !fits(lo) || !fits(hi) || lo.cmpgt(hi).any() || !fits(c - h) || !fits(c + h) {
                 return Err(scene_error(
                     r.span(),
                     field,
-                    format!("min {lo} must be finite and ≤ max {hi}"),
+                    format!("min {lo} must be ≤ max {hi}, both finite in f32 (±3.4e38)"),
                 ));
             }
-            let (c, h) = ((lo + hi) * 0.5, (hi - lo) * 0.5 * grow);
             Ok((c - h, c + h))
         };
         let check_range =
             |r: &Spanned<[f64; 2]>, field: &str, positive: bool| -> Result<(f64, f64)> {
                 let [a, b] = *r.get_ref();
+                // Speeds and spins live in f32 on the GPU, and a scale beyond f32 makes
+                // a shape no GPU bound can hold.
                 let ok = a.is_finite()
-                    && b.is_finite()
+                    && (b as f32).is_finite()
                     && a <= b
                     && (if positive { a > 0.0 } else { a >= 0.0 });
                 if !ok {
@@ -356,7 +214,7 @@ impl Scene {
                         r.span(),
                         field,
                         format!(
-                            "[{a}, {b}] must be finite, ordered and {}",
+                            "[{a}, {b}] must be finite in f32 (±3.4e38), ordered and {}",
                             if positive { "positive" } else { "non-negative" }
                         ),
                     ));
@@ -412,11 +270,21 @@ impl Scene {
                 let shape = if s == 1.0 {
                     base_shape.clone()
                 } else {
-                    base_shape.scaled(s)?
+                    base_shape.scaled(s).map_err(|e| {
+                        scene_error(spec.scale.span(), &field("scale"), e.to_string())
+                    })?
                 };
+                let index = world.shapes.len() as u32;
                 let bounds = shape
                     .gpu_bounds()
-                    .map_err(|e| scene_error(spec.shape.span(), &field("shape"), e.to_string()))?;
+                    .and_then(|b| b.validate(index).map(|()| b));
+                let bounds = bounds.map_err(|e| {
+                    scene_error(
+                        spec.shape.span(),
+                        &field("shape"),
+                        format!("at scale {s}: {e}"),
+                    )
+                })?;
                 world.shapes.push(bounds);
                 geometry.push(shape);
             }

@@ -4,7 +4,7 @@
 
 use glam::{Quat, Vec3};
 
-use crate::bodies::{GpuBody, GpuShapeBounds};
+use crate::bodies::{GpuBody, GpuShapeBounds, MAX_BODIES};
 use crate::rng::Rng;
 use crate::{Error, Result};
 
@@ -97,11 +97,11 @@ impl World {
                 ),
             });
         }
-        if self.bodies.len() > u32::MAX as usize {
+        if self.bodies.len() > MAX_BODIES {
             return Err(Error::Scene {
                 path: "<world>".into(),
                 message: format!(
-                    "{} bodies: at most 2^32 - 1 are supported",
+                    "{} bodies: at most {MAX_BODIES} (2^28) are supported",
                     self.bodies.len()
                 ),
             });

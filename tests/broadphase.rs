@@ -695,12 +695,13 @@ fn room_stays_within_the_binding_limit_unless_a_run_needs_more() {
 }
 
 #[test]
-fn more_bodies_than_an_entry_can_name_is_a_named_error() {
-    use proxima::passes::broadphase::{MAX_BODIES, check_body_count};
+fn more_bodies_than_the_limit_is_a_named_error() {
+    use proxima::bodies::MAX_BODIES;
+    use proxima::passes::broadphase::check_body_count;
     assert!(check_body_count(MAX_BODIES).is_ok());
     let err = check_body_count(MAX_BODIES + 1).unwrap_err().to_string();
     assert!(
-        err.contains("536870912 bodies") && err.contains("2^29"),
+        err.contains("268435457 bodies") && err.contains("2^28"),
         "{err}"
     );
 }

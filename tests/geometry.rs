@@ -396,3 +396,36 @@ fn hulls_are_numbered_the_same_every_time() {
         assert_eq!(faces(&first), faces(&again));
     }
 }
+
+/// `inv_mul` against composing the transforms point by point (the oracle: two
+/// `transform_point` calls and one inverse), over random poses and points.
+#[test]
+fn pose_inv_mul_is_the_relative_pose() {
+    use proxima::bodies::Pose;
+    let mut rng = Rng::new(5);
+    for _ in 0..1000 {
+        let a = Pose::new(
+            rng.point_in(DVec3::splat(-50.0), DVec3::splat(50.0)),
+            rng.rotation(),
+        );
+        let b = Pose::new(
+            rng.point_in(DVec3::splat(-50.0), DVec3::splat(50.0)),
+            rng.rotation(),
+        );
+        let x = rng.point_in(DVec3::splat(-3.0), DVec3::splat(3.0));
+        let relative = a.inv_mul(&b);
+        let via_world = a.inverse_transform_point(b.transform_point(x));
+        assert!(
+            relative.transform_point(x).distance(via_world) < 1e-12,
+            "{a:?} {b:?}"
+        );
+        assert!(a.inverse_transform_point(a.transform_point(x)).distance(x) < 1e-12);
+        assert!(
+            Pose::IDENTITY
+                .inv_mul(&b)
+                .transform_point(x)
+                .distance(b.transform_point(x))
+                < 1e-12
+        );
+    }
+}

@@ -127,7 +127,7 @@ this is not json
 {"id": 5, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_a": {"rotation": [0, 0, 0, 2]}}
 {"id": 6, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
 {"id": 7, "query": "explode", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
-{"id": 8, "query": "collide", "a": {"cylinder": 1}, "b": {"box": [1,1,1]}}
+{"id": 8, "query": "collide", "a": {"blob": 1}, "b": {"box": [1,1,1]}}
 {"id": [9], "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}, "b": {"box": [0.1,0.1,0.1]}, "pose_b": {"translation": [0.2, 0.2, 0.2]}}
 "#;
     let a = answers(input);
@@ -169,7 +169,7 @@ this is not json
         a[7]["error"]
             .as_str()
             .unwrap()
-            .contains("unknown shape `cylinder`"),
+            .contains("unknown variant `blob`"),
         "{}",
         a[7]
     );
@@ -464,4 +464,68 @@ fn thin_bodies_are_bodies_or_named_errors() {
             ),
         }
     }
+}
+
+/// Queries and scenes read one shape vocabulary: every scene generator is a query shape
+/// too, built the same way. Oracle: the same spec built through the library's scene path
+/// (a one-body scene), compared by its distance to a unit box a known way off, and the
+/// analytic gap for the shapes whose extent along x is known exactly.
+#[test]
+fn queries_take_every_scene_shape() {
+    use proxima::scene::Scene;
+    use proxima::shape::ShapeGeometry;
+    let cases = [
+        (
+            r#"{"cylinder": {"radius": 1, "half_height": 0.5, "sides": 8}}"#,
+            "{ cylinder = { radius = 1, half_height = 0.5, sides = 8 } }",
+        ),
+        (
+            r#"{"cone": {"radius": 1, "half_height": 0.5}}"#,
+            "{ cone = { radius = 1, half_height = 0.5 } }",
+        ),
+        (
+            r#"{"icosphere": {"radius": 1}}"#,
+            "{ icosphere = { radius = 1 } }",
+        ),
+        (
+            r#"{"random_hull": {"points": 40, "radius": 1}}"#,
+            "{ random_hull = { points = 40, radius = 1 } }",
+        ),
+        (
+            r#"{"points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}"#,
+            "{ points = [[0,0,0],[1,0,0],[0,1,0],[0,0,1]] }",
+        ),
+    ];
+    for (json, toml) in cases {
+        let scene_text = format!(
+            "seed = 0\n[[group]]\nshape = {toml}\ncount = 1\nregion = {{ min = [0,0,0], max = [0,0,0] }}\nseed = 0\n"
+        );
+        let scene = Scene::parse(
+            std::path::Path::new("t.toml"),
+            std::path::Path::new("."),
+            &scene_text,
+        )
+        .expect("scene");
+        let ShapeGeometry::Convex(poly) = &scene.geometry[0] else {
+            panic!("{toml} is convex");
+        };
+        // The body's largest x, from the scene's build: the box at 5 is 4 - reach away.
+        let reach = poly.vertices().iter().map(|v| v.x).fold(f64::MIN, f64::max);
+        let line = format!(
+            r#"{{"id": 1, "query": "distance", "a": {json}, "b": {{"box": [1, 1, 1]}}, "pose_b": {{"translation": [5, 0, 0]}}}}"#
+        );
+        let a = answers(&line);
+        let d = a[0]["distance"]
+            .as_f64()
+            .unwrap_or_else(|| panic!("{json}: {}", a[0]));
+        assert!(
+            (d - (4.0 - reach)).abs() < 1e-12,
+            "{json}: distance {d}, reach {reach}"
+        );
+    }
+    let a = answers(
+        r#"{"id": 1, "query": "collide", "a": {"torus": {"major": 1, "minor": 0.25}}, "b": {"box": [1,1,1]}}"#,
+    );
+    let error = a[0]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("`torus` is not convex"), "{}", a[0]);
 }

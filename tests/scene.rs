@@ -5,7 +5,8 @@ use std::path::Path;
 
 use glam::Vec3;
 use proxima::Error;
-use proxima::scene::{Scene, ShapeGeometry};
+use proxima::scene::Scene;
+use proxima::shape::ShapeGeometry;
 
 fn parse(text: &str) -> Result<Scene, Error> {
     Scene::parse(Path::new("test.toml"), Path::new("."), text)
@@ -176,4 +177,135 @@ fn huge_counts_sides_and_points_are_named_errors_not_aborts() {
             Ok(_) => panic!("a shape with too many {field} was built"),
         }
     }
+}
+
+#[test]
+fn values_beyond_f32_name_their_field() {
+    for (from, to, needles) in [
+        (
+            "scale = [1.0, 2.0]",
+            "scale = [1.0, 1e300]",
+            ["line 5", "group[0].scale"],
+        ),
+        (
+            "speed = [0.0, 1.0]",
+            "speed = [0.0, 1e300]",
+            ["line 8", "group[0].speed"],
+        ),
+        (
+            "speed = [0.0, 1.0]",
+            "spin = [1e300, 1e300]",
+            ["line 8", "group[0].spin"],
+        ),
+        (
+            "max = [5, 5, 5]",
+            "max = [5, 1e300, 5]",
+            ["line 7", "group[0].region"],
+        ),
+    ] {
+        expect_error(&ONE_GROUP.replace(from, to), &needles);
+    }
+    // Each number fits f32; the scaled shape does not.
+    expect_error(
+        &ONE_GROUP
+            .replace("scale = [1.0, 2.0]", "scale = [1e30, 1e30]")
+            .replace("box = [0.5, 0.5, 0.5]", "box = [1e10, 1e10, 1e10]"),
+        &["line 3", "group[0].shape", "at scale"],
+    );
+}
+
+/// Random scene text: every field of a valid scene replaced by odd values, and the text
+/// cut, doubled and sprinkled with bytes. Oracle: the parser's contract, a scene or a
+/// scene error naming the file, never a panic. Counts stay small (a loaded scene of
+/// random size would only measure memory).
+#[test]
+fn random_scene_text_is_a_scene_or_a_named_error() {
+    use proxima::rng::Rng;
+    const VALUES: &[&str] = &[
+        "-1",
+        "0",
+        "1",
+        "3",
+        "1.5",
+        "1e300",
+        "-1e300",
+        "nan",
+        "inf",
+        "-inf",
+        "\"x\"",
+        "[]",
+        "[1, 2]",
+        "[2, 1]",
+        "[1, 2, 3]",
+        "[1e300, 1e300]",
+        "[0, 1e39]",
+        "[-1, 1]",
+        "{}",
+        "true",
+        "18446744073709551615",
+        "{ box = [1, 1, 1] }",
+        "{ torus = { major = 1, minor = 2 } }",
+        "{ obj = \"missing.obj\" }",
+        "{ cone = { radius = 1, half_height = 0 } }",
+        "{ points = [[0,0,0],[1,0,0],[0,1,0]] }",
+        "{ min = [0, 0, 0], max = [1, 1, 1] }",
+        "{ min = [1, 1, 1], max = [0, 0, 0] }",
+    ];
+    const NOISE: &[u8] = b"[]{}=,\"#\n 0123456789.-eE";
+    let mut rng = Rng::new(99);
+    let (mut scenes, mut errors) = (0, 0);
+    for case in 0..3000 {
+        let mut lines: Vec<String> = ONE_GROUP.lines().map(str::to_owned).collect();
+        for _ in 0..1 + rng.below(3) {
+            let k = rng.below(lines.len() as u64) as usize;
+            if let Some((key, _)) = lines[k].split_once(" = ") {
+                let value = VALUES[rng.below(VALUES.len() as u64) as usize];
+                // Counts take only small values or ones past the limit.
+                let value = if key == "count" && value.len() > 2 && !value.starts_with('1') {
+                    "2"
+                } else {
+                    value
+                };
+                lines[k] = format!("{key} = {value}");
+            }
+        }
+        let mut text = lines.join("\n");
+        match rng.below(4) {
+            0 => text.truncate(rng.below(text.len() as u64 + 1) as usize),
+            1 => text = format!("{text}\n{text}"),
+            2 => {
+                for _ in 0..1 + rng.below(3) {
+                    let at = rng.below(text.len() as u64 + 1) as usize;
+                    let byte = NOISE[rng.below(NOISE.len() as u64) as usize];
+                    if text.is_char_boundary(at) {
+                        text.insert(at, byte as char);
+                    }
+                }
+            }
+            _ => {}
+        }
+        // Digits sprinkled into `count = 100` could ask for millions of bodies.
+        if text.lines().any(|l| {
+            l.starts_with("count")
+                && l.chars().filter(char::is_ascii_digit).count() > 3
+                && !l.contains("18446744073709551615")
+        }) {
+            continue;
+        }
+        match parse(&text) {
+            Ok(scene) => {
+                scenes += 1;
+                assert!(scene.world.len() <= 1000, "case {case}: {text}");
+            }
+            Err(e @ Error::Scene { .. }) => {
+                errors += 1;
+                assert!(e.to_string().contains("test.toml"), "case {case}: {e}");
+            }
+            Err(e) => panic!("case {case}: not a scene error: {e}\n{text}"),
+        }
+    }
+    assert!(
+        scenes > 100 && errors > 1000,
+        "{scenes} scenes, {errors} errors"
+    );
 }

@@ -27,7 +27,7 @@
 //!
 //! Every method uses the same closed-box f32 test, so all of them report the same set.
 
-use crate::bodies::GpuAabb;
+use crate::bodies::{GpuAabb, MAX_BODIES};
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
@@ -609,7 +609,7 @@ fn record_hash(
 pub fn check_body_count(n: usize) -> crate::Result<()> {
     if n > MAX_BODIES {
         return Err(crate::Error::Usage(format!(
-            "{n} bodies: the broadphase takes at most 2^{BODY_BITS} - 1 = {MAX_BODIES}"
+            "{n} bodies: the broadphase takes at most {MAX_BODIES} (2^28)"
         )));
     }
     Ok(())
@@ -876,8 +876,8 @@ fn for_each_cell(lo: [u32; 3], hi: [u32; 3], g: &GpuBroadphaseSetup, mut f: impl
 /// three hold the entry's first-cell flags.
 pub const BODY_BITS: u32 = 29;
 
-/// The most bodies a broadphase takes: a hash entry keeps the body in 29 bits.
-pub const MAX_BODIES: usize = (1 << BODY_BITS) - 1;
+// A hash entry keeps the body in BODY_BITS bits: every body of a world must fit.
+const _: () = assert!(MAX_BODIES < 1 << BODY_BITS);
 
 const BODY_MASK: u32 = (1 << BODY_BITS) - 1;
 

@@ -1,0 +1,181 @@
+//! The one vocabulary of shapes: what a scene file's `shape = {...}` and a query's `"a":
+//! {...}` name (`ShapeSpec`, read by serde from TOML or JSON alike) and the geometry built
+//! from it (`ShapeGeometry`).
+
+use std::path::Path;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use glam::DVec3;
+use serde::Deserialize;
+
+use crate::Result;
+use crate::bodies::GpuShapeBounds;
+use crate::geometry::generators;
+use crate::geometry::mesh::{self, MeshShape};
+use crate::geometry::{ConvexPolytope, TriMesh};
+use crate::rng::Rng;
+
+/// A shape as a scene or a query names it.
+#[derive(Debug, Deserialize, Clone, PartialEq)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+pub enum ShapeSpec {
+    /// A box with these half extents.
+    Box([f64; 3]),
+    /// An icosphere (a query may call it `sphere`).
+    #[serde(alias = "sphere")]
+    Icosphere {
+        /// Radius.
+        radius: f64,
+        /// Subdivisions of the icosahedron.
+        #[serde(default = "two")]
+        subdivisions: u32,
+    },
+    /// A cylinder along z.
+    Cylinder {
+        /// Radius.
+        radius: f64,
+        /// Half height.
+        half_height: f64,
+        /// Number of sides.
+        #[serde(default = "sixteen")]
+        sides: u32,
+    },
+    /// A cone along z, apex up.
+    Cone {
+        /// Base radius.
+        radius: f64,
+        /// Half height.
+        half_height: f64,
+        /// Number of sides.
+        #[serde(default = "sixteen")]
+        sides: u32,
+    },
+    /// The convex hull of these points.
+    Points(Vec<[f64; 3]>),
+    /// The hull of random points (deterministic per scene seed; a query's are drawn from
+    /// seed 0).
+    RandomHull {
+        /// Number of points.
+        points: usize,
+        /// Radius of the ball they are drawn from.
+        radius: f64,
+    },
+    /// A mesh file, relative to the scene file.
+    Obj(PathBuf),
+    /// A torus around z (non-convex).
+    Torus {
+        /// Major radius.
+        major: f64,
+        /// Tube radius.
+        minor: f64,
+    },
+    /// A bumpy sphere (non-convex).
+    BumpySphere {
+        /// Radius.
+        radius: f64,
+        /// Relative bump height in [0, 1).
+        amplitude: f64,
+    },
+}
+
+fn two() -> u32 {
+    2
+}
+fn sixteen() -> u32 {
+    16
+}
+
+/// The geometry behind a shape-table entry.
+#[derive(Clone, Debug)]
+pub enum ShapeGeometry {
+    /// A convex polytope.
+    Convex(Arc<ConvexPolytope>),
+    /// A non-convex triangle mesh (bounds only until the hull-tree stage exists).
+    Mesh(Arc<TriMesh>),
+}
+
+impl ShapeGeometry {
+    /// The geometry scaled uniformly about its body origin.
+    pub fn scaled(&self, s: f64) -> Result<ShapeGeometry> {
+        Ok(match self {
+            ShapeGeometry::Convex(p) => ShapeGeometry::Convex(Arc::new(p.scaled(s)?)),
+            ShapeGeometry::Mesh(m) => ShapeGeometry::Mesh(Arc::new(TriMesh::new(
+                m.vertices.iter().map(|v| *v * s).collect(),
+                m.triangles.clone(),
+            )?)),
+        })
+    }
+
+    /// Local bounds for the GPU, rounded outward to f32.
+    pub fn gpu_bounds(&self) -> Result<GpuShapeBounds> {
+        match self {
+            ShapeGeometry::Convex(p) => Ok(p.gpu_bounds()),
+            // The hull of the mesh has the mesh's bounds.
+            ShapeGeometry::Mesh(m) => Ok(ConvexPolytope::from_points(&m.vertices)?.gpu_bounds()),
+        }
+    }
+}
+
+impl ShapeSpec {
+    /// The shape's key, as a file writes it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            ShapeSpec::Box(_) => "box",
+            ShapeSpec::Points(_) => "points",
+            ShapeSpec::Icosphere { .. } => "icosphere",
+            ShapeSpec::Cylinder { .. } => "cylinder",
+            ShapeSpec::Cone { .. } => "cone",
+            ShapeSpec::RandomHull { .. } => "random_hull",
+            ShapeSpec::Obj(_) => "obj",
+            ShapeSpec::Torus { .. } => "torus",
+            ShapeSpec::BumpySphere { .. } => "bumpy_sphere",
+        }
+    }
+
+    /// Builds the shape; `base` resolves relative OBJ paths, `rng` drives random hulls.
+    pub fn build(&self, base: &Path, rng: &mut Rng) -> Result<ShapeGeometry> {
+        let convex = |p: ConvexPolytope| ShapeGeometry::Convex(Arc::new(p));
+        Ok(match self {
+            ShapeSpec::Box(h) => convex(generators::cuboid(DVec3::from_array(*h))?),
+            ShapeSpec::Points(points) => {
+                let points: Vec<DVec3> = points.iter().map(|p| DVec3::from_array(*p)).collect();
+                convex(ConvexPolytope::from_points(&points)?)
+            }
+            ShapeSpec::Icosphere {
+                radius,
+                subdivisions,
+            } => convex(generators::icosphere(*radius, *subdivisions)?),
+            ShapeSpec::Cylinder {
+                radius,
+                half_height,
+                sides,
+            } => convex(generators::cylinder(*sides, *radius, *half_height)?),
+            ShapeSpec::Cone {
+                radius,
+                half_height,
+                sides,
+            } => convex(generators::cone(*sides, *radius, *half_height)?),
+            ShapeSpec::RandomHull { points, radius } => {
+                convex(generators::random_hull(rng, *points, *radius)?)
+            }
+            ShapeSpec::Obj(path) => {
+                let path = if path.is_absolute() {
+                    path.clone()
+                } else {
+                    base.join(path)
+                };
+                match mesh::load_obj_shape(&path)? {
+                    MeshShape::Convex(p) => ShapeGeometry::Convex(Arc::new(*p)),
+                    MeshShape::NonConvex { mesh, .. } => ShapeGeometry::Mesh(Arc::new(mesh)),
+                }
+            }
+            ShapeSpec::Torus { major, minor } => {
+                ShapeGeometry::Mesh(Arc::new(generators::torus(*major, *minor, 32, 16)?))
+            }
+            ShapeSpec::BumpySphere { radius, amplitude } => ShapeGeometry::Mesh(Arc::new(
+                generators::bumpy_sphere(*radius, 3, *amplitude, 5.0)?,
+            )),
+        })
+    }
+}
