@@ -4,9 +4,10 @@
 //! shortest round-trip formatting, so every f64 reads back exactly.
 //!
 //! Implemented: `collide` and `distance` (the closest-feature walk; a walk that gives up is
-//! settled by the exact separating-axis test for `collide` and is an error for
-//! `distance`). `penetration` and `toi` answer an explicit "not implemented" error until
-//! the stages that compute them exist; no made-up number is ever printed.
+//! settled by the exact separating-axis test, and the distance by enumeration over feature
+//! pairs) and `penetration` (the Gauss-map walk, `exact::depth`). `toi` answers an explicit
+//! "not implemented" error until conservative advancement exists; no made-up number is
+//! ever printed.
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -18,6 +19,7 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::bodies::Pose;
+use crate::exact::depth::{self, DepthInput};
 use crate::exact::sat;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::hull::MAX_COORDINATE;
@@ -222,12 +224,7 @@ impl QueryEngine {
                 pose(obj.get("pose_b_end"), "pose_b_end")?;
                 return Err(not_implemented("toi", "conservative advancement"));
             }
-            _ => {
-                return Err(not_implemented(
-                    "penetration",
-                    "Gauss-map penetration refinement",
-                ));
-            }
+            _ => penetration(&mut out, &a, &pose_a, &b, &pose_b),
         }
         Ok(out)
     }
@@ -267,6 +264,46 @@ impl QueryEngine {
 
 /// The shapes a query takes, for error messages.
 const SHAPES: &str = "points, box, sphere (or icosphere), cylinder, cone, random_hull, obj";
+
+/// A `penetration` answer: the closest-feature walk (or, where it gave up, the exact
+/// separating-axis test) decides overlap, the Gauss-map walk the depth.
+fn penetration(
+    out: &mut Map<String, Value>,
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+) {
+    let w = walk::walk(&WalkInput::new(a, *pose_a, b, *pose_b));
+    let overlapping = match w.state {
+        WalkState::Penetrating | WalkState::Touching => true,
+        WalkState::Separated => false,
+        WalkState::Failed(_) => sat::intersects(a, pose_a, b, pose_b),
+    };
+    let found = if overlapping {
+        depth::walk(&DepthInput::new(a, *pose_a, b, *pose_b))
+            .or_else(|| depth::enumerate(a, pose_a, b, pose_b))
+    } else {
+        None
+    };
+    let Some(mut p) = found else {
+        out.insert("intersecting".into(), Value::Bool(false));
+        out.insert("depth".into(), json!(0.0));
+        return;
+    };
+    if w.state == WalkState::Touching {
+        // Exactly touching: depth 0 where they touch.
+        (p.depth, p.point_a, p.point_b) = (0.0, w.point_a, w.point_b);
+    }
+    out.insert("intersecting".into(), Value::Bool(true));
+    out.insert("depth".into(), json!(p.depth));
+    out.insert("normal".into(), json!(p.normal.to_array()));
+    let (feature_a, feature_b) = p.features;
+    out.insert("point_a".into(), json!(p.point_a.to_array()));
+    out.insert("point_b".into(), json!(p.point_b.to_array()));
+    out.insert("feature_a".into(), json!(feature_a.to_string()));
+    out.insert("feature_b".into(), json!(feature_b.to_string()));
+}
 
 /// The closest points and features of a `distance` answer.
 fn insert_closest(

@@ -125,7 +125,7 @@ this is not json
 
 {"id": 4, "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0]]}, "b": {"box": [1,1,1]}}
 {"id": 5, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_a": {"rotation": [0, 0, 0, 2]}}
-{"id": 6, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
+{"id": 6, "query": "toi", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
 {"id": 7, "query": "explode", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
 {"id": 8, "query": "collide", "a": {"blob": 1}, "b": {"box": [1,1,1]}}
 {"id": [9], "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}, "b": {"box": [0.1,0.1,0.1]}, "pose_b": {"translation": [0.2, 0.2, 0.2]}}
@@ -528,4 +528,46 @@ fn queries_take_every_scene_shape() {
     );
     let error = a[0]["error"].as_str().unwrap_or_default();
     assert!(error.contains("`torus` is not convex"), "{}", a[0]);
+}
+
+/// `penetration` answers: analytic boxes (the depth is the smallest per-axis overlap, the
+/// normal that axis from a to b), the witness identity, touching and separated shapes.
+#[test]
+fn penetration_answers_boxes_exactly() {
+    let input = r#"{"id": 1, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [1.5, 0.25, 0]}}
+{"id": 2, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [0.5,2,1]}, "pose_b": {"translation": [0, 0, -1.75]}}
+{"id": 3, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [2, 0.5, 0]}}
+{"id": 4, "query": "penetration", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [2.5, 0, 0]}}
+{"id": 5, "query": "penetration", "a": {"box": [1,0.1,0.1]}, "b": {"box": [1,0.1,0.1]}, "pose_b": {"translation": [0, 0, 0.15], "rotation": [0, 0, 0.7071067811865476, 0.7071067811865476]}}
+"#;
+    let a = answers(input);
+    let want = [
+        (true, 0.5, [1.0, 0.0, 0.0]),
+        (true, 0.25, [0.0, 0.0, -1.0]),
+        (true, 0.0, [1.0, 0.0, 0.0]),
+        (false, 0.0, [0.0; 3]),
+        (true, 0.05, [0.0, 0.0, 1.0]),
+    ];
+    for (ans, (intersecting, depth, normal)) in a.iter().zip(want) {
+        assert_eq!(ans["intersecting"], Value::Bool(intersecting), "{ans}");
+        let d = ans["depth"].as_f64().unwrap();
+        assert!((d - depth).abs() < 1e-12, "{ans}");
+        if !intersecting {
+            assert!(ans.get("normal").is_none(), "{ans}");
+            continue;
+        }
+        let v = |k: &str| DVec3::from_array(serde_json::from_value(ans[k].clone()).unwrap());
+        assert!(
+            v("normal").distance(DVec3::from_array(normal)) < 1e-12,
+            "{ans}"
+        );
+        assert!(
+            ((v("point_a") - v("point_b")).dot(v("normal")) - d).abs() < 1e-12,
+            "{ans}"
+        );
+        assert!(
+            ans["feature_a"].is_string() && ans["feature_b"].is_string(),
+            "{ans}"
+        );
+    }
 }

@@ -147,7 +147,7 @@ pub fn max_separation_placed(
 
 /// True when the great arcs (a, b) and (c, d) on the unit sphere cross (each arc being the
 /// Gauss image of an edge: the normals of its two faces).
-fn arcs_cross(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
+pub(crate) fn arcs_cross(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
     let bxa = b.cross(a);
     let dxc = d.cross(c);
     let cba = c.dot(bxa);

@@ -1,0 +1,573 @@
+//! Penetration depth of two convex polytopes, exact: the Gauss-map walk (DEEP; Kim, Lin
+//! and Manocha 2002) and the enumeration it is checked against.
+//!
+//! For convex A and B let s(d) = h_A(d) + h_B(−d), h the support function: the overlap of
+//! their projections on the unit direction d. Some s(d) < 0 means d separates them;
+//! otherwise the penetration depth is min over unit d of s(d), the distance from the
+//! origin to the boundary of the Minkowski difference A − B, and the minimiser is the
+//! contact normal (from A to B: moving B by depth · normal separates them). Every facet of
+//! A − B is a face of A (with a vertex of B), a face of B (with a vertex of A), or an edge
+//! of A with an edge of B whose arcs cross on the overlaid Gauss maps of A and −B; the
+//! minimum is at one of their normals.
+//!
+//! - [`enumerate`] tries every candidate (the separating-axis test does: the largest
+//!   separation over the candidates is minus the depth). O(E_A·E_B): the oracle.
+//! - [`walk`] moves between neighbouring facets: from the current facet, every facet that
+//!   shares one of its vertices (a face of A or of B at one of them, or an edge pair at
+//!   one of them whose arcs cross) is a candidate, and the walk goes to the one with the
+//!   smallest s while that is smaller beyond a tolerance. Each candidate's s is taken from
+//!   support queries, never assumed, so every value the walk holds is an upper bound of the
+//!   depth. A local minimum of the facet graph need not be the global one when the origin
+//!   lies deep in A − B, so at convergence the walk re-checks every face axis (most are
+//!   dismissed by a lower bound, one dot product each: s(n) ≥ h_A(n) − n·c_B for any point
+//!   c_B of B) and restarts from any that is smaller.
+
+use glam::DVec3;
+
+use super::placement::Placement;
+use super::sat::{self, AxisSource};
+use super::walk::{self, WalkInput};
+use crate::bodies::Pose;
+use crate::geometry::closest::segments_closest;
+use crate::geometry::{ConvexPolytope, FeatureId};
+
+/// How two overlapping bodies penetrate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Penetration {
+    /// The depth: the shortest translation of B that separates the bodies (0 touching).
+    pub depth: f64,
+    /// Unit normal, world space, from A to B.
+    pub normal: DVec3,
+    /// Deepest point on A's surface, world space: `(point_a − point_b)·normal = depth`.
+    pub point_a: DVec3,
+    /// Deepest point on B's surface, world space.
+    pub point_b: DVec3,
+    /// The features whose facet of A − B is nearest the origin: (face, vertex),
+    /// (vertex, face) or (edge, edge). The cache for the next query.
+    pub features: (FeatureId, FeatureId),
+    /// Facets visited (0 for enumeration).
+    pub steps: u32,
+}
+
+/// Relative size of the walk's tolerance: a candidate replaces the current facet only
+/// when its s is smaller by more than this times the coordinates' size (rounding in s is
+/// a few ulps of it), so rounding cannot send the walk round a cycle.
+const TOL_REL: f64 = 1e-13;
+
+/// The depth by enumeration of every candidate, or `None` when the bodies are separated.
+/// The oracle for [`walk`].
+pub fn enumerate(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+) -> Option<Penetration> {
+    let (place, world_a) = Placement::pair(pose_a, pose_b);
+    let best = sat::max_separation_placed(a, b, &place);
+    if best.distance > 0.0 {
+        return None;
+    }
+    let facet = match best.source {
+        AxisSource::FaceA(f) => Facet::FaceA(face_index(f)),
+        AxisSource::FaceB(f) => Facet::FaceB(face_index(f)),
+        AxisSource::Edges(FeatureId::Edge(x), FeatureId::Edge(y)) => Facet::Edges(x, y),
+        AxisSource::Edges(..) => unreachable!("edge axes come from edges"),
+    };
+    let pair = Pair::new(a, b, place);
+    let found = pair.evaluate(facet, (0, 0))?;
+    Some(found.answer(&pair, &world_a, (pose_a, pose_b), 0))
+}
+
+/// What the walk needs.
+#[derive(Clone, Copy, Debug)]
+pub struct DepthInput<'a> {
+    /// Body A.
+    pub a: &'a ConvexPolytope,
+    /// Pose of A.
+    pub pose_a: Pose,
+    /// Body B.
+    pub b: &'a ConvexPolytope,
+    /// Pose of B.
+    pub pose_b: Pose,
+    /// Where to start: a previous answer's features (warm start), or `None` (the best
+    /// face axis near the line between the centroids).
+    pub start: Option<(FeatureId, FeatureId)>,
+}
+
+impl<'a> DepthInput<'a> {
+    /// A cold query.
+    pub fn new(a: &'a ConvexPolytope, pose_a: Pose, b: &'a ConvexPolytope, pose_b: Pose) -> Self {
+        DepthInput {
+            a,
+            pose_a,
+            b,
+            pose_b,
+            start: None,
+        }
+    }
+}
+
+/// A per-pair cache for coherent sequences.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DepthCache {
+    /// The last answer's features, if any.
+    pub features: Option<(FeatureId, FeatureId)>,
+}
+
+impl DepthCache {
+    /// Walks from the cached facet and remembers the new one.
+    pub fn query(
+        &mut self,
+        a: &ConvexPolytope,
+        pose_a: Pose,
+        b: &ConvexPolytope,
+        pose_b: Pose,
+    ) -> Option<Penetration> {
+        let out = walk(&DepthInput {
+            start: self.features,
+            ..DepthInput::new(a, pose_a, b, pose_b)
+        });
+        self.features = out.map(|p| p.features);
+        out
+    }
+}
+
+/// The depth by the Gauss-map walk (see the module comment) of bodies that overlap or
+/// touch (the closest-feature walk tells); `None` when the walk meets a separating axis
+/// (s < 0). On separated bodies it may also stop at a facet with s > 0: the caller decides
+/// overlap first.
+pub fn walk(input: &DepthInput<'_>) -> Option<Penetration> {
+    let (place, world_a) = Placement::pair(&input.pose_a, &input.pose_b);
+    let pair = Pair::new(input.a, input.b, place);
+    let start = input
+        .start
+        .and_then(|f| Facet::from_features(f, input.a, input.b))
+        .unwrap_or_else(|| pair.cold_facet());
+    let mut best = pair.evaluate(start, (0, 0)).or_else(|| {
+        // The start facet is not one of A − B (a stale cache): the cold start instead.
+        pair.evaluate(pair.cold_facet(), (0, 0))
+    })?;
+    let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
+    let mut steps = 0;
+    loop {
+        // Down the facet graph while a neighbour is smaller.
+        while steps < max_steps {
+            let next = pair.best_neighbour(&best);
+            match next {
+                Some(n) if n.s < best.s - pair.tol => {
+                    best = n;
+                    steps += 1;
+                }
+                _ => break,
+            }
+        }
+        if best.s < 0.0 {
+            return None;
+        }
+        // A local minimum: any smaller candidate anywhere restarts the walk.
+        match pair.certify(&best) {
+            Some(f) if steps < max_steps => {
+                best = f;
+                steps += 1;
+            }
+            _ => break,
+        }
+    }
+    if best.s < 0.0 {
+        return None;
+    }
+    if steps >= max_steps {
+        // Bounded work: past the bound the enumeration answers.
+        let found = enumerate(input.a, &input.pose_a, input.b, &input.pose_b)?;
+        return Some(Penetration { steps, ..found });
+    }
+    Some(best.answer(&pair, &world_a, (&input.pose_a, &input.pose_b), steps))
+}
+
+/// A candidate facet of A − B, named by the features that span it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Facet {
+    /// Face of A (with B's support vertex).
+    FaceA(u32),
+    /// Face of B (with A's support vertex).
+    FaceB(u32),
+    /// Edge of A, edge of B.
+    Edges(u32, u32),
+}
+
+impl Facet {
+    fn from_features(
+        (fa, fb): (FeatureId, FeatureId),
+        a: &ConvexPolytope,
+        b: &ConvexPolytope,
+    ) -> Option<Facet> {
+        match (fa, fb) {
+            (FeatureId::Face(f), _) if (f as usize) < a.num_faces() => Some(Facet::FaceA(f)),
+            (_, FeatureId::Face(f)) if (f as usize) < b.num_faces() => Some(Facet::FaceB(f)),
+            (FeatureId::Edge(x), FeatureId::Edge(y))
+                if (x as usize) < a.num_edges() && (y as usize) < b.num_edges() =>
+            {
+                Some(Facet::Edges(x, y))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// A candidate with its value: s along its axis, and the support vertices there.
+#[derive(Clone, Copy, Debug)]
+struct Found {
+    facet: Facet,
+    /// Unit axis in A's frame, from A to B.
+    axis: DVec3,
+    /// s(axis): an upper bound of the depth, equal to it at the minimum.
+    s: f64,
+    /// A's support vertex along `axis`, B's along `−axis`.
+    va: u32,
+    vb: u32,
+}
+
+/// The two bodies in A's frame.
+struct Pair<'a> {
+    a: &'a ConvexPolytope,
+    b: &'a ConvexPolytope,
+    place: Placement,
+    tol: f64,
+    /// A point of each body in A's frame (the centroids of their vertices), for the face
+    /// re-check's lower bound.
+    inside_a: DVec3,
+    inside_b: DVec3,
+}
+
+impl<'a> Pair<'a> {
+    fn new(a: &'a ConvexPolytope, b: &'a ConvexPolytope, place: Placement) -> Self {
+        let reach = |p: &ConvexPolytope| {
+            let (lo, hi) = p.local_aabb();
+            lo.abs().max(hi.abs()).max_element()
+        };
+        let centroid =
+            |p: &ConvexPolytope| p.vertices().iter().sum::<DVec3>() / p.num_vertices() as f64;
+        Pair {
+            a,
+            b,
+            place,
+            tol: TOL_REL
+                * (reach(a) + reach(b) + place.translation.abs().max_element())
+                    .max(f64::MIN_POSITIVE),
+            inside_a: centroid(a),
+            inside_b: place.point(centroid(b)),
+        }
+    }
+
+    /// h_A(d) and its vertex, hill climbing from `warm`.
+    fn support_a(&self, d: DVec3, warm: u32) -> (u32, f64) {
+        self.a.support(d, warm)
+    }
+
+    /// h_B(d) in A's frame and its vertex.
+    fn support_b(&self, d: DVec3, warm: u32) -> (u32, f64) {
+        let (v, h) = self.b.support(self.place.inverse_vector(d), warm);
+        (v, h + d.dot(self.place.translation))
+    }
+
+    /// B's face `f` normal in A's frame.
+    fn normal_b(&self, f: u32) -> DVec3 {
+        self.place.vector(self.b.face_normal(f as usize))
+    }
+
+    /// The facet's axis and s, from support queries (warm: A's and B's vertices to climb
+    /// from). `None` for an edge pair that spans no facet (parallel edges).
+    fn evaluate(&self, facet: Facet, (wa, wb): (u32, u32)) -> Option<Found> {
+        let axis = match facet {
+            Facet::FaceA(f) => self.a.face_normal(f as usize),
+            Facet::FaceB(f) => -self.normal_b(f),
+            Facet::Edges(x, y) => self.edge_axis(x, y)?,
+        };
+        let (va, ha) = self.support_a(axis, wa);
+        let (vb, hb) = self.support_b(-axis, wb);
+        Some(Found {
+            facet,
+            axis,
+            s: ha + hb,
+            va,
+            vb,
+        })
+    }
+
+    /// The unit cross product of A's edge `x` and B's edge `y`, pointing out of A at `x`,
+    /// when their arcs cross on the Gauss maps of A and −B (the pair spans a facet).
+    fn edge_axis(&self, x: u32, y: u32) -> Option<DVec3> {
+        let [fa0, fa1] = self.a.edge_faces(x as usize);
+        let [fb0, fb1] = self.b.edge_faces(y as usize);
+        let (na, nb) = (
+            self.a.face_normal(fa0 as usize),
+            self.a.face_normal(fa1 as usize),
+        );
+        let (nc, nd) = (-self.normal_b(fb0), -self.normal_b(fb1));
+        if !sat::arcs_cross(na, nb, nc, nd) {
+            return None;
+        }
+        let [a0, a1] = self.a.edge_vertices(x as usize);
+        let [b0, b1] = self.b.edge_vertices(y as usize);
+        let da = self.a.vertex(a1) - self.a.vertex(a0);
+        let db = self.place.vector(self.b.vertex(b1) - self.b.vertex(b0));
+        let axis = da.cross(db);
+        let len = axis.length();
+        if len <= 1e-12 * da.length() * db.length() {
+            return None;
+        }
+        // Out of A: on the side of A's two face normals at the edge.
+        let axis = axis / len;
+        Some(if axis.dot(na + nb) < 0.0 { -axis } else { axis })
+    }
+
+    /// The facet to start from without a cache: A's face most facing B's centroid.
+    fn cold_facet(&self) -> Facet {
+        let d = (self.inside_b - self.inside_a)
+            .try_normalize()
+            .unwrap_or(DVec3::X);
+        let fa = (0..self.a.num_faces())
+            .max_by(|&x, &y| {
+                self.a
+                    .face_normal(x)
+                    .dot(d)
+                    .total_cmp(&self.a.face_normal(y).dot(d))
+            })
+            .unwrap_or(0) as u32;
+        Facet::FaceA(fa)
+    }
+
+    /// The smallest candidate among the facets sharing a vertex with `at`'s facet.
+    fn best_neighbour(&self, at: &Found) -> Option<Found> {
+        let (verts_a, verts_b) = self.facet_vertices(at);
+        let mut best: Option<Found> = None;
+        let mut consider = |facet: Facet| {
+            if facet == at.facet {
+                return;
+            }
+            if let Some(f) = self.evaluate(facet, (at.va, at.vb))
+                && best.is_none_or(|b| f.s < b.s)
+            {
+                best = Some(f);
+            }
+        };
+        for &u in &verts_a {
+            for &h in self.a.vertex_out(u as usize) {
+                consider(Facet::FaceA(left_face(self.a, h)));
+            }
+        }
+        for &w in &verts_b {
+            for &h in self.b.vertex_out(w as usize) {
+                consider(Facet::FaceB(left_face(self.b, h)));
+            }
+        }
+        for &u in &verts_a {
+            for &w in &verts_b {
+                for &ha in self.a.vertex_out(u as usize) {
+                    for &hb in self.b.vertex_out(w as usize) {
+                        consider(Facet::Edges(ha / 2, hb / 2));
+                    }
+                }
+            }
+        }
+        best
+    }
+
+    /// The vertices of A and of B that span the facet.
+    fn facet_vertices(&self, at: &Found) -> (Vec<u32>, Vec<u32>) {
+        match at.facet {
+            Facet::FaceA(f) => (self.a.face_vertices(f as usize).collect(), vec![at.vb]),
+            Facet::FaceB(f) => (vec![at.va], self.b.face_vertices(f as usize).collect()),
+            Facet::Edges(x, y) => (
+                self.a.edge_vertices(x as usize).to_vec(),
+                self.b.edge_vertices(y as usize).to_vec(),
+            ),
+        }
+    }
+
+    /// A candidate of either body with s smaller than `at`'s beyond the tolerance, if any
+    /// (the smallest such): every face axis, then every edge pair. A candidate whose lower
+    /// bound is not smaller is skipped unqueried; an edge whose bound over its whole Gauss
+    /// arc is not smaller is skipped with all its pairs.
+    fn certify(&self, at: &Found) -> Option<Found> {
+        let mut best: Option<Found> = None;
+        let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - self.tol;
+        let (mut wa, mut wb) = (at.va, at.vb);
+        for f in 0..self.a.num_faces() {
+            let n = self.a.face_normal(f);
+            // s(n) = offset + h_B(−n) ≥ offset − n·c_B.
+            if self.a.face_offset(f) - n.dot(self.inside_b) >= bar(&best) {
+                continue;
+            }
+            if let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb)) {
+                (wa, wb) = (found.va, found.vb);
+                if found.s < bar(&best) {
+                    best = Some(found);
+                }
+            }
+        }
+        for f in 0..self.b.num_faces() {
+            let axis = -self.normal_b(f as u32);
+            // s(axis) = h_A(axis) + h_B(−axis) ≥ axis·c_A + h_B(−axis), and h_B(−axis) is
+            // B's face offset placed in A's frame.
+            let offset = self.place.offset(-axis, self.b.face_offset(f));
+            if axis.dot(self.inside_a) + offset >= bar(&best) {
+                continue;
+            }
+            if let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb)) {
+                (wa, wb) = (found.va, found.vb);
+                if found.s < bar(&best) {
+                    best = Some(found);
+                }
+            }
+        }
+        // Edge pairs. Along an axis u in the arc of A's edge x, h_A(u) = u·p for any point
+        // p of x, and h_B(−u) ≥ −u·c_B: s(u) ≥ u·(p − c_B), whose least value over the arc
+        // bounds every pair of x; likewise for B's edges with h_A(u) ≥ u·c_A.
+        let edges_a: Vec<u32> = (0..self.a.num_edges() as u32)
+            .filter(|&x| {
+                let [f0, f1] = self.a.edge_faces(x as usize);
+                let p = self.a.vertex(self.a.edge_vertices(x as usize)[0]);
+                let bound = arc_min(
+                    self.a.face_normal(f0 as usize),
+                    self.a.face_normal(f1 as usize),
+                    p - self.inside_b,
+                );
+                bound < bar(&best)
+            })
+            .collect();
+        if edges_a.is_empty() {
+            return best;
+        }
+        let edges_b: Vec<u32> = (0..self.b.num_edges() as u32)
+            .filter(|&y| {
+                let [f0, f1] = self.b.edge_faces(y as usize);
+                let q = self
+                    .place
+                    .point(self.b.vertex(self.b.edge_vertices(y as usize)[0]));
+                let bound = arc_min(-self.normal_b(f0), -self.normal_b(f1), self.inside_a - q);
+                bound < bar(&best)
+            })
+            .collect();
+        for &x in &edges_a {
+            for &y in &edges_b {
+                if let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb)) {
+                    (wa, wb) = (found.va, found.vb);
+                    if found.s < bar(&best) {
+                        best = Some(found);
+                    }
+                }
+            }
+        }
+        best
+    }
+}
+
+impl Found {
+    /// The answer in world space: the facet's features and the deepest points (see
+    /// [`Penetration`]).
+    fn answer(
+        &self,
+        pair: &Pair<'_>,
+        world_a: &Placement,
+        (pose_a, pose_b): (&Pose, &Pose),
+        steps: u32,
+    ) -> Penetration {
+        let depth = self.s.max(0.0);
+        let (witness, features) = match self.facet {
+            Facet::FaceA(f) => {
+                // B's deepest vertex and its projection on the face, when that lies in
+                // the face (with a face of B parallel to it, the vertex may be one whose
+                // projection misses).
+                let pb = pair.place.point(pair.b.vertex(self.vb));
+                let pa = pb + self.axis * depth;
+                let inside = pair
+                    .a
+                    .voronoi_planes(FeatureId::Face(f))
+                    .iter()
+                    .all(|p| p.signed_distance(pa) >= -pair.tol);
+                (
+                    inside.then_some((pa, pb)),
+                    (FeatureId::Face(f), FeatureId::Vertex(self.vb)),
+                )
+            }
+            Facet::FaceB(f) => {
+                let pa = pair.a.vertex(self.va);
+                let pb = pa - self.axis * depth;
+                let local = pair.place.inverse_point(pb);
+                let inside = pair
+                    .b
+                    .voronoi_planes(FeatureId::Face(f))
+                    .iter()
+                    .all(|p| p.signed_distance(local) >= -pair.tol);
+                (
+                    inside.then_some((pa, pb)),
+                    (FeatureId::Vertex(self.va), FeatureId::Face(f)),
+                )
+            }
+            Facet::Edges(x, y) => {
+                let [a0, a1] = pair.a.edge_vertices(x as usize);
+                let [b0, b1] = pair.b.edge_vertices(y as usize);
+                let points = segments_closest(
+                    pair.a.vertex(a0),
+                    pair.a.vertex(a1),
+                    pair.place.point(pair.b.vertex(b0)),
+                    pair.place.point(pair.b.vertex(b1)),
+                );
+                (Some(points), (FeatureId::Edge(x), FeatureId::Edge(y)))
+            }
+        };
+        let normal = world_a.vector(self.axis);
+        let (point_a, point_b) = match witness {
+            Some((pa, pb)) => (world_a.point(pa), world_a.point(pb)),
+            None => {
+                // B moved out along the normal by the depth and a hair: the closest points
+                // of the now separated bodies lie on both surfaces, and B's, moved back,
+                // is the deepest point of B.
+                let lift = depth + pair.tol;
+                let moved = Pose::new(pose_b.translation + normal * lift, pose_b.rotation);
+                let w = walk::walk(&WalkInput::new(pair.a, *pose_a, pair.b, moved));
+                (w.point_a, w.point_b - normal * lift)
+            }
+        };
+        Penetration {
+            depth,
+            normal,
+            point_a,
+            point_b,
+            features,
+            steps,
+        }
+    }
+}
+
+/// The least of `u·v` over unit `u` on the minor great arc from `n1` to `n2`: at an end,
+/// or where the arc passes nearest `−v`.
+fn arc_min(n1: DVec3, n2: DVec3, v: DVec3) -> f64 {
+    let ends = n1.dot(v).min(n2.dot(v));
+    let w = n1.cross(n2);
+    let len = w.length();
+    if len <= 1e-12 {
+        return ends;
+    }
+    let w = w / len;
+    // −v projected on the arc's plane, and whether it lies between the ends.
+    let m = -(v - w * w.dot(v));
+    if n1.cross(m).dot(w) >= 0.0 && m.cross(n2).dot(w) >= 0.0 {
+        ends.min(-m.length())
+    } else {
+        ends
+    }
+}
+
+/// The face to the left of half-edge `h`.
+fn left_face(p: &ConvexPolytope, h: u32) -> u32 {
+    p.edge_faces((h / 2) as usize)[(h % 2) as usize]
+}
+
+fn face_index(f: FeatureId) -> u32 {
+    match f {
+        FeatureId::Face(i) => i,
+        _ => 0,
+    }
+}
