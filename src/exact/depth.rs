@@ -237,6 +237,8 @@ struct Pair<'a> {
     /// re-check's lower bound.
     inside_a: DVec3,
     inside_b: DVec3,
+    /// At least the largest |x| over A − B in A's frame: s's Lipschitz constant.
+    reach: f64,
 }
 
 impl<'a> Pair<'a> {
@@ -256,6 +258,7 @@ impl<'a> Pair<'a> {
                     .max(f64::MIN_POSITIVE),
             inside_a: centroid(a),
             inside_b: place.point(centroid(b)),
+            reach: norm_bound(a) + norm_bound(b) + place.translation.length(),
         }
     }
 
@@ -393,71 +396,116 @@ impl<'a> Pair<'a> {
         let mut best: Option<Found> = None;
         let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - self.tol;
         let (mut wa, mut wb) = (at.va, at.vb);
-        for f in 0..self.a.num_faces() {
+        // h_B(−u) ≥ −u·q for every point q of B: its centroid, and the vertex deepest
+        // along the current axis (tight near it); likewise for A.
+        let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
+        // A lower bound of s at every face axis (exact where it was queried), for the
+        // edges' bounds below.
+        let mut low_a = vec![0.0; self.a.num_faces()];
+        for (f, low) in low_a.iter_mut().enumerate() {
             let n = self.a.face_normal(f);
             // s(n) = offset + h_B(−n) ≥ offset − n·c_B.
-            if self.a.face_offset(f) - n.dot(self.inside_b) >= bar(&best) {
+            *low = self.a.face_offset(f) - n.dot(self.inside_b).max(n.dot(deep_b));
+            if *low >= bar(&best) {
                 continue;
             }
             if let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb)) {
                 (wa, wb) = (found.va, found.vb);
+                *low = found.s;
                 if found.s < bar(&best) {
                     best = Some(found);
                 }
             }
         }
-        for f in 0..self.b.num_faces() {
+        let mut low_b = vec![0.0; self.b.num_faces()];
+        for (f, low) in low_b.iter_mut().enumerate() {
             let axis = -self.normal_b(f as u32);
             // s(axis) = h_A(axis) + h_B(−axis) ≥ axis·c_A + h_B(−axis), and h_B(−axis) is
             // B's face offset placed in A's frame.
-            let offset = self.place.offset(-axis, self.b.face_offset(f));
-            if axis.dot(self.inside_a) + offset >= bar(&best) {
+            *low = axis.dot(self.inside_a).max(axis.dot(deep_a))
+                + self.place.offset(-axis, self.b.face_offset(f));
+            if *low >= bar(&best) {
                 continue;
             }
             if let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb)) {
                 (wa, wb) = (found.va, found.vb);
+                *low = found.s;
                 if found.s < bar(&best) {
                     best = Some(found);
                 }
             }
         }
-        // Edge pairs. Along an axis u in the arc of A's edge x, h_A(u) = u·p for any point
-        // p of x, and h_B(−u) ≥ −u·c_B: s(u) ≥ u·(p − c_B), whose least value over the arc
-        // bounds every pair of x; likewise for B's edges with h_A(u) ≥ u·c_A.
-        let edges_a: Vec<u32> = (0..self.a.num_edges() as u32)
-            .filter(|&x| {
-                let [f0, f1] = self.a.edge_faces(x as usize);
-                let p = self.a.vertex(self.a.edge_vertices(x as usize)[0]);
-                let bound = arc_min(
-                    self.a.face_normal(f0 as usize),
-                    self.a.face_normal(f1 as usize),
-                    p - self.inside_b,
-                );
-                bound < bar(&best)
-            })
-            .collect();
+        // Edge pairs, pruned edge by edge with the larger of two lower bounds over the
+        // edge's Gauss arc (from n0 to n1):
+        // - along u in the arc of A's edge x, h_A(u) = u·p for any point p of x and
+        //   h_B(−u) ≥ −u·q, so s(u) ≥ u·(p − q) with q B's centroid or deepest vertex
+        //   (likewise for B's edges);
+        // - s is R-Lipschitz on the unit sphere (R: the largest |x| over A − B), and every
+        //   u on the arc has (|u − n0| + |u − n1|)/2 ≤ |n0 − n1|/√2, so
+        //   s(u) ≥ (low(n0) + low(n1))/2 − R·|n0 − n1|/√2.
+        let lipschitz = |l0: f64, l1: f64, n0: DVec3, n1: DVec3| {
+            0.5 * (l0 + l1) - self.reach * n0.distance(n1) * std::f64::consts::FRAC_1_SQRT_2
+        };
+        // Each surviving edge with its arc's ends and its segment, in A's frame.
+        let mut edges_a: Vec<(u32, DVec3, DVec3, DVec3, DVec3)> = Vec::new();
+        for x in 0..self.a.num_edges() as u32 {
+            let [f0, f1] = self.a.edge_faces(x as usize);
+            let (n0, n1) = (
+                self.a.face_normal(f0 as usize),
+                self.a.face_normal(f1 as usize),
+            );
+            let [v0, v1] = self.a.edge_vertices(x as usize);
+            let p = self.a.vertex(v0);
+            let bound = arc_min(n0, n1, p - self.inside_b)
+                .max(arc_min(n0, n1, p - deep_b))
+                .max(lipschitz(low_a[f0 as usize], low_a[f1 as usize], n0, n1));
+            if bound < bar(&best) {
+                edges_a.push((x, n0, n1, p, self.a.vertex(v1) - p));
+            }
+        }
         if edges_a.is_empty() {
             return best;
         }
-        let edges_b: Vec<u32> = (0..self.b.num_edges() as u32)
-            .filter(|&y| {
-                let [f0, f1] = self.b.edge_faces(y as usize);
-                let q = self
-                    .place
-                    .point(self.b.vertex(self.b.edge_vertices(y as usize)[0]));
-                let bound = arc_min(-self.normal_b(f0), -self.normal_b(f1), self.inside_a - q);
-                bound < bar(&best)
-            })
-            .collect();
-        for &x in &edges_a {
-            for &y in &edges_b {
-                if let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb)) {
-                    (wa, wb) = (found.va, found.vb);
-                    if found.s < bar(&best) {
-                        best = Some(found);
-                    }
+        let mut edges_b: Vec<(u32, DVec3, DVec3, DVec3, DVec3)> = Vec::new();
+        for y in 0..self.b.num_edges() as u32 {
+            let [f0, f1] = self.b.edge_faces(y as usize);
+            let (n0, n1) = (-self.normal_b(f0), -self.normal_b(f1));
+            let [v0, v1] = self.b.edge_vertices(y as usize);
+            let q = self.place.point(self.b.vertex(v0));
+            let bound = arc_min(n0, n1, self.inside_a - q)
+                .max(arc_min(n0, n1, deep_a - q))
+                .max(lipschitz(low_b[f0 as usize], low_b[f1 as usize], n0, n1));
+            if bound < bar(&best) {
+                edges_b.push((y, n0, n1, q, self.place.point(self.b.vertex(v1)) - q));
+            }
+        }
+        // A pair whose arcs cross spans a facet: its edges support A along the axis and
+        // B against it, so s = axis·(p − q) with no support query.
+        let mut smallest: Option<(f64, u32, u32)> = None;
+        for &(x, na, nb, p, da) in &edges_a {
+            for &(y, nc, nd, q, db) in &edges_b {
+                if !sat::arcs_cross(na, nb, nc, nd) {
+                    continue;
+                }
+                let axis = da.cross(db);
+                let len = axis.length();
+                if len <= 1e-12 * da.length() * db.length() {
+                    continue;
+                }
+                let axis = axis / len;
+                let axis = if axis.dot(na + nb) < 0.0 { -axis } else { axis };
+                let s = axis.dot(p - q);
+                let limit = smallest.map_or(bar(&best), |(v, ..)| v);
+                if s < limit {
+                    smallest = Some((s, x, y));
                 }
             }
+        }
+        if let Some((_, x, y)) = smallest
+            && let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb))
+            && found.s < bar(&best)
+        {
+            best = Some(found);
         }
         best
     }
@@ -558,6 +606,12 @@ fn arc_min(n1: DVec3, n2: DVec3, v: DVec3) -> f64 {
     } else {
         ends
     }
+}
+
+/// At least the largest |x| over the polytope's points, from its box (in its own frame).
+fn norm_bound(p: &ConvexPolytope) -> f64 {
+    let (lo, hi) = p.local_aabb();
+    lo.abs().max(hi.abs()).length()
 }
 
 /// The face to the left of half-edge `h`.

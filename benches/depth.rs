@@ -1,0 +1,147 @@
+//! Penetration depth: the Gauss-map walk (warm-started by the per-pair cache, and cold)
+//! against parry3d-f64's EPA (`query::contact`) on the same coherent sequences of
+//! overlapping hulls of 8 to 2048 vertices: A spinning in place, B orbiting and tumbling,
+//! either resting on A pressed in by at most 0.02 (`depth_shallow`, contacts as a
+//! simulation has them) or through it, centers 0.9 apart (`depth_deep`). Each iteration
+//! runs the whole 200-frame sequence; the depths agree (EPA's rare misses aside, see
+//! tests/depth.rs). Average steps per query are printed once per size.
+//! `cargo bench --bench depth`.
+
+mod common;
+#[path = "../tests/common/mod.rs"]
+mod test_common;
+
+use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use glam::{DQuat, DVec3};
+use proxima::bodies::Pose;
+use proxima::exact::depth::{DepthCache, DepthInput, enumerate, walk};
+use proxima::geometry::ConvexPolytope;
+use proxima::geometry::generators::random_points;
+use proxima::rng::Rng;
+
+const FRAMES: usize = 200;
+
+/// Frame `k`: B's center along the orbit direction d, 0.9 from A's (`deep`) or where
+/// s(d) = h_A(d) + h_B(−d) is 0.02 (shallow: the depth is at most that).
+fn frame(k: usize, a: &ConvexPolytope, b: &ConvexPolytope, deep: bool) -> (Pose, Pose) {
+    let t = k as f64 * 0.01;
+    let pa = Pose::new(DVec3::ZERO, DQuat::from_rotation_y(0.7 * t));
+    let d = DVec3::new(t.cos(), 0.3 * (2.0 * t).sin(), t.sin()).normalize();
+    let rb = DQuat::from_rotation_z(1.3 * t) * DQuat::from_rotation_x(0.5 * t);
+    let reach = |p: &ConvexPolytope, q: DQuat, dir: DVec3| {
+        p.vertices()
+            .iter()
+            .map(|v| (q * *v).dot(dir))
+            .fold(f64::MIN, f64::max)
+    };
+    let distance = if deep {
+        0.9
+    } else {
+        reach(a, pa.rotation, d) + reach(b, rb, -d) - 0.02
+    };
+    (pa, Pose::new(d * distance, rb))
+}
+
+fn depth_bench(c: &mut Criterion) {
+    for deep in [false, true] {
+        depth_group(c, deep);
+    }
+}
+
+fn depth_group(c: &mut Criterion, deep: bool) {
+    let name = if deep { "depth_deep" } else { "depth_shallow" };
+    let mut group = c.benchmark_group(name);
+    for n in [8usize, 32, 128, 512, 2048] {
+        let a = ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64), n, 1.0, 1.0))
+            .unwrap();
+        let b =
+            ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
+                .unwrap();
+        // Frames where the hulls (smaller than their spheres) do not overlap are left out:
+        // the depth query is for overlapping pairs.
+        let poses: Vec<_> = (0..FRAMES)
+            .map(|k| frame(k, &a, &b, deep))
+            .filter(|(pa, pb)| enumerate(&a, pa, &b, pb).is_some())
+            .collect();
+        let (ga, gb) = (test_common::to_parry(&a), test_common::to_parry(&b));
+        let (mut warm_steps, mut cold_steps, mut worst) = (0u64, 0u64, 0.0f64);
+        let mut cache = DepthCache::default();
+        for (pa, pb) in &poses {
+            let warm = cache
+                .query(&a, *pa, &b, *pb)
+                .expect("the sequence overlaps");
+            let cold = walk(&DepthInput::new(&a, *pa, &b, *pb)).expect("overlap");
+            warm_steps += u64::from(warm.steps);
+            cold_steps += u64::from(cold.steps);
+            let epa = parry_depth(&ga, pa, &gb, pb);
+            worst = worst.max((epa - warm.depth).abs());
+        }
+        eprintln!(
+            "{name}/{n}: {} overlapping frames; steps per query warm {:.2}, cold {:.2}; largest |EPA - walk| {worst:e}",
+            poses.len(),
+            warm_steps as f64 / poses.len() as f64,
+            cold_steps as f64 / poses.len() as f64
+        );
+        group.throughput(criterion::Throughput::Elements(poses.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("proxima_warm", n),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    let mut cache = DepthCache::default();
+                    poses
+                        .iter()
+                        .map(|(pa, pb)| cache.query(&a, *pa, &b, *pb).map_or(0.0, |p| p.depth))
+                        .sum::<f64>()
+                });
+            },
+        );
+        group.bench_with_input(
+            BenchmarkId::new("proxima_cold", n),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    poses
+                        .iter()
+                        .map(|(pa, pb)| {
+                            walk(&DepthInput::new(&a, *pa, &b, *pb)).map_or(0.0, |p| p.depth)
+                        })
+                        .sum::<f64>()
+                });
+            },
+        );
+        group.bench_with_input(BenchmarkId::new("parry_epa", n), &poses, |bench, poses| {
+            bench.iter(|| {
+                poses
+                    .iter()
+                    .map(|(pa, pb)| parry_depth(&ga, pa, &gb, pb))
+                    .sum::<f64>()
+            });
+        });
+    }
+    group.finish();
+}
+
+fn parry_depth(
+    ga: &parry3d_f64::shape::ConvexPolyhedron,
+    pa: &Pose,
+    gb: &parry3d_f64::shape::ConvexPolyhedron,
+    pb: &Pose,
+) -> f64 {
+    parry3d_f64::query::contact(
+        &test_common::parry_pose(pa),
+        ga,
+        &test_common::parry_pose(pb),
+        gb,
+        0.0,
+    )
+    .unwrap()
+    .map_or(0.0, |c| -c.dist)
+}
+
+criterion_group! {
+    name = benches;
+    config = common::criterion(2);
+    targets = depth_bench
+}
+criterion_main!(benches);
