@@ -160,10 +160,12 @@ impl Scene {
                 message: "no [[group]] of bodies".into(),
             });
         }
-        // Saturating: three counts near 2^63 must not wrap past the limit check.
-        let total: u64 = file.group.iter().fold(0u64, |sum, g| {
-            sum.saturating_add(*g.get_ref().count.get_ref())
-        });
+        // Checked: three counts near 2^63 must not wrap past the limit check.
+        let sum = file
+            .group
+            .iter()
+            .try_fold(0u64, |sum, g| sum.checked_add(*g.get_ref().count.get_ref()));
+        let total = sum.unwrap_or(u64::MAX);
         let factor = match bodies {
             Some(b) if total > 0 => b as f64 / total as f64,
             _ => 1.0,
@@ -174,8 +176,8 @@ impl Scene {
                 path: path.to_owned(),
                 message: format!(
                     "field `group[].count`: {} bodies in all; at most {MAX_BODIES} are supported",
-                    if total == u64::MAX {
-                        "more than 2^64".to_owned()
+                    if sum.is_none() && bodies.is_none() {
+                        "more than 2^64 - 1".to_owned()
                     } else {
                         total.to_string()
                     }

@@ -163,6 +163,10 @@ fn huge_counts_sides_and_points_are_named_errors_not_aborts() {
         })
         .join("");
     expect_error(&format!("seed = 3\n{three}"), &["count", "at most"]);
+    let max = ONE_GROUP.replace("count = 100", &format!("count = {}", u64::MAX));
+    expect_error(&max, &["18446744073709551615 bodies"]);
+    let two = format!("{max}{}", max.replace("seed = 3\n", ""));
+    expect_error(&two, &["more than 2^64 - 1 bodies"]);
     let cyl = ONE_GROUP.replace(
         "shape = { box = [0.5, 0.5, 0.5] }",
         "shape = { cylinder = { radius = 1.0, half_height = 1.0, sides = 4000000000 } }",
