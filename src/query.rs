@@ -298,14 +298,10 @@ fn penetration(
     out.insert("intersecting".into(), Value::Bool(true));
     out.insert("depth".into(), json!(p.depth));
     out.insert("normal".into(), json!(p.normal.to_array()));
-    let (feature_a, feature_b) = p.features;
-    out.insert("point_a".into(), json!(p.point_a.to_array()));
-    out.insert("point_b".into(), json!(p.point_b.to_array()));
-    out.insert("feature_a".into(), json!(feature_a.to_string()));
-    out.insert("feature_b".into(), json!(feature_b.to_string()));
+    insert_closest(out, p.point_a, p.point_b, p.features);
 }
 
-/// The closest points and features of a `distance` answer.
+/// The points and features of a `distance` or `penetration` answer.
 fn insert_closest(
     out: &mut Map<String, Value>,
     point_a: DVec3,

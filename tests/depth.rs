@@ -15,14 +15,6 @@ fn cold(a: &ConvexPolytope, pa: Pose, b: &ConvexPolytope, pb: Pose) -> Option<Pe
     walk(&DepthInput::new(a, pa, b, pb))
 }
 
-/// Largest height of `p` over `poly`'s face planes at `pose`: ≤ 0 inside, 0 on the surface.
-fn height(poly: &ConvexPolytope, pose: &Pose, p: DVec3) -> f64 {
-    let local = pose.inverse_transform_point(p);
-    (0..poly.num_faces())
-        .map(|f| poly.face_normal(f).dot(local) - poly.face_offset(f))
-        .fold(f64::NEG_INFINITY, f64::max)
-}
-
 /// The answer's own contract: unit normal, `(point_a − point_b)·normal = depth`, each point
 /// on its body's surface, and moving B by depth·normal (plus a hair) separates the bodies.
 fn check_contract(
@@ -44,11 +36,11 @@ fn check_contract(
         "{label}: witness gap vs depth {p:?}"
     );
     assert!(
-        height(a, pa, p.point_a).abs() <= tol,
+        common::height(a, pa, p.point_a).abs() <= tol,
         "{label}: point_a off A's surface {p:?}"
     );
     assert!(
-        height(b, pb, p.point_b).abs() <= tol,
+        common::height(b, pb, p.point_b).abs() <= tol,
         "{label}: point_b off B's surface {p:?}"
     );
     let moved = Pose::new(

@@ -297,6 +297,11 @@ fn distance_answers_with_points_and_features_that_round_trip() {
 fn answers_to_bytes(input: &[u8]) -> Vec<Value> {
     let mut out = Vec::new();
     QueryEngine::new().run(input, &mut out).unwrap();
+    parse_answers(out)
+}
+
+/// One JSON value per line of a batch's output.
+fn parse_answers(out: Vec<u8>) -> Vec<Value> {
     String::from_utf8(out)
         .unwrap()
         .lines()
@@ -333,11 +338,7 @@ fn lines_that_are_not_utf8_or_too_long_are_answered_and_the_batch_goes_on() {
         )
         .unwrap();
     assert_eq!((stats.answered, stats.errors), (2, 1));
-    let text = String::from_utf8(out).unwrap();
-    let lines: Vec<Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let lines = parse_answers(out);
     assert!(
         lines[0]["error"]
             .as_str()

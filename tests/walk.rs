@@ -24,8 +24,7 @@ fn cold(a: &ConvexPolytope, pa: Pose, b: &ConvexPolytope, pb: Pose) -> WalkOutpu
 
 /// `p` lies on or inside `poly` placed at `pose`, within `tol`.
 fn on_or_inside(poly: &ConvexPolytope, pose: &Pose, p: DVec3, tol: f64) -> bool {
-    let local = pose.rotation.inverse() * (p - pose.translation);
-    (0..poly.num_faces()).all(|f| poly.face_normal(f).dot(local) - poly.face_offset(f) <= tol)
+    common::height(poly, pose, p) <= tol
 }
 
 fn check_separated(

@@ -17,10 +17,11 @@
 //!   one of them whose arcs cross) is a candidate, and the walk goes to the one with the
 //!   smallest s while that is smaller beyond a tolerance. Each candidate's s is taken from
 //!   support queries, never assumed, so every value the walk holds is an upper bound of the
-//!   depth. A local minimum of the facet graph need not be the global one when the origin
-//!   lies deep in A − B, so at convergence the walk re-checks every face axis (most are
-//!   dismissed by a lower bound, one dot product each: s(n) ≥ h_A(n) − n·c_B for any point
-//!   c_B of B) and restarts from any that is smaller.
+//!   depth. A local minimum of the facet graph need not be the global one (random pairs
+//!   stop at the wrong edge–edge facet, not only deep overlaps), so at convergence the walk
+//!   checks every face axis and every edge pair and restarts from any that is smaller.
+//!   Most are dismissed by a lower bound of s, one dot product each (s(n) ≥ h_A(n) − n·q
+//!   for any point q of B) or, for an edge, over its whole Gauss arc (see `certify`).
 
 use glam::DVec3;
 
@@ -173,9 +174,6 @@ pub fn walk(input: &DepthInput<'_>) -> Option<Penetration> {
             _ => break,
         }
     }
-    if best.s < 0.0 {
-        return None;
-    }
     if steps >= max_steps {
         // Bounded work: past the bound the enumeration answers.
         let found = enumerate(input.a, &input.pose_a, input.b, &input.pose_b)?;
@@ -233,8 +231,8 @@ struct Pair<'a> {
     b: &'a ConvexPolytope,
     place: Placement,
     tol: f64,
-    /// A point of each body in A's frame (the centroids of their vertices), for the face
-    /// re-check's lower bound.
+    /// A point of each body in A's frame (the centroids of their vertices), for the
+    /// certificate's lower bounds.
     inside_a: DVec3,
     inside_b: DVec3,
     /// At least the largest |x| over A − B in A's frame: s's Lipschitz constant.
@@ -243,21 +241,13 @@ struct Pair<'a> {
 
 impl<'a> Pair<'a> {
     fn new(a: &'a ConvexPolytope, b: &'a ConvexPolytope, place: Placement) -> Self {
-        let reach = |p: &ConvexPolytope| {
-            let (lo, hi) = p.local_aabb();
-            lo.abs().max(hi.abs()).max_element()
-        };
-        let centroid =
-            |p: &ConvexPolytope| p.vertices().iter().sum::<DVec3>() / p.num_vertices() as f64;
         Pair {
             a,
             b,
             place,
-            tol: TOL_REL
-                * (reach(a) + reach(b) + place.translation.abs().max_element())
-                    .max(f64::MIN_POSITIVE),
-            inside_a: centroid(a),
-            inside_b: place.point(centroid(b)),
+            tol: TOL_REL * place.scale(a, b),
+            inside_a: a.centroid(),
+            inside_b: place.point(b.centroid()),
             reach: norm_bound(a) + norm_bound(b) + place.translation.length(),
         }
     }

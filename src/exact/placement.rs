@@ -11,6 +11,7 @@
 use glam::{DMat3, DQuat, DVec3};
 
 use crate::bodies::Pose;
+use crate::geometry::ConvexPolytope;
 
 /// How far (in ulps of 1) a rotation matrix entry may sit from 0 or ±1 and still be taken
 /// as a quarter-turn entry.
@@ -80,6 +81,12 @@ impl Placement {
             identity,
         };
         (b_in_a, world_a)
+    }
+
+    /// The size of both bodies' coordinates in A's frame (each body's reach plus B's
+    /// offset): what the exact queries' tolerances are relative to.
+    pub fn scale(&self, a: &ConvexPolytope, b: &ConvexPolytope) -> f64 {
+        a.reach() + b.reach() + self.translation.abs().max_element()
     }
 
     /// A point of B in A's frame.

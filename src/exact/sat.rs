@@ -103,7 +103,7 @@ pub fn max_separation_placed(
         .map(|f| rel.vector(b.face_normal(f)))
         .collect();
     let b_vertices: Vec<DVec3> = b.vertices().iter().map(|v| rel.point(*v)).collect();
-    let centroid_a = a.vertices().iter().sum::<DVec3>() / a.num_vertices() as f64;
+    let centroid_a = a.centroid();
     for ea in 0..a.num_edges() {
         let [a0, a1] = a.edge_vertices(ea);
         let [fa0, fa1] = a.edge_faces(ea);

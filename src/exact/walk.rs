@@ -338,13 +338,7 @@ pub const TOL_REL: f64 = 1e-13;
 /// The walk. See the module comment.
 pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
     let (place, world_a) = Placement::pair(&input.pose_a, &input.pose_b);
-    let reach = |p: &ConvexPolytope| {
-        let (lo, hi) = p.local_aabb();
-        lo.abs().max(hi.abs()).max_element()
-    };
-    let tol = TOL_REL
-        * (reach(input.a) + reach(input.b) + place.translation.abs().max_element())
-            .max(f64::MIN_POSITIVE);
+    let tol = TOL_REL * place.scale(input.a, input.b);
     let a = Body {
         poly: input.a,
         place: Placement::IDENTITY,
@@ -475,9 +469,7 @@ fn valid(p: &ConvexPolytope, f: FeatureId) -> bool {
 
 /// Vertices facing each other along the line between the bodies' centroids.
 fn cold_start(a: &Body<'_>, b: &Body<'_>) -> (FeatureId, FeatureId) {
-    let centroid =
-        |p: &ConvexPolytope| p.vertices().iter().sum::<DVec3>() / p.num_vertices() as f64;
-    let (ca, cb) = (a.point(centroid(a.poly)), b.point(centroid(b.poly)));
+    let (ca, cb) = (a.point(a.poly.centroid()), b.point(b.poly.centroid()));
     let d = (cb - ca).try_normalize().unwrap_or(DVec3::X);
     let (va, _) = a.poly.support(d, 0);
     let (vb, _) = b.poly.support(b.place.inverse_vector(-d), 0);

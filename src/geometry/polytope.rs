@@ -61,6 +61,7 @@ pub struct ConvexPolytope {
     voronoi: Vec<VoronoiPlane>,
     aabb_min: DVec3,
     aabb_max: DVec3,
+    centroid: DVec3,
 }
 
 impl ConvexPolytope {
@@ -197,6 +198,7 @@ impl ConvexPolytope {
         let mut poly = ConvexPolytope {
             aabb_min: vertices.iter().fold(DVec3::INFINITY, |m, v| m.min(*v)),
             aabb_max: vertices.iter().fold(DVec3::NEG_INFINITY, |m, v| m.max(*v)),
+            centroid: vertices.iter().sum::<DVec3>() / vertices.len() as f64,
             vertices,
             he_origin,
             he_next,
@@ -216,7 +218,9 @@ impl ConvexPolytope {
         Ok(poly)
     }
 
-    fn scale(&self) -> f64 {
+    /// The largest |coordinate| of any vertex (at least the smallest positive f64): the
+    /// size that relative tolerances scale with.
+    pub fn reach(&self) -> f64 {
         self.aabb_min
             .abs()
             .max(self.aabb_max.abs())
@@ -254,7 +258,7 @@ impl ConvexPolytope {
     /// Planar faces and convex edges (local convexity of a closed genus-0 surface implies
     /// a convex body).
     fn check_convex(&self) -> Result<()> {
-        let tol = CONVEXITY_TOL_REL * self.scale();
+        let tol = CONVEXITY_TOL_REL * self.reach();
         for f in 0..self.num_faces() {
             let (n, d) = (self.face_normal[f], self.face_offset[f]);
             for v in self.face_vertices(f) {
@@ -479,6 +483,11 @@ impl ConvexPolytope {
             }
         }
         best
+    }
+
+    /// The mean of the vertices: a point inside the body.
+    pub fn centroid(&self) -> DVec3 {
+        self.centroid
     }
 
     /// Local axis-aligned bounds.

@@ -55,3 +55,16 @@ pub fn to_parry(poly: &proxima::geometry::ConvexPolytope) -> parry3d_f64::shape:
 pub fn parry_pose(p: &proxima::bodies::Pose) -> parry3d_f64::math::Pose {
     parry3d_f64::math::Pose::from_parts(p.translation, p.rotation)
 }
+
+/// Largest height of the world point `p` over `poly`'s face planes with `poly` at `pose`:
+/// ≤ 0 inside, 0 on the surface.
+pub fn height(
+    poly: &proxima::geometry::ConvexPolytope,
+    pose: &proxima::bodies::Pose,
+    p: glam::DVec3,
+) -> f64 {
+    let local = pose.inverse_transform_point(p);
+    (0..poly.num_faces())
+        .map(|f| poly.face_normal(f).dot(local) - poly.face_offset(f))
+        .fold(f64::NEG_INFINITY, f64::max)
+}
