@@ -17,7 +17,11 @@ fn sort(c: &mut Criterion) {
         return;
     };
     let mut group = c.benchmark_group("sort");
-    for n in [100_000u32, 1_000_000] {
+    let mut sizes = vec![100_000u32, 1_000_000];
+    if !ctx.is_software() {
+        sizes.extend([4_000_000, 16_000_000]);
+    }
+    for n in sizes {
         let mut rng = Rng::new(u64::from(n));
         let keys: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
         let values: Vec<u32> = (0..n).collect();

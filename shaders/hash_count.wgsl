@@ -1,6 +1,9 @@
 // Spatial hash, step 1: count the table's entries per bucket (one per cell a box covers).
 // A box spanning more than MAX_SPAN cells along an axis is oversize: it gets no cells and
 // goes to the oversize list, which is tested against every body.
+// The workgroup's entries are also summed into counter.entries (which the scan's total
+// then overwrites with the same value mod 2^32), so a table of 2^32 entries or more sets
+// counter.wrapped instead of wrapping silently.
 // CPU twin: passes::broadphase::hash_table_cpu.
 
 #import bodies
@@ -15,13 +18,34 @@ const WORKGROUP_SIZE: u32 = 256u;
 @group(0) @binding(3) var<storage, read_write> bucket_counts: array<atomic<u32>>;
 // oversize[0] is the number of oversize bodies, their indices follow.
 @group(0) @binding(4) var<storage, read_write> oversize: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> counter: PairCounter;
+
+// At most 256 boxes × MAX_SPAN³ cells: no wrap.
+var<workgroup> group_entries: atomic<u32>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(num_workgroups) groups: vec3<u32>,
+    @builtin(local_invocation_index) local_index: u32,
+) {
     let i = linear_index(gid, groups, WORKGROUP_SIZE);
-    if i >= table.bodies {
-        return;
+    if i < table.bodies {
+        count_cells(i);
     }
+    workgroupBarrier();
+    if local_index == 0u {
+        let added = atomicLoad(&group_entries);
+        if added > 0u {
+            let old = atomicAdd(&counter.entries, added);
+            if old > 0xffffffffu - added {
+                atomicOr(&counter.wrapped, 1u);
+            }
+        }
+    }
+}
+
+fn count_cells(i: u32) {
     let s = setup;
     let b = aabbs[i];
     let lo = cell_of(b.min, s);
@@ -38,4 +62,6 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
             }
         }
     }
+    let span = hi - lo + vec3<u32>(1u);
+    atomicAdd(&group_entries, span.x * span.y * span.z);
 }

@@ -83,6 +83,7 @@ fn find_pairs(e: u32, first: u32, room: u32, may_spill: bool) {
         let items = (end - last + HASH_CHUNK - 1u) / HASH_CHUNK;
         // Past the room the count still grows, so the CPU re-runs with more.
         let base = atomicAdd(&counter.spill, items);
+        note_wrap(base, items);
         var c = 0u;
         for (; c < items; c++) {
             if base + c < counter.spill_capacity {

@@ -126,6 +126,17 @@ pub fn run_until_fits<T>(
                 method.name()
             )));
         }
+        if a.counter.wrapped != 0 {
+            return Err(Error::Gpu(format!(
+                "broadphase ({}): 2^32 or more pairs, hash entries or spill items (a u32 \
+                 counter passed 4294967295; {} pairs, {} entries, {} spill items counted mod \
+                 2^32): no buffer can hold that many; spread the bodies out or use fewer",
+                method.name(),
+                a.counter.count,
+                a.counter.entries,
+                a.counter.spill
+            )));
+        }
         if caps.overflowed(&a.counter) {
             caps = caps.grown_for(&a.counter).capped(max, Some(&a.counter));
             continue;

@@ -94,6 +94,10 @@ pub enum Error {
     },
 
     /// A query that cannot be answered (bad JSON, unknown query, not implemented yet).
+    /// A benchmark that could not measure everything it was asked to.
+    #[error("bench: {0}")]
+    Bench(String),
+
     #[error("{0}")]
     Query(String),
 

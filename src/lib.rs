@@ -4,6 +4,7 @@
 //! inputs and outputs, used as test oracle, as fallback without an adapter, and as
 //! benchmark baseline. See ARCHITECTURE.md for the stage diagram and module map.
 
+pub mod bench;
 pub mod bodies;
 pub mod broadphase;
 pub mod error;

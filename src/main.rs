@@ -7,6 +7,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
+use proxima::bench::median;
 use proxima::bodies::GpuAabb;
 use proxima::frame::{self, FrameResult};
 use proxima::gpu::{ContextOptions, GpuContext};
@@ -52,6 +53,32 @@ enum BenchCommand {
     /// The broadphase: GPU hash and sweep against their CPU twins, on the default scene
     /// resized; prints bodies/ms and ratios, writes an SVG scaling plot.
     Broadphase(BroadphaseBenchArgs),
+    /// Every GPU pass against its CPU twin (bounds, sort, moving frames with hash and
+    /// sweep), 10k to 16M bodies on a hardware GPU: a table, a JSON file and a log-log plot.
+    Gpu(GpuBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct GpuBenchArgs {
+    /// Body counts, comma separated [default: 10k to 16M on a hardware GPU, 10k to 1M on a
+    /// software adapter]
+    #[arg(long, value_delimiter = ',')]
+    bodies: Option<Vec<usize>>,
+    /// Timed GPU runs per figure (after one warm-up run).
+    #[arg(long, default_value_t = 5)]
+    runs: usize,
+    /// Timed CPU-twin runs per figure.
+    #[arg(long, default_value_t = 1)]
+    cpu_runs: usize,
+    /// Where to write the figures as JSON.
+    #[arg(long, default_value = "bench-gpu.json")]
+    json: PathBuf,
+    /// Where to write the log-log scaling plot.
+    #[arg(long, default_value = "bench-gpu.svg")]
+    svg: PathBuf,
+    /// Every pair takes the global counter instead of a workgroup stage (the A/B baseline).
+    #[arg(long)]
+    no_pair_staging: bool,
 }
 
 #[derive(clap::Args, Debug)]
@@ -155,6 +182,9 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             which: BenchCommand::Broadphase(args),
         }) => bench_broadphase(&args),
+        Some(Command::Bench {
+            which: BenchCommand::Gpu(args),
+        }) => bench_gpu(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -504,7 +534,49 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     Ok(())
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
+fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
+    use proxima::bench::{GpuBenchOptions, run_gpu_bench};
+    let mut pipeline = open_pipeline(DeviceArg::Gpu)?;
+    let hardware = match pipeline.backend() {
+        Backend::Gpu(engine) => !engine.context().is_software(),
+        Backend::Cpu => false,
+    };
+    let options = GpuBenchOptions {
+        sizes: args
+            .bodies
+            .clone()
+            .unwrap_or_else(|| GpuBenchOptions::default_sizes(hardware)),
+        runs: args.runs,
+        cpu_runs: args.cpu_runs,
+        pair_staging: !args.no_pair_staging,
+    };
+    println!("bench gpu on {}", pipeline.device_name());
+    let report = run_gpu_bench(&mut pipeline, &options, |f| match &f.error {
+        None => eprintln!("  {} bodies done", f.bodies),
+        Some(e) => eprintln!("  {} bodies: {e}", f.bodies),
+    })?;
+    print!("{}", report.table());
+    let write = |path: &PathBuf, text: String| {
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })
+    };
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| Error::Bench(format!("report as JSON: {e}")))?;
+    write(&args.json, json + "\n")?;
+    write(&args.svg, report.svg())?;
+    println!(
+        "figures: {}, plot: {}",
+        args.json.display(),
+        args.svg.display()
+    );
+    let failed = report.sizes.iter().filter(|f| f.error.is_some()).count();
+    if failed > 0 {
+        return Err(Error::Bench(format!(
+            "{failed} of {} sizes could not run (their errors are above and in the JSON)",
+            report.sizes.len()
+        )));
+    }
+    Ok(())
 }

@@ -705,3 +705,92 @@ fn more_bodies_than_the_limit_is_a_named_error() {
         "{err}"
     );
 }
+
+/// Runs `method` over `boxes` with the counter's words starting at `start`; the counter
+/// afterwards.
+fn counter_after(
+    engine: &mut Engine,
+    boxes: &[GpuAabb],
+    method: Method,
+    start: proxima::passes::broadphase::GpuPairCounter,
+) -> proxima::passes::broadphase::GpuPairCounter {
+    use proxima::graph::Recording;
+    use proxima::passes::broadphase::{Capacities, record_broadphase_counting_from};
+    let mut rec = Recording::new();
+    let b = rec.array_buffer::<GpuAabb>(boxes.len(), "aabbs");
+    rec.upload(b, boxes);
+    let caps = Capacities::guess(boxes.len());
+    let out = record_broadphase_counting_from(&mut rec, b, boxes.len() as u32, method, caps, start);
+    let rb = rec.readback(out.counter);
+    engine.run(&rec, &[]).unwrap().values(rb)[0]
+}
+
+#[test]
+fn counters_that_pass_two_to_the_32_are_flagged_not_wrapped() {
+    use proxima::passes::broadphase::GpuPairCounter;
+    let Some(ctx) = common::gpu("counter wrap") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    // A crowd with pairs and hash entries; and 600 boxes in one cell, so a hash bucket
+    // is longer than one invocation's 256 candidates and spills.
+    let crowd = uniform(3000, 5);
+    let pairs = brute_pairs(&crowd).len() as u32;
+    assert!(pairs > 8);
+    let pile: Vec<GpuAabb> = (0..600)
+        .map(|i| cube(Vec3::new(0.001 * i as f32, 0.0, 0.0), 0.5))
+        .collect();
+    let near = u32::MAX - 4;
+    for method in [Method::Hash, Method::Sweep] {
+        // From zero: nothing wraps, and the count is the brute-force count.
+        let c = counter_after(&mut engine, &crowd, method, GpuPairCounter::default());
+        assert_eq!((c.wrapped, c.count), (0, pairs), "{method:?}");
+        // Pairs from 2^32 − 5: the adds pass the top.
+        let start = GpuPairCounter {
+            count: near,
+            ..Default::default()
+        };
+        let c = counter_after(&mut engine, &crowd, method, start);
+        assert_ne!(c.wrapped, 0, "{method:?} pairs");
+        assert_eq!(c.count, near.wrapping_add(pairs), "{method:?}");
+    }
+    // Hash entries from 2^32 − 5.
+    let start = GpuPairCounter {
+        entries: near,
+        ..Default::default()
+    };
+    assert_ne!(
+        counter_after(&mut engine, &crowd, Method::Hash, start).wrapped,
+        0
+    );
+    // Spill items from 2^32 − 5; from zero the pile spills without wrapping.
+    let c = counter_after(&mut engine, &pile, Method::Hash, GpuPairCounter::default());
+    assert!(c.spill > 4 && c.wrapped == 0, "{c:?}");
+    let start = GpuPairCounter {
+        spill: near,
+        ..Default::default()
+    };
+    assert_ne!(
+        counter_after(&mut engine, &pile, Method::Hash, start).wrapped,
+        0
+    );
+}
+
+#[test]
+fn a_wrapped_counter_is_a_named_error() {
+    use proxima::broadphase::{Attempt, run_until_fits};
+    use proxima::passes::broadphase::{Capacities, GpuPairCounter};
+    let caps = Capacities::guess(1000);
+    let result = run_until_fits(caps, Method::Hash, caps, |_| {
+        Ok(Attempt {
+            value: (),
+            counter: GpuPairCounter {
+                count: 7,
+                wrapped: 1,
+                ..Default::default()
+            },
+        })
+    });
+    let err = result.unwrap_err().to_string();
+    assert!(err.contains("2^32") && err.contains("hash"), "{err}");
+}

@@ -205,3 +205,99 @@ fn bench_bounds_prints_a_row_per_size() {
         "{text}"
     );
 }
+
+#[test]
+fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
+    let dir = std::env::temp_dir().join(format!("proxima-bench-gpu-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("figures.json"), dir.join("scaling.svg"));
+    let args = |sizes: &str, staging: bool| {
+        let mut a = vec![
+            "bench".to_string(),
+            "gpu".into(),
+            "--bodies".into(),
+            sizes.into(),
+            "--runs".into(),
+            "1".into(),
+            "--json".into(),
+            json.to_str().unwrap().into(),
+            "--svg".into(),
+            svg.to_str().unwrap().into(),
+        ];
+        if !staging {
+            a.push("--no-pair-staging".into());
+        }
+        a
+    };
+    let run = |a: Vec<String>| {
+        let a: Vec<&str> = a.iter().map(String::as_str).collect();
+        proxima(&a, &[])
+    };
+    for staging in [true, false] {
+        let o = run(args("1500,3000", staging));
+        if !common::gpu_required()
+            && !o.status.success()
+            && String::from_utf8_lossy(&o.stderr).contains("no GPU adapter")
+        {
+            return; // no adapter and none demanded: the bench has nothing to measure
+        }
+        assert!(o.status.success(), "{o:?}");
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        assert!(!report["adapter"].as_str().unwrap().is_empty());
+        assert_eq!(report["pair_staging"], staging);
+        let sizes = report["sizes"].as_array().unwrap();
+        assert_eq!(sizes.len(), 2);
+        for (s, n) in sizes.iter().zip([1500, 3000]) {
+            assert_eq!(s["bodies"], n);
+            assert!(s["error"].is_null(), "{s}");
+            // The bench itself compares the GPU's pairs with the CPU twin's on the same
+            // boxes, and the sort with its twin: a size without an error passed both.
+            assert!(s["pairs"].as_u64().unwrap() > 0, "{s}");
+            for v in [
+                &s["bounds"],
+                &s["sort"],
+                &s["hash"],
+                &s["sweep"],
+                &s["hash"]["broadphase"],
+            ] {
+                let (g, c, r) = (
+                    v["gpu_ms"].as_f64().unwrap(),
+                    v["cpu_ms"].as_f64().unwrap(),
+                    v["ratio"].as_f64().unwrap(),
+                );
+                assert!(g > 0.0 && c > 0.0, "{v}");
+                assert!((r - c / g).abs() <= 1e-9 * r, "{v}");
+            }
+            let stages = s["hash"]["stages_ms"].as_object().unwrap();
+            for stage in [
+                "bounds",
+                "broadphase/setup",
+                "broadphase/table",
+                "broadphase/pairs",
+            ] {
+                assert!(stages.contains_key(stage), "{stages:?}");
+            }
+            let dominant = s["dominant_stage"].as_str().unwrap();
+            let method = s["best_method"].as_str().unwrap();
+            assert!(s[method]["stages_ms"].get(dominant).is_some(), "{s}");
+        }
+        let plot = std::fs::read_to_string(&svg).unwrap();
+        assert!(plot.starts_with("<svg") && plot.contains("gpu frame, hash"));
+    }
+    // A size past the body limit is named in the table and the JSON, the other sizes still
+    // run, and the command fails.
+    let o = run(args("1000,300000000", true));
+    assert!(!o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("1 of 2 sizes could not run"), "{err}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert!(report["sizes"][0]["error"].is_null());
+    let e = report["sizes"][1]["error"].as_str().unwrap();
+    assert!(
+        e.contains("300000000 bodies") && e.contains("268435456"),
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

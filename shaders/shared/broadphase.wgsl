@@ -86,7 +86,9 @@ struct PairCounter {
     // in their buffer (same rule as the pairs).
     spill: atomic<u32>,
     spill_capacity: u32,
-    _pad0: u32,
+    // Nonzero when an add to `count`, `entries` or `spill` passed 2^32 - 1: the u32 wrapped
+    // and the CPU names the error (no buffer could hold that many anyway).
+    wrapped: atomic<u32>,
 }
 
 // The spatial hash's table: bodies, buckets (a power of two) and 32 - log2(buckets).

@@ -9,6 +9,10 @@
 // WORKGROUP_SIZE. `flush_pairs` holds barriers: every invocation of the workgroup calls
 // it once, from uniform control flow, after its last `emit_pair`.
 
+// Off (a pipeline constant) sends every pair straight to the global counter: the A/B
+// baseline of `proxima bench gpu --no-pair-staging`.
+override PAIR_STAGING: bool = true;
+
 // 8 KiB of workgroup memory: several times the pairs a workgroup of a sparse crowd finds.
 const PAIR_STAGE: u32 = 1024u;
 
@@ -18,15 +22,26 @@ var<workgroup> stage_base: u32;
 
 fn emit_pair(a: u32, b: u32) {
     let pair = vec2<u32>(min(a, b), max(a, b));
-    let slot = atomicAdd(&stage_count, 1u);
-    if slot < PAIR_STAGE {
-        stage[slot] = pair;
-        return;
+    if PAIR_STAGING {
+        let slot = atomicAdd(&stage_count, 1u);
+        if slot < PAIR_STAGE {
+            stage[slot] = pair;
+            return;
+        }
     }
     // Past the capacity the count still grows, so the CPU re-runs with more room.
     let k = atomicAdd(&counter.count, 1u);
+    note_wrap(k, 1u);
     if k < counter.capacity {
         pairs[k] = pair;
+    }
+}
+
+// Records that `old + added` (an atomicAdd on a counter word that returned `old`) passed
+// 2^32 - 1 (see PairCounter.wrapped).
+fn note_wrap(old: u32, added: u32) {
+    if old > 0xffffffffu - added {
+        atomicOr(&counter.wrapped, 1u);
     }
 }
 
@@ -44,6 +59,7 @@ fn flush_pairs(local_index: u32) {
         var base = 0u;
         if staged > 0u {
             base = atomicAdd(&counter.count, staged);
+            note_wrap(base, staged);
         }
         stage_base = base;
     }

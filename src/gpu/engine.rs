@@ -95,6 +95,7 @@ pub struct Engine {
     belt: wgpu::util::StagingBelt,
     queries: Option<(wgpu::QuerySet, u32, wgpu::Buffer)>,
     timing: TimingMode,
+    overrides: Vec<(&'static str, f64)>,
 }
 
 impl std::fmt::Debug for Engine {
@@ -124,7 +125,17 @@ impl Engine {
             belt,
             queries: None,
             timing: TimingMode::Auto,
+            overrides: Vec::new(),
         }
+    }
+
+    /// Sets a pipeline-overridable constant (`override NAME` in WGSL) for every shader
+    /// that declares it, such as `PAIR_STAGING` (0 turns the workgroup pair staging off);
+    /// pipelines are rebuilt at their next use.
+    pub fn set_override(&mut self, name: &'static str, value: f64) {
+        self.overrides.retain(|(n, _)| *n != name);
+        self.overrides.push((name, value));
+        self.pipelines.clear();
     }
 
     /// The context the engine runs on.
@@ -430,7 +441,7 @@ impl Engine {
 
     fn pipeline(&mut self, id: ShaderId) -> Result<&Pipeline> {
         if !self.pipelines.contains_key(&id) {
-            let pipeline = create_pipeline(&self.ctx, id)?;
+            let pipeline = create_pipeline(&self.ctx, id, &self.overrides)?;
             self.pipelines.insert(id, pipeline);
         }
         Ok(&self.pipelines[&id])
@@ -529,8 +540,18 @@ fn pool_size(size: u64, max: u64) -> u64 {
     if rounded > max { size } else { rounded }
 }
 
-fn create_pipeline(ctx: &GpuContext, id: ShaderId) -> Result<Pipeline> {
+fn create_pipeline(
+    ctx: &GpuContext,
+    id: ShaderId,
+    overrides: &[(&'static str, f64)],
+) -> Result<Pipeline> {
     let info = shaders::reflect(id)?;
+    // A constant the module does not declare is an error: pass each only where declared.
+    let constants: Vec<(&str, f64)> = overrides
+        .iter()
+        .copied()
+        .filter(|(name, _)| info.source.contains(&format!("override {name}")))
+        .collect();
     let device = &ctx.device;
     let scope = device.push_error_scope(wgpu::ErrorFilter::Validation);
     let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
@@ -574,7 +595,10 @@ fn create_pipeline(ctx: &GpuContext, id: ShaderId) -> Result<Pipeline> {
         layout: Some(&pipeline_layout),
         module: &module,
         entry_point: Some("main"),
-        compilation_options: Default::default(),
+        compilation_options: wgpu::PipelineCompilationOptions {
+            constants: &constants,
+            ..Default::default()
+        },
         cache: None,
     });
     if let Some(error) = pollster::block_on(scope.pop()) {

@@ -176,8 +176,8 @@ wgsl_twin! {
         pub spill: u32,
         /// Room in the spill buffer.
         pub spill_capacity: u32,
-        /// Padding.
-        pub _pad0: u32,
+        /// Nonzero when `count`, `entries` or `spill` passed 2^32 − 1 (and wrapped).
+        pub wrapped: u32,
     }
 }
 
@@ -384,6 +384,19 @@ pub fn record_broadphase(
     method: Method,
     caps: Capacities,
 ) -> BroadphaseOutputs {
+    record_broadphase_counting_from(rec, aabbs, n, method, caps, GpuPairCounter::default())
+}
+
+/// [`record_broadphase`] with the counter's words starting at `start`'s (its capacities are
+/// `caps`'): a test starts them near 2^32 to see a wrap flagged.
+pub fn record_broadphase_counting_from(
+    rec: &mut Recording,
+    aabbs: BufferProxy,
+    n: u32,
+    method: Method,
+    caps: Capacities,
+    start: GpuPairCounter,
+) -> BroadphaseOutputs {
     rec.stage("broadphase/setup");
     let groups = n.div_ceil(1024).max(1);
     let stats_params = count_params(rec, n, groups, "stats params");
@@ -409,7 +422,7 @@ pub fn record_broadphase(
             capacity: caps.pairs,
             entry_capacity: caps.entries,
             spill_capacity: caps.spill,
-            ..Default::default()
+            ..start
         }],
     );
     let pairs = rec.array_buffer::<[u32; 2]>(caps.pairs as usize, "pairs");
@@ -508,7 +521,7 @@ pub fn record_hash_table(
     rec.dispatch(
         ShaderId::HashCount,
         body_grid(n),
-        &[params, aabbs, setup, ends, oversize],
+        &[params, aabbs, setup, ends, oversize, counter],
     );
     let total = record_exclusive_scan(rec, ends, table.buckets);
     let entries_at = std::mem::offset_of!(GpuPairCounter, entries) as u64;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# GPU figures on a machine with no Rust toolchain and no network. Build here:
+#
+#   cargo build --release && cargo bench --no-run
+#   mkdir -p .carry && cp target/release/proxima .carry/ && strip .carry/proxima
+#   cp "$(ls -t target/release/deps/sort-* | grep -v '\.d$' | head -1)" .carry/sort-bench
+#   (cd .carry && apt-get download libvulkan1 libglvnd0 libgl1 libglx0 libegl1 libgles2 libopengl0)
+#
+# (the Vulkan loader, and the GL dispatch libraries NVIDIA's Vulkan driver links against:
+# without them the loader finds the driver's manifest but cannot open the driver)
+#
+# then copy .carry/ and this script over and run `bash benches/gpu-figures.sh .carry OUT`.
+# It unpacks the loader when none is installed, points the loader at the NVIDIA driver's
+# manifest when that is where the driver lives, and writes into OUT: info.txt, the table
+# and JSON and plot of `proxima bench gpu` (with and without workgroup pair staging), and
+# the radix sort against lampshade's.
+set -euo pipefail
+carry=${1:-.carry}
+out=${2:-gpu-figures}
+mkdir -p "$out"
+for f in "$carry"/*.deb; do
+    [ -e "$f" ] && dpkg -x "$f" /
+done
+ldconfig
+icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then
+    export VK_DRIVER_FILES=$icd
+fi
+"$carry/proxima" info | tee "$out/info.txt"
+"$carry/proxima" bench gpu --json "$out/bench-gpu.json" --svg "$out/bench-gpu.svg" \
+    | tee "$out/bench-gpu.txt"
+"$carry/proxima" bench gpu --bodies 1000000,4000000,16000000 --no-pair-staging \
+    --json "$out/bench-gpu-unstaged.json" --svg "$out/bench-gpu-unstaged.svg" \
+    | tee "$out/bench-gpu-unstaged.txt"
+if [ -x "$carry/sort-bench" ]; then
+    "$carry/sort-bench" --bench --noplot 2>&1 | grep -v '^$' | tee "$out/sort.txt"
+fi

@@ -1,0 +1,546 @@
+//! GPU figures in one command (`proxima bench gpu`): every GPU pass against its CPU twin
+//! on the default scene resized, size by size, from a prebuilt binary (no cargo, no
+//! network), so the same command measures a laptop, CI's software adapter and a data-centre
+//! GPU. Per size it times
+//!
+//! - the bounds pass (GPU stage time against `frame::cpu_frame`),
+//! - the radix sort of as many random key/value pairs as bodies (GPU stage time against the
+//!   twin, a stable sort), with its effective bandwidth at 64 bytes per pair: an LSD sort
+//!   with 8-bit digits reads and writes 8 bytes per pair in each of 4 passes, so that
+//!   figure over the device's copy bandwidth is the fraction of the floor reached,
+//! - a whole moving frame (upload, bounds, broadphase, readback) with the hash and with the
+//!   sweep, each against the same frame on the CPU twins, with every stage's GPU time,
+//!
+//! checks that GPU and CPU found the same pairs (and the same sorted keys), and names the
+//! stage that dominates the faster GPU frame. A size the device cannot hold is reported
+//! with its named error and the next size still runs.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use serde::Serialize;
+
+use crate::broadphase::{Choice, cpu_pairs};
+use crate::frame::{self, FrameResult, stage};
+use crate::gpu::Engine;
+use crate::graph::Recording;
+use crate::passes::broadphase::Method;
+use crate::passes::radix::{record_sort_pairs, sort_pairs_cpu};
+use crate::pipeline::{Backend, Pipeline};
+use crate::plot::{Series, loglog_svg};
+use crate::rng::Rng;
+use crate::scene::Scene;
+use crate::{Error, Result};
+
+/// Bytes a key/value radix sort must move per pair at best: 4 passes of 8-bit digits, each
+/// reading and writing a 4-byte key and a 4-byte value.
+pub const SORT_FLOOR_BYTES_PER_PAIR: f64 = 64.0;
+
+/// Seconds of simulated time between two timed frames: the bodies move.
+const FRAME_DT: f32 = 1.0 / 60.0;
+
+/// What to measure.
+#[derive(Clone, Debug)]
+pub struct GpuBenchOptions {
+    /// Body counts.
+    pub sizes: Vec<usize>,
+    /// Timed GPU runs per measurement, after one warm-up (medians are reported).
+    pub runs: usize,
+    /// Timed CPU-twin runs per measurement (no warm-up).
+    pub cpu_runs: usize,
+    /// Pairs staged in workgroup memory before one global reservation per workgroup (the
+    /// default); off, every pair takes the global counter (the A/B baseline).
+    pub pair_staging: bool,
+}
+
+impl GpuBenchOptions {
+    /// The default sizes: 10k to 1M on a software adapter or the CPU; 10k to 16M on a
+    /// hardware GPU, roughly ×3 apart for the scaling curve.
+    pub fn default_sizes(hardware: bool) -> Vec<usize> {
+        if hardware {
+            vec![
+                10_000, 30_000, 100_000, 300_000, 1_000_000, 4_000_000, 16_000_000,
+            ]
+        } else {
+            vec![10_000, 100_000, 1_000_000]
+        }
+    }
+}
+
+/// A GPU time against its CPU twin's.
+#[derive(Clone, Debug, Serialize)]
+pub struct Versus {
+    /// Median GPU time (the stage's timestamps where the adapter has them), ms.
+    pub gpu_ms: f64,
+    /// Median CPU-twin time, ms.
+    pub cpu_ms: f64,
+    /// cpu_ms / gpu_ms.
+    pub ratio: f64,
+}
+
+impl Versus {
+    fn new(gpu: f64, cpu: f64) -> Self {
+        Versus {
+            gpu_ms: gpu * 1e3,
+            cpu_ms: cpu * 1e3,
+            ratio: cpu / gpu,
+        }
+    }
+}
+
+/// The sort at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct SortFigures {
+    /// GPU against the CPU twin.
+    #[serde(flatten)]
+    pub versus: Versus,
+    /// Pairs per second over [`SORT_FLOOR_BYTES_PER_PAIR`], in GB/s.
+    pub floor_gb_per_s: f64,
+}
+
+/// A whole frame with one broadphase method at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct FrameFigures {
+    /// Bounds and broadphase stages' GPU time against the CPU twins' frame.
+    #[serde(flatten)]
+    pub versus: Versus,
+    /// The broadphase stages alone, GPU against CPU twin.
+    pub broadphase: Versus,
+    /// Median wall time of the GPU frame, upload and readback included, ms.
+    pub wall_ms: f64,
+    /// Every stage's median GPU time, ms.
+    pub stages_ms: BTreeMap<String, f64>,
+    /// The stage with the most GPU time.
+    pub dominant_stage: String,
+}
+
+/// Everything measured at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct SizeFigures {
+    /// Bodies.
+    pub bodies: usize,
+    /// Overlapping pairs in the last timed frame.
+    pub pairs: Option<usize>,
+    /// The bounds pass.
+    pub bounds: Option<Versus>,
+    /// The radix sort.
+    pub sort: Option<SortFigures>,
+    /// The frame with the spatial hash.
+    pub hash: Option<FrameFigures>,
+    /// The frame with sort-and-sweep.
+    pub sweep: Option<FrameFigures>,
+    /// The faster GPU method at this size.
+    pub best_method: Option<String>,
+    /// Best CPU-twin frame over best GPU frame.
+    pub best_ratio: Option<f64>,
+    /// The stage that dominates the best GPU frame.
+    pub dominant_stage: Option<String>,
+    /// Why this size (or part of it) could not run.
+    pub error: Option<String>,
+}
+
+/// The whole report, as written to JSON.
+#[derive(Clone, Debug, Serialize)]
+pub struct GpuBenchReport {
+    /// Adapter name.
+    pub adapter: String,
+    /// Backend and device type.
+    pub backend: String,
+    /// Driver and its version.
+    pub driver: String,
+    /// True for a software adapter (lavapipe, WARP).
+    pub software: bool,
+    /// CPU threads the twins ran on.
+    pub cpu_threads: usize,
+    /// Timed GPU runs per figure.
+    pub runs: usize,
+    /// Timed CPU runs per figure.
+    pub cpu_runs: usize,
+    /// Whether pairs were staged per workgroup.
+    pub pair_staging: bool,
+    /// One entry per size.
+    pub sizes: Vec<SizeFigures>,
+}
+
+/// Runs every figure at every size on `pipeline`'s GPU; `progress` is called with each
+/// size's figures as they are done.
+pub fn run_gpu_bench(
+    pipeline: &mut Pipeline,
+    options: &GpuBenchOptions,
+    mut progress: impl FnMut(&SizeFigures),
+) -> Result<GpuBenchReport> {
+    if options.runs == 0 || options.cpu_runs == 0 {
+        return Err(Error::Usage(
+            "--runs and --cpu-runs must be at least 1".into(),
+        ));
+    }
+    let Backend::Gpu(engine) = pipeline.backend_mut() else {
+        return Err(Error::Usage(
+            "bench gpu needs a GPU adapter (the CPU twins are the baseline, not the subject)"
+                .into(),
+        ));
+    };
+    engine.set_override("PAIR_STAGING", f64::from(u8::from(options.pair_staging)));
+    let ctx = engine.context();
+    let info = &ctx.info;
+    let mut report = GpuBenchReport {
+        adapter: info.name.clone(),
+        backend: format!("{:?} {:?}", info.backend, info.device_type),
+        driver: format!("{} {}", info.driver, info.driver_info),
+        software: ctx.is_software(),
+        cpu_threads: std::thread::available_parallelism().map_or(1, |t| t.get()),
+        runs: options.runs,
+        cpu_runs: options.cpu_runs,
+        pair_staging: options.pair_staging,
+        sizes: Vec::new(),
+    };
+    for &n in &options.sizes {
+        let figures = size_figures(pipeline, options, n);
+        progress(&figures);
+        report.sizes.push(figures);
+    }
+    Ok(report)
+}
+
+fn size_figures(pipeline: &mut Pipeline, options: &GpuBenchOptions, n: usize) -> SizeFigures {
+    let mut f = SizeFigures {
+        bodies: n,
+        pairs: None,
+        bounds: None,
+        sort: None,
+        hash: None,
+        sweep: None,
+        best_method: None,
+        best_ratio: None,
+        dominant_stage: None,
+        error: None,
+    };
+    if let Err(e) = fill_size(pipeline, options, n, &mut f) {
+        f.error = Some(e.to_string());
+    }
+    f
+}
+
+fn fill_size(
+    pipeline: &mut Pipeline,
+    options: &GpuBenchOptions,
+    n: usize,
+    f: &mut SizeFigures,
+) -> Result<()> {
+    let mut scene = Scene::default_scene(Some(n as u64))?;
+    let world = &mut scene.world;
+
+    // Bounds alone.
+    let mut gpu = Vec::new();
+    for r in 0..=options.runs {
+        let out = pipeline.step(world)?;
+        if r > 0 {
+            gpu.push(out.profile.stage_seconds(stage::BOUNDS));
+        }
+    }
+    let cpu = timed(options.cpu_runs, || {
+        frame::cpu_frame(&world.bodies, &world.shapes).map(drop)
+    })?;
+    f.bounds = Some(Versus::new(median(&mut gpu), cpu));
+
+    f.sort = Some(sort_figures(pipeline, options, n)?);
+
+    // Whole moving frames, one method at a time; the CPU twin frames run on the same poses.
+    for method in [Method::Hash, Method::Sweep] {
+        pipeline.set_broadphase(Choice::Method(method));
+        let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+        let (mut gpu, mut gpu_bp, mut wall) = (Vec::new(), Vec::new(), Vec::new());
+        let mut cpu = Vec::new();
+        let mut cpu_bp = Vec::new();
+        for r in 0..=options.runs {
+            world.advance(FRAME_DT);
+            let out = pipeline.frame(world)?;
+            if r == 0 {
+                continue;
+            }
+            let p = &out.profile;
+            gpu.push(p.stage_seconds(stage::BOUNDS) + p.stage_seconds(stage::BROADPHASE));
+            gpu_bp.push(p.stage_seconds(stage::BROADPHASE));
+            wall.push(p.wall.as_secs_f64());
+            for s in &p.stages {
+                stages
+                    .entry(s.name.to_string())
+                    .or_default()
+                    .push(s.seconds);
+            }
+            if r <= options.cpu_runs {
+                let t = Instant::now();
+                let twin = frame::cpu_full_frame(&world.bodies, &world.shapes, method)?;
+                cpu.push(t.elapsed().as_secs_f64());
+                cpu_bp.push(twin.profile.stage_seconds(stage::BROADPHASE));
+                check_same_pairs(&out, method)?;
+            }
+            f.pairs = Some(out.pairs.len());
+        }
+        let stages_ms: BTreeMap<String, f64> = stages
+            .into_iter()
+            .map(|(k, mut v)| (k, median(&mut v) * 1e3))
+            .collect();
+        let dominant_stage = stages_ms
+            .iter()
+            .filter(|(k, _)| k.as_str() != stage::UPLOAD && k.as_str() != stage::READBACK)
+            .max_by(|a, b| a.1.total_cmp(b.1))
+            .map_or_else(String::new, |(k, _)| k.clone());
+        let figures = FrameFigures {
+            versus: Versus::new(median(&mut gpu), median(&mut cpu)),
+            broadphase: Versus::new(median(&mut gpu_bp), median(&mut cpu_bp)),
+            wall_ms: median(&mut wall) * 1e3,
+            stages_ms,
+            dominant_stage,
+        };
+        match method {
+            Method::Hash => f.hash = Some(figures),
+            Method::Sweep => f.sweep = Some(figures),
+        }
+    }
+    if let (Some(h), Some(s)) = (&f.hash, &f.sweep) {
+        let (name, best) = if h.versus.gpu_ms <= s.versus.gpu_ms {
+            ("hash", h)
+        } else {
+            ("sweep", s)
+        };
+        let best_cpu = h.versus.cpu_ms.min(s.versus.cpu_ms);
+        f.best_method = Some(name.into());
+        f.best_ratio = Some(best_cpu / best.versus.gpu_ms);
+        f.dominant_stage = Some(best.dominant_stage.clone());
+    }
+    Ok(())
+}
+
+/// The GPU broadphase must report exactly the pairs of its CPU twin run on the boxes the
+/// GPU bounds pass made. (The twins' own boxes may differ from those in the last bits: each
+/// bounds pass rounds outward on its own, and a GPU may fuse a multiply-add the CPU
+/// rounds twice, so a pair whose boxes just touch can differ between the two frames.)
+fn check_same_pairs(gpu: &FrameResult, method: Method) -> Result<()> {
+    let twin = cpu_pairs(&gpu.aabbs, method)?;
+    if gpu.pairs != twin {
+        let missing = twin
+            .iter()
+            .filter(|p| gpu.pairs.binary_search(p).is_err())
+            .count();
+        let extra = gpu
+            .pairs
+            .iter()
+            .filter(|p| twin.binary_search(p).is_err())
+            .count();
+        return Err(Error::Bench(format!(
+            "gpu {} found {} pairs, its cpu twin on the same boxes {} ({missing} missing, \
+             {extra} extra)",
+            method.name(),
+            gpu.pairs.len(),
+            twin.len()
+        )));
+    }
+    Ok(())
+}
+
+fn sort_figures(
+    pipeline: &mut Pipeline,
+    options: &GpuBenchOptions,
+    n: usize,
+) -> Result<SortFigures> {
+    let Backend::Gpu(engine) = pipeline.backend_mut() else {
+        unreachable!("checked by run_gpu_bench");
+    };
+    let mut rng = Rng::new(n as u64);
+    let keys: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
+    let values: Vec<u32> = (0..n as u32).collect();
+    let mut gpu = Vec::new();
+    for r in 0..=options.runs {
+        let (seconds, sorted) = gpu_sort(engine, &keys, &values, r == 0)?;
+        if let Some((k, v)) = sorted {
+            let (mut ck, mut cv) = (keys.clone(), values.clone());
+            sort_pairs_cpu(&mut ck, &mut cv, 32);
+            if k != ck || v != cv {
+                return Err(Error::Bench(format!(
+                    "the gpu radix sort of {n} pairs differs from its cpu twin"
+                )));
+            }
+        } else {
+            gpu.push(seconds);
+        }
+    }
+    let cpu = timed(options.cpu_runs, || {
+        let (mut k, mut v) = (keys.clone(), values.clone());
+        sort_pairs_cpu(&mut k, &mut v, 32);
+        std::hint::black_box((k, v));
+        Ok(())
+    })?;
+    let gpu = median(&mut gpu);
+    Ok(SortFigures {
+        versus: Versus::new(gpu, cpu),
+        floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / gpu / 1e9,
+    })
+}
+
+type SortedPairs = (Vec<u32>, Vec<u32>);
+
+/// One GPU sort: its stage time, and the sorted pairs when `read` (the warm-up run checks
+/// them; timed runs read nothing back).
+fn gpu_sort(
+    engine: &mut Engine,
+    keys: &[u32],
+    values: &[u32],
+    read: bool,
+) -> Result<(f64, Option<SortedPairs>)> {
+    let mut rec = Recording::new();
+    rec.stage(stage::UPLOAD);
+    let k = rec.array_buffer::<u32>(keys.len(), "sort keys");
+    let v = rec.array_buffer::<u32>(values.len(), "sort values");
+    rec.upload(k, keys);
+    rec.upload(v, values);
+    rec.stage("sort");
+    let (sk, sv) = record_sort_pairs(&mut rec, k, v, keys.len() as u32, 32);
+    let readbacks = read.then(|| {
+        rec.stage(stage::READBACK);
+        (rec.readback(sk), rec.readback(sv))
+    });
+    let out = engine.run(&rec, &[])?;
+    let sorted = readbacks.map(|(rk, rv)| (out.values(rk), out.values(rv)));
+    Ok((out.profile.stage_seconds("sort"), sorted))
+}
+
+/// Median seconds of `runs` calls.
+fn timed(runs: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
+    let mut t = Vec::with_capacity(runs);
+    for _ in 0..runs {
+        let start = Instant::now();
+        f()?;
+        t.push(start.elapsed().as_secs_f64());
+    }
+    Ok(median(&mut t))
+}
+
+/// The median (upper middle); NaN for no values.
+pub fn median(v: &mut [f64]) -> f64 {
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+impl GpuBenchReport {
+    /// The report as a fixed-width table, one row per size.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "{} ({}; {}), CPU twins on {} threads; medians of {} GPU / {} CPU runs, ms{}\n",
+            self.adapter,
+            self.backend,
+            self.driver,
+            self.cpu_threads,
+            self.runs,
+            self.cpu_runs,
+            if self.pair_staging {
+                ""
+            } else {
+                "; pair staging off"
+            }
+        );
+        s += &format!(
+            "{:>9} {:>9} | {:>8} {:>8} {:>6} | {:>8} {:>8} {:>6} {:>6} | {:>8} {:>8} {:>8} {:>8} {:>7} | {}\n",
+            "bodies",
+            "pairs",
+            "bounds",
+            "cpu",
+            "x",
+            "sort",
+            "cpu",
+            "x",
+            "GB/s",
+            "hash",
+            "sweep",
+            "bp-only",
+            "best cpu",
+            "x",
+            "dominant stage"
+        );
+        let ms = |v: Option<f64>| v.map_or_else(|| format!("{:>8}", "-"), |v| format!("{v:>8.3}"));
+        let x = |v: Option<f64>| v.map_or_else(|| format!("{:>6}", "-"), |v| format!("{v:>6.1}"));
+        for f in &self.sizes {
+            let best = match f.best_method.as_deref() {
+                Some("hash") => f.hash.as_ref(),
+                Some(_) => f.sweep.as_ref(),
+                None => None,
+            };
+            s += &format!(
+                "{:>9} {:>9} | {} {} {} | {} {} {} {} | {} {} {} {} {:>7} | {}\n",
+                f.bodies,
+                f.pairs.map_or_else(|| "-".into(), |p| p.to_string()),
+                ms(f.bounds.as_ref().map(|b| b.gpu_ms)),
+                ms(f.bounds.as_ref().map(|b| b.cpu_ms)),
+                x(f.bounds.as_ref().map(|b| b.ratio)),
+                ms(f.sort.as_ref().map(|b| b.versus.gpu_ms)),
+                ms(f.sort.as_ref().map(|b| b.versus.cpu_ms)),
+                x(f.sort.as_ref().map(|b| b.versus.ratio)),
+                x(f.sort.as_ref().map(|b| b.floor_gb_per_s)),
+                ms(f.hash.as_ref().map(|h| h.versus.gpu_ms)),
+                ms(f.sweep.as_ref().map(|h| h.versus.gpu_ms)),
+                ms(best.map(|b| b.broadphase.gpu_ms)),
+                ms(f.hash
+                    .as_ref()
+                    .zip(f.sweep.as_ref())
+                    .map(|(h, w)| h.versus.cpu_ms.min(w.versus.cpu_ms))),
+                f.best_ratio
+                    .map_or_else(|| "-".into(), |r| format!("{r:.1}")),
+                f.dominant_stage.as_deref().unwrap_or("-"),
+            );
+            if let Some(e) = &f.error {
+                s += &format!("{:>9}   error: {e}\n", "");
+            }
+        }
+        s += "(hash, sweep: bounds + broadphase GPU time of a moving frame; bp-only: the best \
+              method's broadphase stages; best cpu: the faster CPU-twin frame; GB/s: sorted \
+              pairs x 64 B per second)\n";
+        s
+    }
+
+    /// A log–log plot of time against bodies: GPU frames by method, the best CPU-twin
+    /// frame, the sort and the bounds pass.
+    pub fn svg(&self) -> String {
+        let mut series = vec![
+            ("gpu frame, hash", Vec::new()),
+            ("gpu frame, sweep", Vec::new()),
+            ("gpu sort", Vec::new()),
+            ("gpu bounds", Vec::new()),
+            ("best cpu twin frame", Vec::new()),
+        ];
+        for f in &self.sizes {
+            let n = f.bodies as f64;
+            let values = [
+                f.hash.as_ref().map(|h| h.versus.gpu_ms),
+                f.sweep.as_ref().map(|h| h.versus.gpu_ms),
+                f.sort.as_ref().map(|s| s.versus.gpu_ms),
+                f.bounds.as_ref().map(|b| b.gpu_ms),
+                f.hash
+                    .as_ref()
+                    .zip(f.sweep.as_ref())
+                    .map(|(h, w)| h.versus.cpu_ms.min(w.versus.cpu_ms)),
+            ];
+            for ((_, points), v) in series.iter_mut().zip(values) {
+                if let Some(v) = v.filter(|v| v.is_finite() && *v > 0.0) {
+                    points.push((n, v));
+                }
+            }
+        }
+        let series: Vec<Series> = series
+            .into_iter()
+            .filter(|(_, p)| !p.is_empty())
+            .map(|(name, points)| Series {
+                name: name.into(),
+                points,
+            })
+            .collect();
+        loglog_svg(
+            &format!("proxima on {}", self.adapter),
+            "bodies",
+            "time (ms)",
+            &series,
+        )
+    }
+}
