@@ -29,7 +29,7 @@ fi
 "$carry/proxima" info | tee "$out/info.txt"
 "$carry/proxima" bench gpu --json "$out/bench-gpu.json" --svg "$out/bench-gpu.svg" \
     | tee "$out/bench-gpu.txt"
-"$carry/proxima" bench gpu --bodies 1000000,4000000 --no-pair-staging \
+"$carry/proxima" bench gpu --bodies 1000000,4000000 --methods hash --no-pair-staging \
     --json "$out/bench-gpu-unstaged.json" --svg "$out/bench-gpu-unstaged.svg" \
     | tee "$out/bench-gpu-unstaged.txt"
 if [ -x "$carry/sort-bench" ]; then

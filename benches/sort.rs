@@ -1,7 +1,10 @@
 //! Key/value radix sort on resident GPU buffers: proxima's pass (4-bit LSD,
 //! reduce-then-scan) against lampshade 0.13's `KeyValueSoaSorter` (separate key and value
 //! buffers, like ours), same random keys, side by side. Both record into a command buffer,
-//! submit and wait; neither reads back. `cargo bench --bench sort`.
+//! submit and wait; neither reads back. Every iteration first copies the unsorted keys and
+//! values in from pristine buffers (a device copy, the same for both): sorting the last
+//! iteration's already sorted output would make every scatter sequential, and flatter.
+//! `cargo bench --bench sort`.
 
 mod common;
 
@@ -38,6 +41,10 @@ fn sort(c: &mut Criterion) {
         };
         group.throughput(criterion::Throughput::Elements(u64::from(n)));
 
+        let (k0, v0) = (
+            buffer("pristine keys", &keys),
+            buffer("pristine values", &values),
+        );
         let (k, v) = (buffer("keys", &keys), buffer("values", &values));
         let mut engine = Engine::new(ctx.clone());
         group.bench_function(BenchmarkId::new("proxima", n), |b| {
@@ -45,13 +52,19 @@ fn sort(c: &mut Criterion) {
                 let mut rec = Recording::new();
                 let pk = rec.external(k.size(), "keys");
                 let pv = rec.external(v.size(), "values");
+                let pk0 = rec.external(k.size(), "pristine keys");
+                let pv0 = rec.external(v.size(), "pristine values");
+                rec.copy(pk0, 0, pk, 0, k.size());
+                rec.copy(pv0, 0, pv, 0, v.size());
                 let (sk, sv) = record_sort_pairs(&mut rec, pk, pv, n, 32);
                 // The result may sit in pooled buffers: copy it home, as a caller would.
                 if sk != pk {
                     rec.copy(sk, 0, pk, 0, k.size());
                     rec.copy(sv, 0, pv, 0, v.size());
                 }
-                engine.run(&rec, &[(pk, &k), (pv, &v)]).expect("sort")
+                engine
+                    .run(&rec, &[(pk, &k), (pv, &v), (pk0, &k0), (pv0, &v0)])
+                    .expect("sort")
             });
         });
 
@@ -63,6 +76,8 @@ fn sort(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("lampshade", n), |b| {
             b.iter(|| {
                 let mut encoder = ctx.device.create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(&k0, 0, &k2, 0, k2.size());
+                encoder.copy_buffer_to_buffer(&v0, 0, &v2, 0, v2.size());
                 sorter
                     .record_reserved_sort(&mut encoder, &k2, &v2, n)
                     .expect("lampshade sorts");

@@ -79,6 +79,9 @@ struct GpuBenchArgs {
     /// Every pair takes the global counter instead of a workgroup stage (the A/B baseline).
     #[arg(long)]
     no_pair_staging: bool,
+    /// Broadphase methods to run frames with, comma separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MethodArg::Hash, MethodArg::Sweep])]
+    methods: Vec<MethodArg>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -549,6 +552,14 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         runs: args.runs,
         cpu_runs: args.cpu_runs,
         pair_staging: !args.no_pair_staging,
+        methods: args
+            .methods
+            .iter()
+            .map(|m| match m {
+                MethodArg::Hash => proxima::passes::broadphase::Method::Hash,
+                MethodArg::Sweep => proxima::passes::broadphase::Method::Sweep,
+            })
+            .collect(),
     };
     println!("bench gpu on {}", pipeline.device_name());
     let report = run_gpu_bench(&mut pipeline, &options, |f| match &f.error {

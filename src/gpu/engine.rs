@@ -219,16 +219,7 @@ impl Engine {
                 used_bytes += size.next_multiple_of(wgpu::MAP_ALIGNMENT);
             }
         }
-        let passes = recording
-            .commands()
-            .iter()
-            .filter(|c| {
-                matches!(
-                    c,
-                    Command::Dispatch { .. } | Command::DispatchIndirect { .. }
-                )
-            })
-            .count() as u32;
+        let passes = timed_passes(recording);
         // A frame with more passes than one query set holds is timed on the CPU.
         let clock = match self.clock() {
             Clock::GpuTimestamps if passes * 2 > wgpu::QUERY_SET_MAX_QUERIES => Clock::Cpu,
@@ -405,25 +396,24 @@ impl Engine {
         let (stages, clock) = match &frame.timestamps {
             Some(layout) => {
                 let period = f64::from(self.ctx.queue.get_timestamp_period());
-                let ticks: &[u64] = bytemuck::cast_slice(
+                let ticks: &[[u64; 2]] = bytemuck::cast_slice(
                     &view[layout.offset as usize
                         ..layout.offset as usize + layout.pass_stage.len() * 16],
                 );
-                let mut stages: Vec<StageTime> = layout
+                let seconds = stage_seconds_from_ticks(
+                    ticks,
+                    &layout.pass_stage,
+                    layout.stage_names.len(),
+                    period,
+                );
+                // A stage of copies alone (upload, readback) has no GPU time to report, and
+                // is left out rather than shown as 0.
+                let stages: Vec<StageTime> = layout
                     .stage_names
                     .iter()
-                    .map(|&name| StageTime { name, seconds: 0.0 })
+                    .zip(seconds)
+                    .filter_map(|(&name, s)| s.map(|seconds| StageTime { name, seconds }))
                     .collect();
-                let mut timed = vec![false; stages.len()];
-                for (pass, &stage) in layout.pass_stage.iter().enumerate() {
-                    let dt = ticks[2 * pass + 1].saturating_sub(ticks[2 * pass]);
-                    stages[stage].seconds += dt as f64 * period * 1e-9;
-                    timed[stage] = true;
-                }
-                // Timestamps bracket compute passes only: a stage of copies alone (upload,
-                // readback) has no GPU time to report, and is left out rather than shown as 0.
-                let mut timed = timed.into_iter();
-                stages.retain(|_| timed.next().unwrap_or(false));
                 (stages, Clock::GpuTimestamps)
             }
             None => (frame.cpu_stages.clone(), Clock::Cpu),
@@ -540,6 +530,43 @@ fn pool_size(size: u64, max: u64) -> u64 {
     if rounded > max { size } else { rounded }
 }
 
+/// Timed passes of a recording: one per dispatch (timestamps bracket compute passes; a
+/// stage of copies alone, such as upload or readback, has no GPU time to report).
+fn timed_passes(recording: &Recording) -> u32 {
+    recording
+        .commands()
+        .iter()
+        .filter(|c| {
+            matches!(
+                c,
+                Command::Dispatch { .. } | Command::DispatchIndirect { .. }
+            )
+        })
+        .count() as u32
+}
+
+/// Seconds per stage from the timed passes' (begin, end) ticks, in encoding order. A
+/// pass's begin timestamp may be written before the work ahead of it has finished (a
+/// begin-of-pass timestamp waits for nothing; the end one waits for everything before it),
+/// so a pass counts from the later of its begin and the previous pass's end: no GPU time
+/// is counted twice, and the stages sum to the frame's busy span.
+pub fn stage_seconds_from_ticks(
+    ticks: &[[u64; 2]],
+    pass_stage: &[usize],
+    stages: usize,
+    period_ns: f64,
+) -> Vec<Option<f64>> {
+    let mut seconds = vec![None; stages];
+    let mut last_end: Option<u64> = None;
+    for (&[begin, end], &stage) in ticks.iter().zip(pass_stage) {
+        let start = last_end.map_or(begin, |e| begin.max(e));
+        let dt = end.saturating_sub(start) as f64 * period_ns * 1e-9;
+        *seconds[stage].get_or_insert(0.0) += dt;
+        last_end = Some(last_end.map_or(end, |e| e.max(end)));
+    }
+    seconds
+}
+
 fn create_pipeline(
     ctx: &GpuContext,
     id: ShaderId,
@@ -645,7 +672,7 @@ struct FrameRun<'a> {
     submissions: StageSubmissions,
 }
 
-impl FrameRun<'_> {
+impl<'a> FrameRun<'a> {
     fn encoder(&mut self) -> &mut wgpu::CommandEncoder {
         self.encoder
             .get_or_insert_with(|| new_encoder(&self.ctx.device))
@@ -858,28 +885,33 @@ impl FrameRun<'_> {
         Ok(())
     }
 
+    /// The next pass's timestamp writes, when the frame is timed on the GPU.
+    fn timestamp_writes<'q>(&mut self) -> Option<wgpu::ComputePassTimestampWrites<'q>>
+    where
+        'a: 'q,
+    {
+        let set = self.queries?;
+        let layout = self.timestamps.as_mut()?;
+        if layout.stage_names.is_empty() {
+            layout.stage_names.push("unnamed");
+        }
+        layout.pass_stage.push(self.stage_index);
+        let index = self.pass_index;
+        self.pass_index += 1;
+        Some(wgpu::ComputePassTimestampWrites {
+            query_set: set,
+            beginning_of_pass_write_index: Some(2 * index),
+            end_of_pass_write_index: Some(2 * index + 1),
+        })
+    }
+
     fn compute_pass(
         &mut self,
         shader: ShaderId,
         group: &wgpu::BindGroup,
         dispatch: impl FnOnce(&mut wgpu::ComputePass<'_>),
     ) {
-        let timestamp_writes = match (&mut self.timestamps, self.queries) {
-            (Some(layout), Some(set)) => {
-                if layout.stage_names.is_empty() {
-                    layout.stage_names.push("unnamed");
-                }
-                layout.pass_stage.push(self.stage_index);
-                let index = self.pass_index;
-                self.pass_index += 1;
-                Some(wgpu::ComputePassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: Some(2 * index),
-                    end_of_pass_write_index: Some(2 * index + 1),
-                })
-            }
-            _ => None,
-        };
+        let timestamp_writes = self.timestamp_writes();
         let pipeline = &self.pipelines[&shader].pipeline;
         let encoder = self
             .encoder
@@ -896,7 +928,20 @@ impl FrameRun<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::pool_size;
+    use super::{pool_size, stage_seconds_from_ticks};
+
+    #[test]
+    fn overlapping_pass_timestamps_are_counted_once() {
+        // Stage 0: a pass 0..10. Stage 1: a pass whose begin was written early (5) and
+        // ends at 30, then one from 30 to 35 with an idle gap before it (begin 32).
+        // Stage 2: never timed.
+        let ticks = [[0, 10], [5, 30], [32, 35]];
+        let s = stage_seconds_from_ticks(&ticks, &[0, 1, 1], 3, 1e9);
+        assert_eq!(s, vec![Some(10.0), Some(20.0 + 3.0), None]);
+        // The stages sum to the busy span, never more than last end - first begin.
+        let total: f64 = s.iter().flatten().sum();
+        assert!(total <= 35.0);
+    }
 
     #[test]
     fn pool_sizes_cover_the_request_with_bounded_waste() {
