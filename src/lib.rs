@@ -8,6 +8,7 @@ pub mod bench;
 pub mod bodies;
 pub mod broadphase;
 pub mod error;
+pub mod estimate;
 pub mod exact;
 pub mod frame;
 pub mod geometry;

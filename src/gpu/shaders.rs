@@ -21,6 +21,7 @@ pub const SHARED: &[(&str, &str)] = &[
         "dispatch",
         include_str!("../../shaders/shared/dispatch.wgsl"),
     ),
+    ("depth", include_str!("../../shaders/shared/depth.wgsl")),
     ("numeric", include_str!("../../shaders/shared/numeric.wgsl")),
     (
         "pair_append",
@@ -76,6 +77,10 @@ pub enum ShaderId {
     SapReach,
     /// Sort-and-sweep: the sweep (`sap_sweep.wgsl`).
     SapSweep,
+    /// Sampled depth: least s per work item (`depth_estimate.wgsl`).
+    DepthEstimate,
+    /// Sampled depth: least s per pair, with its bound (`depth_reduce.wgsl`).
+    DepthReduce,
 }
 
 impl ShaderId {
@@ -97,6 +102,8 @@ impl ShaderId {
         ShaderId::SapGather,
         ShaderId::SapReach,
         ShaderId::SapSweep,
+        ShaderId::DepthEstimate,
+        ShaderId::DepthReduce,
     ];
 
     /// File name inside `shaders/`.
@@ -118,6 +125,8 @@ impl ShaderId {
             ShaderId::SapGather => "sap_gather.wgsl",
             ShaderId::SapReach => "sap_reach.wgsl",
             ShaderId::SapSweep => "sap_sweep.wgsl",
+            ShaderId::DepthEstimate => "depth_estimate.wgsl",
+            ShaderId::DepthReduce => "depth_reduce.wgsl",
         }
     }
 
@@ -140,6 +149,8 @@ impl ShaderId {
             ShaderId::SapGather => include_str!("../../shaders/sap_gather.wgsl"),
             ShaderId::SapReach => include_str!("../../shaders/sap_reach.wgsl"),
             ShaderId::SapSweep => include_str!("../../shaders/sap_sweep.wgsl"),
+            ShaderId::DepthEstimate => include_str!("../../shaders/depth_estimate.wgsl"),
+            ShaderId::DepthReduce => include_str!("../../shaders/depth_reduce.wgsl"),
         }
     }
 

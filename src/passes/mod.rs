@@ -2,6 +2,7 @@
 
 pub mod bounds;
 pub mod broadphase;
+pub mod depth;
 pub mod dispatch_args;
 pub mod radix;
 pub mod scan;

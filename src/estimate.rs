@@ -1,0 +1,114 @@
+//! Running the sampled depth estimate ([`crate::passes::depth`]) over pairs: on the GPU,
+//! with the shape tables uploaded once and kept on the device (a frame uploads only the
+//! bodies and the pairs), or on the CPU twin.
+
+use crate::bodies::GpuBody;
+use crate::gpu::Engine;
+use crate::graph::Recording;
+use crate::passes::depth::{
+    DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_inputs,
+    depth_estimate_cpu, record_depth_estimate,
+};
+use crate::{Error, Result};
+
+/// The depth estimate's shape tables, resident on one device.
+#[derive(Debug)]
+pub struct GpuDepthEstimator {
+    shapes: DepthShapes,
+    buffers: [wgpu::Buffer; 3],
+}
+
+impl GpuDepthEstimator {
+    /// Uploads the tables of `shapes` to `engine`'s device.
+    pub fn new(engine: &Engine, shapes: DepthShapes) -> Self {
+        use wgpu::util::DeviceExt;
+        let device = &engine.context().device;
+        let buffer = |label, bytes: &[u8]| {
+            // A table may be empty (no faces at all): bind at least one element.
+            let bytes = if bytes.is_empty() {
+                &[0u8; 16][..]
+            } else {
+                bytes
+            };
+            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+        };
+        let buffers = [
+            buffer("depth shapes", bytemuck::cast_slice(&shapes.shapes)),
+            buffer("depth vertices", bytemuck::cast_slice(&shapes.vertices)),
+            buffer("depth normals", bytemuck::cast_slice(&shapes.normals)),
+        ];
+        GpuDepthEstimator { shapes, buffers }
+    }
+
+    /// The tables.
+    pub fn shapes(&self) -> &DepthShapes {
+        &self.shapes
+    }
+
+    /// One estimate per pair of `bodies`, with a k × k cube map per face.
+    pub fn run(
+        &self,
+        engine: &mut Engine,
+        bodies: &[GpuBody],
+        pairs: &[[u32; 2]],
+        k: u32,
+    ) -> Result<Vec<GpuDepthEstimate>> {
+        check_inputs(&self.shapes, bodies, pairs)?;
+        if pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let n = u32::try_from(pairs.len())
+            .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
+        let params = GpuDepthParams::new(n, k, &self.shapes)?;
+        let mut rec = Recording::new();
+        rec.stage("upload");
+        let b = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
+        rec.upload(b, bodies);
+        let p = rec.array_buffer::<[u32; 2]>(pairs.len(), "pairs");
+        rec.upload(p, pairs);
+        let tables = DepthShapeBuffers {
+            shapes: rec.external(self.buffers[0].size(), "depth shapes"),
+            vertices: rec.external(self.buffers[1].size(), "depth vertices"),
+            normals: rec.external(self.buffers[2].size(), "depth normals"),
+        };
+        rec.stage("depth");
+        let out = record_depth_estimate(&mut rec, b, p, tables, params);
+        rec.stage("readback");
+        let rb_estimates = rec.readback(out.estimates);
+        let rb_cut = rec.readback(out.cut);
+        let frame = engine.run(
+            &rec,
+            &[
+                (tables.shapes, &self.buffers[0]),
+                (tables.vertices, &self.buffers[1]),
+                (tables.normals, &self.buffers[2]),
+            ],
+        )?;
+        if frame.values::<u32>(rb_cut)[0] != 0 {
+            return Err(Error::Gpu(
+                "depth estimate: the adapter stopped a shader loop before it ended, so an \
+                 estimate would be wrong (a software adapter's loop limit; use the CPU twin)"
+                    .into(),
+            ));
+        }
+        Ok(frame.values(rb_estimates))
+    }
+}
+
+/// The CPU twin over the same inputs.
+pub fn estimate_cpu(
+    shapes: &DepthShapes,
+    bodies: &[GpuBody],
+    pairs: &[[u32; 2]],
+    k: u32,
+) -> Result<Vec<GpuDepthEstimate>> {
+    check_inputs(shapes, bodies, pairs)?;
+    let n = u32::try_from(pairs.len())
+        .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
+    let params = GpuDepthParams::new(n, k, shapes)?;
+    Ok(depth_estimate_cpu(shapes, bodies, pairs, &params))
+}

@@ -1,0 +1,288 @@
+//! The sampled depth estimate: GPU pass against its CPU twin, and both against the exact
+//! depth by enumeration (`exact::depth::enumerate`, f64): est + slack ≥ depth ≥
+//! est − bound − slack on every overlapping pair, and a pair reported separated is
+//! separated.
+
+mod common;
+
+use glam::{DQuat, DVec3, Quat, Vec3};
+use proxima::bodies::{GpuBody, Pose};
+use proxima::estimate::{GpuDepthEstimator, estimate_cpu};
+use proxima::exact::depth::enumerate;
+use proxima::geometry::ConvexPolytope;
+use proxima::geometry::generators::{cone, cuboid, cylinder, icosphere, random_hull};
+use proxima::gpu::Engine;
+use proxima::passes::depth::{
+    DEFAULT_K, DepthShapes, GpuDepthEstimate, covering_angle, cube_direction,
+};
+use proxima::rng::Rng;
+
+fn shapes() -> Vec<ConvexPolytope> {
+    let mut rng = Rng::new(9);
+    vec![
+        cuboid(DVec3::splat(0.5)).unwrap(),
+        cuboid(DVec3::new(2.0, 0.1, 0.3)).unwrap(), // a plank
+        random_hull(&mut rng, 60, 0.7).unwrap(),
+        icosphere(0.6, 2).unwrap(),
+        cylinder(16, 0.4, 0.8).unwrap(),
+        cone(12, 0.5, 0.6).unwrap(),
+        random_hull(&mut rng, 500, 0.9).unwrap(),
+    ]
+}
+
+/// `n` bodies of every shape packed into a small cube (most pairs overlap, some deeply,
+/// some are apart), and every pair of them.
+fn crowd(n: usize, seed: u64, shape_count: u32) -> (Vec<GpuBody>, Vec<[u32; 2]>) {
+    let mut rng = Rng::new(seed);
+    let side = 0.9 * (n as f64).cbrt();
+    let bodies: Vec<GpuBody> = (0..n)
+        .map(|i| {
+            let p = rng.point_in(DVec3::splat(-side / 2.0), DVec3::splat(side / 2.0));
+            GpuBody::new(
+                p.as_vec3(),
+                rng.rotation().as_quat(),
+                i as u32 % shape_count,
+            )
+        })
+        .collect();
+    let mut pairs = Vec::new();
+    for a in 0..n as u32 {
+        for b in a + 1..n as u32 {
+            pairs.push([a, b]);
+        }
+    }
+    (bodies, pairs)
+}
+
+/// Checks one estimate against the exact depth; returns whether the pair overlaps.
+fn check_against_exact(
+    label: &str,
+    e: &GpuDepthEstimate,
+    a: &ConvexPolytope,
+    body_a: &GpuBody,
+    b: &ConvexPolytope,
+    body_b: &GpuBody,
+) -> bool {
+    let (pa, pb) = (Pose::from_gpu(body_a), Pose::from_gpu(body_b));
+    let exact = enumerate(a, &pa, b, &pb);
+    let est = f64::from(e.depth);
+    let (bound, slack) = (f64::from(e.bound), f64::from(e.slack));
+    assert!(e.bound >= 0.0 && e.slack > 0.0, "{label}: {e:?}");
+    match exact {
+        Some(p) => {
+            assert!(
+                e.separated == 0,
+                "{label}: overlapping (depth {}) but {e:?}",
+                p.depth
+            );
+            assert!(
+                est + slack >= p.depth,
+                "{label}: est {est} below depth {}",
+                p.depth
+            );
+            assert!(
+                p.depth >= est - bound - slack,
+                "{label}: depth {} below est {est} - bound {bound}",
+                p.depth
+            );
+            true
+        }
+        None => false,
+    }
+}
+
+#[test]
+fn gpu_estimate_matches_its_cpu_twin_and_brackets_the_exact_depth() {
+    let Some(ctx) = common::gpu("depth estimate") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let polys = shapes();
+    let tables = DepthShapes::new(&polys).unwrap();
+    let estimator = GpuDepthEstimator::new(&engine, tables.clone());
+    let (bodies, pairs) = crowd(70, 3, polys.len() as u32);
+    for k in [DEFAULT_K, 5] {
+        let gpu = estimator.run(&mut engine, &bodies, &pairs, k).unwrap();
+        let cpu = estimate_cpu(&tables, &bodies, &pairs, k).unwrap();
+        assert_eq!(gpu.len(), pairs.len());
+        let mut overlapping = 0;
+        let mut separated = 0;
+        for ((g, c), &[a, b]) in gpu.iter().zip(&cpu).zip(&pairs) {
+            let label = format!("k {k}, pair {a}-{b}");
+            // Twins: the same least over the same samples, each s within rounding.
+            let tol = 2.0 * c.slack.max(g.slack);
+            assert!((g.depth - c.depth).abs() <= tol, "{label}: {g:?} vs {c:?}");
+            assert!((g.bound - c.bound).abs() <= 1e-5 * c.bound, "{label}");
+            assert!((g.slack - c.slack).abs() <= 1e-5 * c.slack, "{label}");
+            if c.depth.abs() > tol {
+                assert_eq!(g.separated, c.separated, "{label}");
+            }
+            let n = Vec3::from_array(g.normal);
+            assert!((n.length() - 1.0).abs() < 1e-5, "{label}: {n}");
+            separated += g.separated;
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let (sa, sb) = (&polys[ba.shape as usize], &polys[bb.shape as usize]);
+            for e in [g, c] {
+                if check_against_exact(&label, e, sa, ba, sb, bb) {
+                    overlapping += 1;
+                }
+            }
+        }
+        // Not vacuous: both kinds of pair are there in numbers.
+        assert!(
+            overlapping > 400 && separated > 300,
+            "{overlapping} {separated}"
+        );
+    }
+}
+
+#[test]
+fn everyday_contacts_estimate_within_their_bound() {
+    let polys = vec![
+        cuboid(DVec3::splat(0.5)).unwrap(),
+        cuboid(DVec3::new(2.0, 0.1, 0.3)).unwrap(),
+    ];
+    let tables = DepthShapes::new(&polys).unwrap();
+    let body = |p: DVec3, q: DQuat, shape| GpuBody::new(p.as_vec3(), q.as_quat(), shape);
+    let turn = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    let cases = [
+        // Cubes side by side, overlapping by 0.3: a face normal is sampled, so est = 0.3.
+        (
+            "cubes",
+            body(DVec3::ZERO, DQuat::IDENTITY, 0),
+            body(DVec3::X * 0.7, DQuat::IDENTITY, 0),
+            Some(0.3),
+        ),
+        // Stacked crates exactly touching: depth 0.
+        (
+            "crates",
+            body(DVec3::ZERO, DQuat::IDENTITY, 0),
+            body(DVec3::Y, DQuat::IDENTITY, 0),
+            Some(0.0),
+        ),
+        // Identical bodies at identical poses: the least width, 1.
+        (
+            "identical",
+            body(DVec3::ZERO, DQuat::IDENTITY, 0),
+            body(DVec3::ZERO, DQuat::IDENTITY, 0),
+            Some(1.0),
+        ),
+        // Crossed planks pressed together by 0.05.
+        (
+            "planks",
+            body(DVec3::ZERO, DQuat::IDENTITY, 1),
+            body(DVec3::Y * 0.15, turn, 1),
+            Some(0.05),
+        ),
+        // Apart by 0.2: certified separated.
+        (
+            "apart",
+            body(DVec3::ZERO, DQuat::IDENTITY, 0),
+            body(DVec3::Z * 1.2, DQuat::IDENTITY, 0),
+            None,
+        ),
+        // Far from the origin: the same cubes at 1e4.
+        (
+            "far",
+            body(DVec3::splat(1e4), DQuat::IDENTITY, 0),
+            body(DVec3::splat(1e4) + DVec3::X * 0.7, DQuat::IDENTITY, 0),
+            Some(0.3),
+        ),
+    ];
+    let bodies: Vec<GpuBody> = cases.iter().flat_map(|c| [c.1, c.2]).collect();
+    let pairs: Vec<[u32; 2]> = (0..cases.len() as u32)
+        .map(|i| [2 * i, 2 * i + 1])
+        .collect();
+    let mut runs = vec![estimate_cpu(&tables, &bodies, &pairs, DEFAULT_K).unwrap()];
+    if let Some(ctx) = common::gpu("depth estimate everyday") {
+        let mut engine = Engine::new(ctx);
+        let estimator = GpuDepthEstimator::new(&engine, tables);
+        runs.push(
+            estimator
+                .run(&mut engine, &bodies, &pairs, DEFAULT_K)
+                .unwrap(),
+        );
+    }
+    for estimates in runs {
+        for ((name, a, b, want), e) in cases.iter().zip(&estimates) {
+            let overlapping = check_against_exact(
+                name,
+                e,
+                &polys[a.shape as usize],
+                a,
+                &polys[b.shape as usize],
+                b,
+            );
+            match want {
+                Some(depth) => {
+                    assert!(overlapping, "{name}");
+                    // A face normal of one body is the exact minimiser in each case, so
+                    // the estimate is the exact depth up to rounding (which, at 1e4, moved
+                    // the bodies themselves when their poses became f32).
+                    let exact = enumerate(
+                        &polys[a.shape as usize],
+                        &Pose::from_gpu(a),
+                        &polys[b.shape as usize],
+                        &Pose::from_gpu(b),
+                    )
+                    .unwrap()
+                    .depth;
+                    let err = (f64::from(e.depth) - exact).abs();
+                    assert!(err <= f64::from(e.slack), "{name}: {e:?} vs {exact}");
+                    assert!((exact - depth).abs() < 1e-3, "{name}: {exact}");
+                }
+                None => assert_eq!(e.separated, 1, "{name}: {e:?}"),
+            }
+        }
+    }
+}
+
+#[test]
+fn the_covering_angle_bounds_the_distance_to_the_nearest_sample() {
+    // Brute force: random unit directions against every cube-map sample.
+    let mut rng = Rng::new(4);
+    for k in [1, 2, 4, 7] {
+        let theta = covering_angle(k);
+        let samples: Vec<Vec3> = (0..6 * k * k).map(|i| cube_direction(i, k)).collect();
+        let mut worst: f64 = 0.0;
+        for _ in 0..20_000 {
+            let d = rng.unit_vector();
+            let nearest = samples
+                .iter()
+                .map(|s| d.angle_between(s.as_dvec3()))
+                .fold(f64::INFINITY, f64::min);
+            worst = worst.max(nearest);
+        }
+        // f32 samples are off by ~1e-7 rad.
+        assert!(worst <= theta + 1e-6, "k {k}: {worst} > {theta}");
+        // ... and the bound is not loose by much.
+        assert!(worst >= 0.6 * theta, "k {k}: {worst} vs {theta}");
+    }
+    // k = 16: the cells at a face's centre are the widest, their corners √2/16 away on
+    // the face's plane.
+    let t16 = covering_angle(16);
+    assert!((t16 - (2f64.sqrt() / 16.0).atan()).abs() < 1e-12, "{t16}");
+}
+
+#[test]
+fn bad_inputs_are_named_errors() {
+    let polys = shapes();
+    let tables = DepthShapes::new(&polys).unwrap();
+    let bodies = vec![GpuBody::new(Vec3::ZERO, Quat::IDENTITY, 0); 3];
+    let err = estimate_cpu(&tables, &bodies, &[[0, 7]], DEFAULT_K).unwrap_err();
+    assert!(err.to_string().contains("body 7"), "{err}");
+    let mut bad = bodies.clone();
+    bad[2].shape = 99;
+    let err = estimate_cpu(&tables, &bad, &[[0, 2]], DEFAULT_K).unwrap_err();
+    assert!(
+        err.to_string().contains("body 2") && err.to_string().contains("99"),
+        "{err}"
+    );
+    let err = estimate_cpu(&tables, &bodies, &[[0, 1]], 0).unwrap_err();
+    assert!(err.to_string().contains("k = 0"), "{err}");
+    assert!(
+        estimate_cpu(&tables, &bodies, &[], DEFAULT_K)
+            .unwrap()
+            .is_empty()
+    );
+}
