@@ -21,15 +21,18 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::broadphase::{Choice, cpu_pairs};
+use crate::estimate::{GpuDepthEstimator, estimate_cpu};
 use crate::frame::{self, FrameResult, stage};
 use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::passes::broadphase::Method;
+use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
 use crate::passes::radix::{record_sort_pairs, sort_pairs_cpu};
 use crate::pipeline::{Backend, Pipeline};
 use crate::plot::{Series, loglog_svg};
 use crate::rng::Rng;
 use crate::scene::Scene;
+use crate::shape::ShapeGeometry;
 use crate::{Error, Result};
 
 /// Bytes a key/value radix sort must move per pair at best: 4 passes of 8-bit digits, each
@@ -50,6 +53,9 @@ pub struct GpuBenchOptions {
     pub cpu_runs: usize,
     /// Broadphase methods to run frames with.
     pub methods: Vec<Method>,
+    /// The sampled depth estimate runs over a size's pairs when there are at most this
+    /// many (and every shape is convex).
+    pub depth_max_pairs: usize,
     /// Pairs staged in workgroup memory before one global reservation per workgroup (the
     /// default); off, every pair takes the global counter (the A/B baseline).
     pub pair_staging: bool,
@@ -116,6 +122,18 @@ pub struct FrameFigures {
     pub dominant_stage: String,
 }
 
+/// The sampled depth estimate at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct DepthFigures {
+    /// GPU pass against its CPU twin.
+    #[serde(flatten)]
+    pub versus: Versus,
+    /// Pairs estimated.
+    pub pairs: usize,
+    /// Pairs per second on the GPU.
+    pub gpu_pairs_per_s: f64,
+}
+
 /// Everything measured at one size.
 #[derive(Clone, Debug, Serialize)]
 pub struct SizeFigures {
@@ -134,6 +152,8 @@ pub struct SizeFigures {
     pub hash: Option<FrameFigures>,
     /// The frame with sort-and-sweep.
     pub sweep: Option<FrameFigures>,
+    /// The sampled depth estimate (k = 16) over the last frame's pairs.
+    pub depth: Option<DepthFigures>,
     /// The faster GPU method at this size.
     pub best_method: Option<String>,
     /// Best CPU-twin frame over best GPU frame.
@@ -216,6 +236,7 @@ fn size_figures(pipeline: &mut Pipeline, options: &GpuBenchOptions, n: usize) ->
         sort: None,
         hash: None,
         sweep: None,
+        depth: None,
         best_method: None,
         best_ratio: None,
         dominant_stage: None,
@@ -266,6 +287,7 @@ fn fill_size(
     f.sort = Some(sort_figures(pipeline, options, n)?);
 
     // Whole moving frames, one method at a time; the CPU twin frames run on the same poses.
+    let mut last_pairs: Option<Vec<[u32; 2]>> = None;
     for &method in &options.methods {
         pipeline.set_broadphase(Choice::Method(method));
         let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
@@ -296,6 +318,7 @@ fn fill_size(
                 check_same_pairs(&out, method)?;
             }
             f.pairs = Some(out.pairs.len());
+            last_pairs = Some(out.pairs);
         }
         let stages_ms: BTreeMap<String, f64> = stages
             .into_iter()
@@ -318,6 +341,11 @@ fn fill_size(
             Method::Sweep => f.sweep = Some(figures),
         }
     }
+    if let Some(pairs) = &last_pairs
+        && pairs.len() <= options.depth_max_pairs
+    {
+        f.depth = depth_figures(pipeline, options, &scene, pairs)?;
+    }
     let ran = [("hash", &f.hash), ("sweep", &f.sweep)];
     let best = ran
         .iter()
@@ -331,6 +359,63 @@ fn fill_size(
         f.best_method = Some(name.into());
         f.best_ratio = Some(best_cpu / best.versus.gpu_ms);
         f.dominant_stage = Some(best.dominant_stage.clone());
+    }
+    Ok(())
+}
+
+/// The sampled depth estimate over `pairs` of the scene's bodies, GPU against CPU twin;
+/// `None` when a shape is not convex.
+fn depth_figures(
+    pipeline: &mut Pipeline,
+    options: &GpuBenchOptions,
+    scene: &Scene,
+    pairs: &[[u32; 2]],
+) -> Result<Option<DepthFigures>> {
+    let mut polytopes = Vec::with_capacity(scene.geometry.len());
+    for g in &scene.geometry {
+        match g {
+            ShapeGeometry::Convex(p) => polytopes.push(p.as_ref()),
+            ShapeGeometry::Mesh(_) => return Ok(None),
+        }
+    }
+    let tables = DepthShapes::new(polytopes)?;
+    let Backend::Gpu(engine) = pipeline.backend_mut() else {
+        return Err(Error::Usage(
+            "the depth estimate is measured on a GPU only".into(),
+        ));
+    };
+    let bodies = &scene.world.bodies;
+    let estimator = GpuDepthEstimator::new(engine, tables);
+    let mut gpu = Vec::new();
+    for r in 0..=options.runs {
+        let run = estimator.run(engine, bodies, pairs, DEFAULT_K)?;
+        if r == 0 {
+            let twin = estimate_cpu(estimator.shapes(), bodies, pairs, DEFAULT_K)?;
+            check_same_estimates(&run.estimates, &twin)?;
+        } else {
+            gpu.push(run.gpu_time);
+        }
+    }
+    let cpu = timed(options.cpu_runs, || {
+        estimate_cpu(estimator.shapes(), bodies, pairs, DEFAULT_K).map(drop)
+    })?;
+    let gpu = median(&mut gpu);
+    Ok(Some(DepthFigures {
+        versus: Versus::new(gpu, cpu),
+        pairs: pairs.len(),
+        gpu_pairs_per_s: pairs.len() as f64 / gpu,
+    }))
+}
+
+/// GPU estimates against the twin's: the same least within rounding, the same verdict.
+fn check_same_estimates(gpu: &[GpuDepthEstimate], cpu: &[GpuDepthEstimate]) -> Result<()> {
+    for (i, (g, c)) in gpu.iter().zip(cpu).enumerate() {
+        let tol = 2.0 * g.slack.max(c.slack);
+        if (g.depth - c.depth).abs() > tol || (c.depth.abs() > tol && g.separated != c.separated) {
+            return Err(Error::Bench(format!(
+                "depth estimate of pair {i}: gpu {g:?}, cpu twin {c:?}"
+            )));
+        }
     }
     Ok(())
 }
@@ -553,6 +638,18 @@ impl GpuBenchReport {
                     .map_or_else(|| "-".into(), |r| format!("{r:.1}")),
                 f.dominant_stage.as_deref().unwrap_or("-"),
             );
+            if let Some(d) = &f.depth {
+                s += &format!(
+                    "{:>9}   depth estimate (k = 16) over {} pairs: gpu {:.3} ms ({:.3e} pairs/s), \
+                     cpu twin {:.3} ms, {:.1}x\n",
+                    "",
+                    d.pairs,
+                    d.versus.gpu_ms,
+                    d.gpu_pairs_per_s,
+                    d.versus.cpu_ms,
+                    d.versus.ratio
+                );
+            }
             if let Some(e) = &f.error {
                 s += &format!("{:>9}   error: {e}\n", "");
             }

@@ -11,6 +11,16 @@ use crate::passes::depth::{
 };
 use crate::{Error, Result};
 
+/// One GPU run: the estimates and the GPU time of the pass.
+#[derive(Clone, Debug)]
+pub struct DepthRun {
+    /// One per pair.
+    pub estimates: Vec<GpuDepthEstimate>,
+    /// Seconds of GPU time in the `depth` stage (wall time where the adapter has no
+    /// timestamps).
+    pub gpu_time: f64,
+}
+
 /// The depth estimate's shape tables, resident on one device.
 #[derive(Debug)]
 pub struct GpuDepthEstimator {
@@ -56,10 +66,13 @@ impl GpuDepthEstimator {
         bodies: &[GpuBody],
         pairs: &[[u32; 2]],
         k: u32,
-    ) -> Result<Vec<GpuDepthEstimate>> {
+    ) -> Result<DepthRun> {
         check_inputs(&self.shapes, bodies, pairs)?;
         if pairs.is_empty() {
-            return Ok(Vec::new());
+            return Ok(DepthRun {
+                estimates: Vec::new(),
+                gpu_time: 0.0,
+            });
         }
         let n = u32::try_from(pairs.len())
             .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
@@ -95,7 +108,10 @@ impl GpuDepthEstimator {
                     .into(),
             ));
         }
-        Ok(frame.values(rb_estimates))
+        Ok(DepthRun {
+            estimates: frame.values(rb_estimates),
+            gpu_time: frame.profile.stage_seconds("depth"),
+        })
     }
 }
 

@@ -79,6 +79,10 @@ struct GpuBenchArgs {
     /// Every pair takes the global counter instead of a workgroup stage (the A/B baseline).
     #[arg(long)]
     no_pair_staging: bool,
+    /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at
+    /// most this many [default: 1200000 on a hardware GPU, 5000 on a software adapter]
+    #[arg(long)]
+    depth_max_pairs: Option<usize>,
     /// Broadphase methods to run frames with, comma separated.
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MethodArg::Hash, MethodArg::Sweep])]
     methods: Vec<MethodArg>,
@@ -552,6 +556,9 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         runs: args.runs,
         cpu_runs: args.cpu_runs,
         pair_staging: !args.no_pair_staging,
+        depth_max_pairs: args
+            .depth_max_pairs
+            .unwrap_or(if hardware { 1_200_000 } else { 5_000 }),
         methods: args
             .methods
             .iter()

@@ -224,8 +224,15 @@ fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
             "--svg".into(),
             svg.to_str().unwrap().into(),
         ];
-        if !staging {
-            a.push("--no-pair-staging".into());
+        if staging {
+            // The depth estimate at the smaller size only (it is slow on a software adapter).
+            a.extend(["--depth-max-pairs".into(), "2000".into()]);
+        } else {
+            a.extend([
+                "--no-pair-staging".into(),
+                "--depth-max-pairs".into(),
+                "0".into(),
+            ]);
         }
         a
     };
@@ -277,6 +284,16 @@ fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
                 "broadphase/pairs",
             ] {
                 assert!(stages.contains_key(stage), "{stages:?}");
+            }
+            // The depth estimate ran where asked, over the frame's pairs, checked against
+            // its twin inside the bench.
+            if staging && n == 1500 {
+                let d = &s["depth"];
+                assert_eq!(d["pairs"], s["pairs"], "{s}");
+                assert!(d["gpu_ms"].as_f64().unwrap() > 0.0, "{d}");
+                assert!(d["gpu_pairs_per_s"].as_f64().unwrap() > 0.0, "{d}");
+            } else {
+                assert!(s["depth"].is_null(), "{s}");
             }
             let dominant = s["dominant_stage"].as_str().unwrap();
             let method = s["best_method"].as_str().unwrap();

@@ -102,7 +102,10 @@ fn gpu_estimate_matches_its_cpu_twin_and_brackets_the_exact_depth() {
     let estimator = GpuDepthEstimator::new(&engine, tables.clone());
     let (bodies, pairs) = crowd(70, 3, polys.len() as u32);
     for k in [DEFAULT_K, 5] {
-        let gpu = estimator.run(&mut engine, &bodies, &pairs, k).unwrap();
+        let gpu = estimator
+            .run(&mut engine, &bodies, &pairs, k)
+            .unwrap()
+            .estimates;
         let cpu = estimate_cpu(&tables, &bodies, &pairs, k).unwrap();
         assert_eq!(gpu.len(), pairs.len());
         let mut overlapping = 0;
@@ -200,7 +203,8 @@ fn everyday_contacts_estimate_within_their_bound() {
         runs.push(
             estimator
                 .run(&mut engine, &bodies, &pairs, DEFAULT_K)
-                .unwrap(),
+                .unwrap()
+                .estimates,
         );
     }
     for estimates in runs {
