@@ -429,3 +429,29 @@ fn pose_inv_mul_is_the_relative_pose() {
         );
     }
 }
+
+#[test]
+fn face_order_visits_every_face_once_each_after_a_neighbour() {
+    use proxima::geometry::generators::{cuboid, icosphere, random_hull};
+    let mut rng = Rng::new(3);
+    for p in [
+        cuboid(DVec3::new(1.0, 0.1, 2.0)).unwrap(),
+        icosphere(1.0, 3).unwrap(),
+        random_hull(&mut rng, 500, 1.0).unwrap(),
+    ] {
+        let order = p.face_order();
+        let mut seen = vec![false; p.num_faces()];
+        for (k, &f) in order.iter().enumerate() {
+            assert!(!seen[f as usize], "face {f} twice");
+            seen[f as usize] = true;
+            if k > 0 {
+                // Some face already visited shares an edge with f.
+                let touches_seen = p.face_half_edges(f as usize).iter().any(|&h| {
+                    seen[p.half_edge_face(h ^ 1) as usize] && p.half_edge_face(h ^ 1) != f
+                });
+                assert!(touches_seen, "face {f} at {k} follows no neighbour");
+            }
+        }
+        assert!(seen.iter().all(|&s| s), "a face is missing");
+    }
+}

@@ -390,36 +390,47 @@ impl<'a> Pair<'a> {
         // along the current axis (tight near it); likewise for A.
         let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
         // A lower bound of s at every face axis (exact where it was queried), for the
-        // edges' bounds below.
+        // edges' bounds below. Faces are visited neighbour after neighbour, so the last
+        // support vertices (wa, wb) start each query close to its answer and give a tight
+        // bound of their own: h_B(−n) ≥ −n·q for every q in B, h_A(n) ≥ n·p for every p
+        // in A.
         let mut low_a = vec![0.0; self.a.num_faces()];
-        for (f, low) in low_a.iter_mut().enumerate() {
+        for &f in self.a.face_order() {
+            let f = f as usize;
             let n = self.a.face_normal(f);
-            // s(n) = offset + h_B(−n) ≥ offset − n·c_B.
-            *low = self.a.face_offset(f) - n.dot(self.inside_b).max(n.dot(deep_b));
-            if *low >= bar(&best) {
+            // s(n) = offset + h_B(−n) ≥ offset − n·q.
+            let near = self.place.point(self.b.vertex(wb));
+            low_a[f] =
+                self.a.face_offset(f) - n.dot(self.inside_b).min(n.dot(deep_b)).min(n.dot(near));
+            if low_a[f] >= bar(&best) {
                 continue;
             }
             if let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb)) {
                 (wa, wb) = (found.va, found.vb);
-                *low = found.s;
+                low_a[f] = found.s;
                 if found.s < bar(&best) {
                     best = Some(found);
                 }
             }
         }
         let mut low_b = vec![0.0; self.b.num_faces()];
-        for (f, low) in low_b.iter_mut().enumerate() {
+        for &f in self.b.face_order() {
+            let f = f as usize;
             let axis = -self.normal_b(f as u32);
-            // s(axis) = h_A(axis) + h_B(−axis) ≥ axis·c_A + h_B(−axis), and h_B(−axis) is
+            // s(axis) = h_A(axis) + h_B(−axis) ≥ axis·p + h_B(−axis), and h_B(−axis) is
             // B's face offset placed in A's frame.
-            *low = axis.dot(self.inside_a).max(axis.dot(deep_a))
+            let near = self.a.vertex(wa);
+            low_b[f] = axis
+                .dot(self.inside_a)
+                .max(axis.dot(deep_a))
+                .max(axis.dot(near))
                 + self.place.offset(-axis, self.b.face_offset(f));
-            if *low >= bar(&best) {
+            if low_b[f] >= bar(&best) {
                 continue;
             }
             if let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb)) {
                 (wa, wb) = (found.va, found.vb);
-                *low = found.s;
+                low_b[f] = found.s;
                 if found.s < bar(&best) {
                     best = Some(found);
                 }
@@ -437,7 +448,7 @@ impl<'a> Pair<'a> {
             0.5 * (l0 + l1) - self.reach * n0.distance(n1) * std::f64::consts::FRAC_1_SQRT_2
         };
         // Each surviving edge with its arc's ends and its segment, in A's frame.
-        let mut edges_a: Vec<(u32, DVec3, DVec3, DVec3, DVec3)> = Vec::new();
+        let mut edges_a: Vec<Edge> = Vec::new();
         for x in 0..self.a.num_edges() as u32 {
             let [f0, f1] = self.a.edge_faces(x as usize);
             let (n0, n1) = (
@@ -456,7 +467,7 @@ impl<'a> Pair<'a> {
         if edges_a.is_empty() {
             return best;
         }
-        let mut edges_b: Vec<(u32, DVec3, DVec3, DVec3, DVec3)> = Vec::new();
+        let mut edges_b: Vec<Edge> = Vec::new();
         for y in 0..self.b.num_edges() as u32 {
             let [f0, f1] = self.b.edge_faces(y as usize);
             let (n0, n1) = (-self.normal_b(f0), -self.normal_b(f1));
@@ -470,25 +481,64 @@ impl<'a> Pair<'a> {
             }
         }
         // A pair whose arcs cross spans a facet: its edges support A along the axis and
-        // B against it, so s = axis·(p − q) with no support query.
+        // B against it, so s = axis·(p − q) with no support query. Only arcs whose boxes
+        // overlap can cross: a sweep over the boxes' x ranges finds those pairs.
         let mut smallest: Option<(f64, u32, u32)> = None;
-        for &(x, na, nb, p, da) in &edges_a {
-            for &(y, nc, nd, q, db) in &edges_b {
-                if !sat::arcs_cross(na, nb, nc, nd) {
-                    continue;
+        let mut test = |ea: &EdgeArc, eb: &EdgeArc| {
+            let (&(x, na, nb, p, da), &(y, nc, nd, q, db)) = (&ea.edge, &eb.edge);
+            if !sat::arcs_cross(na, nb, nc, nd) {
+                return;
+            }
+            let axis = da.cross(db);
+            let len = axis.length();
+            if len <= 1e-12 * da.length() * db.length() {
+                return;
+            }
+            let axis = axis / len;
+            let axis = if axis.dot(na + nb) < 0.0 { -axis } else { axis };
+            let s = axis.dot(p - q);
+            let limit = smallest.map_or(bar(&best), |(v, ..)| v);
+            if s < limit {
+                smallest = Some((s, x, y));
+            }
+        };
+        let arcs = |edges: Vec<Edge>| {
+            let mut arcs: Vec<EdgeArc> = edges
+                .into_iter()
+                .map(|edge| {
+                    let (lo, hi) = arc_box(edge.1, edge.2);
+                    EdgeArc { edge, lo, hi }
+                })
+                .collect();
+            arcs.sort_unstable_by(|a, b| a.lo.x.total_cmp(&b.lo.x));
+            arcs
+        };
+        let (arcs_a, arcs_b) = (arcs(edges_a), arcs(edges_b));
+        let (mut live_a, mut live_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+        let (mut i, mut j) = (0, 0);
+        while i < arcs_a.len() || j < arcs_b.len() {
+            let take_a =
+                j == arcs_b.len() || (i < arcs_a.len() && arcs_a[i].lo.x <= arcs_b[j].lo.x);
+            if take_a {
+                let ea = &arcs_a[i];
+                live_b.retain(|&k| arcs_b[k].hi.x >= ea.lo.x);
+                for &k in &live_b {
+                    if boxes_meet(ea, &arcs_b[k]) {
+                        test(ea, &arcs_b[k]);
+                    }
                 }
-                let axis = da.cross(db);
-                let len = axis.length();
-                if len <= 1e-12 * da.length() * db.length() {
-                    continue;
+                live_a.push(i);
+                i += 1;
+            } else {
+                let eb = &arcs_b[j];
+                live_a.retain(|&k| arcs_a[k].hi.x >= eb.lo.x);
+                for &k in &live_a {
+                    if boxes_meet(&arcs_a[k], eb) {
+                        test(&arcs_a[k], eb);
+                    }
                 }
-                let axis = axis / len;
-                let axis = if axis.dot(na + nb) < 0.0 { -axis } else { axis };
-                let s = axis.dot(p - q);
-                let limit = smallest.map_or(bar(&best), |(v, ..)| v);
-                if s < limit {
-                    smallest = Some((s, x, y));
-                }
+                live_b.push(j);
+                j += 1;
             }
         }
         if let Some((_, x, y)) = smallest
@@ -499,6 +549,38 @@ impl<'a> Pair<'a> {
         }
         best
     }
+}
+
+/// An edge in A's frame: its index, its Gauss arc's ends, a point and its direction.
+type Edge = (u32, DVec3, DVec3, DVec3, DVec3);
+
+/// An edge with the box of its Gauss arc.
+struct EdgeArc {
+    edge: Edge,
+    lo: DVec3,
+    hi: DVec3,
+}
+
+/// A box holding the great-circle arc from unit n0 to unit n1 (shorter than a half turn):
+/// the arc lies in the triangle of its ends and the point where the tangents at the ends
+/// meet, m/cos(φ/2) with m the arc's midpoint and φ its angle. Inflated by 1e-9 so that
+/// rounding never drops a crossing; a half-turn arc gets the whole cube.
+fn arc_box(n0: DVec3, n1: DVec3) -> (DVec3, DVec3) {
+    let sum = n0 + n1;
+    let len = sum.length();
+    // cos(φ/2) = |n0 + n1| / 2.
+    let half_cos = 0.5 * len;
+    if half_cos < 1e-6 {
+        return (DVec3::splat(-1.0 - 1e-9), DVec3::splat(1.0 + 1e-9));
+    }
+    let apex = sum / len / half_cos;
+    let lo = n0.min(n1).min(apex) - DVec3::splat(1e-9);
+    let hi = n0.max(n1).max(apex) + DVec3::splat(1e-9);
+    (lo, hi)
+}
+
+fn boxes_meet(a: &EdgeArc, b: &EdgeArc) -> bool {
+    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
 }
 
 impl Found {

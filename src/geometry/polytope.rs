@@ -62,6 +62,8 @@ pub struct ConvexPolytope {
     aabb_min: DVec3,
     aabb_max: DVec3,
     centroid: DVec3,
+    /// Every face once, each after a neighbour (breadth-first over shared edges).
+    face_order: Vec<u32>,
 }
 
 impl ConvexPolytope {
@@ -211,7 +213,9 @@ impl ConvexPolytope {
             vertex_he,
             voronoi_start: Vec::new(),
             voronoi: Vec::new(),
+            face_order: Vec::new(),
         };
+        poly.compute_face_order();
         poly.compute_planes()?;
         poly.check_convex()?;
         poly.compute_voronoi();
@@ -226,6 +230,39 @@ impl ConvexPolytope {
             .max(self.aabb_max.abs())
             .max_element()
             .max(f64::MIN_POSITIVE)
+    }
+
+    /// Every face once, each (but the first of each connected part) after a face it shares
+    /// an edge with: a loop in this order moves between neighbours, so whatever it carries
+    /// from one face (a support vertex to start the next query from) stays close.
+    pub fn face_order(&self) -> &[u32] {
+        &self.face_order
+    }
+
+    fn compute_face_order(&mut self) {
+        let n = self.num_faces();
+        let mut seen = vec![false; n];
+        let mut order = Vec::with_capacity(n);
+        for root in 0..n {
+            if seen[root] {
+                continue;
+            }
+            seen[root] = true;
+            order.push(root as u32);
+            let mut next = order.len() - 1;
+            while next < order.len() {
+                let f = order[next] as usize;
+                next += 1;
+                for &h in self.face_half_edges(f) {
+                    let g = self.he_face[(h ^ 1) as usize] as usize;
+                    if !seen[g] {
+                        seen[g] = true;
+                        order.push(g as u32);
+                    }
+                }
+            }
+        }
+        self.face_order = order;
     }
 
     /// Newell normals; the offset makes the plane support the face's vertices.
