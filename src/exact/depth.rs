@@ -21,7 +21,10 @@
 //!   stop at the wrong edge–edge facet, not only deep overlaps), so at convergence the walk
 //!   checks every face axis and every edge pair and restarts from any that is smaller.
 //!   Most are dismissed by a lower bound of s, one dot product each (s(n) ≥ h_A(n) − n·q
-//!   for any point q of B) or, for an edge, over its whole Gauss arc (see `certify`).
+//!   for any point q of B: the centroid, the deepest vertex, the last support vertex, with
+//!   faces visited neighbour after neighbour) or, for an edge, over its whole Gauss arc
+//!   (see `certify`); the surviving edges are paired by a sweep over their arcs' boxes,
+//!   so only arcs that can cross are tested.
 
 use glam::DVec3;
 
