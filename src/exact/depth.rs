@@ -337,32 +337,79 @@ impl<'a> Pair<'a> {
     fn best_neighbour(&self, at: &Found) -> Option<Found> {
         let (verts_a, verts_b) = self.facet_vertices(at);
         let mut best: Option<Found> = None;
-        let mut consider = |facet: Facet| {
-            if facet == at.facet {
-                return;
-            }
-            if let Some(f) = self.evaluate(facet, (at.va, at.vb))
-                && best.is_none_or(|b| f.s < b.s)
-            {
-                best = Some(f);
-            }
-        };
+        // Only a candidate below `at` by the tolerance moves the walk: one whose lower bound
+        // is not is skipped unqueried (h_B(−n) ≥ −n·q and h_A(n) ≥ n·p for the facet's own
+        // support vertices p, q).
+        let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s.min(at.s)) - self.tol;
+        let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
+        let mut faces: Vec<u32> = Vec::new();
+        let mut edges_a: Vec<u32> = Vec::new();
         for &u in &verts_a {
             for &h in self.a.vertex_out(u as usize) {
-                consider(Facet::FaceA(left_face(self.a, h)));
+                push_new(&mut faces, left_face(self.a, h));
+                push_new(&mut edges_a, h / 2);
             }
         }
+        for &f in &faces {
+            let n = self.a.face_normal(f as usize);
+            if self.a.face_offset(f as usize) - n.dot(deep_b) >= bar(&best) {
+                continue;
+            }
+            let facet = Facet::FaceA(f);
+            if facet != at.facet
+                && let Some(found) = self.evaluate(facet, (at.va, at.vb))
+                && found.s < bar(&best)
+            {
+                best = Some(found);
+            }
+        }
+        faces.clear();
+        let mut edges_b: Vec<u32> = Vec::new();
         for &w in &verts_b {
             for &h in self.b.vertex_out(w as usize) {
-                consider(Facet::FaceB(left_face(self.b, h)));
+                push_new(&mut faces, left_face(self.b, h));
+                push_new(&mut edges_b, h / 2);
             }
         }
-        for &u in &verts_a {
-            for &w in &verts_b {
-                for &ha in self.a.vertex_out(u as usize) {
-                    for &hb in self.b.vertex_out(w as usize) {
-                        consider(Facet::Edges(ha / 2, hb / 2));
-                    }
+        for &f in &faces {
+            let axis = -self.normal_b(f);
+            if axis.dot(deep_a) + self.place.offset(-axis, self.b.face_offset(f as usize))
+                >= bar(&best)
+            {
+                continue;
+            }
+            let facet = Facet::FaceB(f);
+            if facet != at.facet
+                && let Some(found) = self.evaluate(facet, (at.va, at.vb))
+                && found.s < bar(&best)
+            {
+                best = Some(found);
+            }
+        }
+        // A pair whose arcs cross spans a facet: its edges support both bodies along the
+        // axis, so s = axis·(p − q) with no support query, and their ends are the facet's
+        // support vertices.
+        for &x in &edges_a {
+            let [a0, _] = self.a.edge_vertices(x as usize);
+            let p = self.a.vertex(a0);
+            for &y in &edges_b {
+                let facet = Facet::Edges(x, y);
+                if facet == at.facet {
+                    continue;
+                }
+                let Some(axis) = self.edge_axis(x, y) else {
+                    continue;
+                };
+                let [b0, _] = self.b.edge_vertices(y as usize);
+                let s = axis.dot(p - self.place.point(self.b.vertex(b0)));
+                if s < bar(&best) {
+                    best = Some(Found {
+                        facet,
+                        axis,
+                        s,
+                        va: a0,
+                        vb: b0,
+                    });
                 }
             }
         }
@@ -690,6 +737,13 @@ fn norm_bound(p: &ConvexPolytope) -> f64 {
 }
 
 /// The face to the left of half-edge `h`.
+/// Appends `x` unless it is there (the lists are a few dozen long).
+fn push_new(v: &mut Vec<u32>, x: u32) {
+    if !v.contains(&x) {
+        v.push(x);
+    }
+}
+
 fn left_face(p: &ConvexPolytope, h: u32) -> u32 {
     p.edge_faces((h / 2) as usize)[(h % 2) as usize]
 }
