@@ -84,6 +84,11 @@ pub enum Error {
     #[error("geometry: {0}")]
     Geometry(String),
 
+    /// A motion that cannot be followed: a non-finite or non-unit pose, or a half turn
+    /// whose shorter arc is ambiguous.
+    #[error("motion: {0}")]
+    Motion(String),
+
     /// A mesh file that cannot be used.
     #[error("mesh {path}: {message}")]
     Mesh {

@@ -5,9 +5,8 @@
 //!
 //! Implemented: `collide` and `distance` (the closest-feature walk; a walk that gives up is
 //! settled by the exact separating-axis test, and the distance by enumeration over feature
-//! pairs) and `penetration` (the Gauss-map walk, `exact::depth`). `toi` answers an explicit
-//! "not implemented" error until conservative advancement exists; no made-up number is
-//! ever printed.
+//! pairs), `penetration` (the Gauss-map walk, `exact::depth`) and `toi` (conservative
+//! advancement under the screw motion from the start to the end poses, `exact::advance`).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -19,11 +18,13 @@ use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
 use crate::bodies::Pose;
+use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
 use crate::exact::sat;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
+use crate::motion::ScrewMotion;
 use crate::rng::Rng;
 use crate::shape::{ShapeGeometry, ShapeSpec};
 use crate::{Error, Result};
@@ -220,9 +221,17 @@ impl QueryEngine {
                 }
             }
             "toi" => {
-                pose(obj.get("pose_a_end"), "pose_a_end")?;
-                pose(obj.get("pose_b_end"), "pose_b_end")?;
-                return Err(not_implemented("toi", "conservative advancement"));
+                let motion = |start, field| {
+                    let end = pose(obj.get(field), field)?;
+                    ScrewMotion::between(start, end)
+                        .map_err(|e| Error::Query(format!("`{field}`: {e}")))
+                };
+                let motion_a = motion(pose_a, "pose_a_end")?;
+                let motion_b = motion(pose_b, "pose_b_end")?;
+                toi(
+                    &mut out,
+                    &advance::time_of_impact(&ToiInput::new(&a, motion_a, &b, motion_b)),
+                );
             }
             _ => penetration(&mut out, &a, &pose_a, &b, &pose_b),
         }
@@ -314,10 +323,33 @@ fn insert_closest(
     out.insert("feature_b".into(), json!(feature_b.to_string()));
 }
 
-fn not_implemented(query: &str, stage: &str) -> Error {
-    Error::Query(format!(
-        "not implemented: `{query}` queries are answered once {stage} is in place"
-    ))
+/// A `toi` answer: a hit with its time, point (midway between the closest points),
+/// normal (A to B) and features; a miss as `"hit": false`. Overlap at the start is a hit
+/// at 0 with `"overlapping": true`; a capped run answers the last time it proved safe,
+/// with `"capped": true` (a conservative hit, never a later time).
+fn toi(out: &mut Map<String, Value>, r: &ToiOutput) {
+    if r.state == ToiState::Miss {
+        out.insert("hit".into(), Value::Bool(false));
+        return;
+    }
+    out.insert("hit".into(), Value::Bool(true));
+    out.insert("toi".into(), json!(r.toi));
+    out.insert(
+        "point".into(),
+        json!((0.5 * (r.point_a + r.point_b)).to_array()),
+    );
+    out.insert("normal".into(), json!(r.normal.to_array()));
+    out.insert("feature_a".into(), json!(r.features.0.to_string()));
+    out.insert("feature_b".into(), json!(r.features.1.to_string()));
+    match r.state {
+        ToiState::Overlapping => {
+            out.insert("overlapping".into(), Value::Bool(true));
+        }
+        ToiState::Capped => {
+            out.insert("capped".into(), Value::Bool(true));
+        }
+        ToiState::Hit | ToiState::Miss => {}
+    }
 }
 
 fn numbers<const N: usize>(v: &Value) -> Option<[f64; N]> {

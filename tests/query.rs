@@ -1,5 +1,5 @@
 //! Queries: the exact separating-axis `collide` against analytic cases and parry3d-f64, and
-//! the JSON Lines driver (order, errors that name the problem, "not implemented" answers).
+//! the JSON Lines driver (order, errors that name the problem).
 
 mod common;
 
@@ -149,14 +149,10 @@ this is not json
         "{}",
         a[4]
     );
-    assert!(
-        a[5]["error"]
-            .as_str()
-            .unwrap()
-            .starts_with("not implemented"),
-        "{}",
-        a[5]
-    );
+    // No end poses: both stay at the identity, where the boxes overlap from the start.
+    assert_eq!(a[5]["hit"], true, "{}", a[5]);
+    assert_eq!(a[5]["toi"], 0.0, "{}", a[5]);
+    assert_eq!(a[5]["overlapping"], true, "{}", a[5]);
     assert!(
         a[6]["error"]
             .as_str()
@@ -175,10 +171,8 @@ this is not json
     );
     assert_eq!(a[8], serde_json::json!({"id": [9], "intersecting": true}));
     for (k, ans) in a.iter().enumerate() {
-        assert!(
-            ans.get("intersecting").is_some() ^ ans.get("error").is_some(),
-            "line {k}: {ans}"
-        );
+        let answered = ans.get("intersecting").is_some() || ans.get("hit").is_some();
+        assert!(answered ^ ans.get("error").is_some(), "line {k}: {ans}");
     }
 }
 
@@ -571,4 +565,30 @@ fn penetration_answers_boxes_exactly() {
             "{ans}"
         );
     }
+}
+
+#[test]
+fn toi_answers_the_first_contact_of_the_screw_motions() {
+    let input = r#"{"id": 1, "query": "toi", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [0, 5, 0]}, "pose_b_end": {"translation": [0, -5, 0]}}
+{"id": 2, "query": "toi", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [3, 5, 0]}, "pose_b_end": {"translation": [3, -5, 0]}}
+{"id": 3, "query": "toi", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [0, 5, 0]}, "pose_b_end": {"translation": [0, 5, 0], "rotation": [1, 0, 0, 0]}}
+{"id": 4, "query": "toi", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [0, 5, 0]}}
+"#;
+    let a = answers(input);
+    // Box b (half sides 1) falls from y = 5 to y = -5 onto box a: the faces meet when b
+    // is at y = 2, t = 0.3, never later.
+    assert_eq!(a[0]["hit"], true, "{}", a[0]);
+    let t = a[0]["toi"].as_f64().unwrap();
+    assert!(t <= 0.3 && t > 0.3 - 1e-8, "{}", a[0]);
+    let normal: Vec<f64> = serde_json::from_value(a[0]["normal"].clone()).unwrap();
+    assert!((normal[1] - 1.0).abs() < 1e-12, "{}", a[0]);
+    let point: Vec<f64> = serde_json::from_value(a[0]["point"].clone()).unwrap();
+    assert!((point[1] - 1.0).abs() < 1e-8, "{}", a[0]);
+    // Beside it: no contact.
+    assert_eq!(a[1], serde_json::json!({"id": 2, "hit": false}));
+    // Half a turn between the poses: ambiguous, named.
+    let e = a[2]["error"].as_str().unwrap();
+    assert!(e.contains("pose_b_end") && e.contains("half a turn"), "{e}");
+    // A missing end pose is the identity: b moves from y = 5 to the origin, through a.
+    assert_eq!(a[3]["hit"], true, "{}", a[3]);
 }

@@ -1,6 +1,7 @@
 //! Exact CPU algorithms on convex polytopes, separate from the per-query entry points
 //! that use them (`crate::query`).
 
+pub mod advance;
 pub mod depth;
 pub mod placement;
 pub mod sat;

@@ -1,0 +1,463 @@
+//! Time of impact by conservative advancement against an independent truth: the exact
+//! separating-axis test sampled densely along the screw motion, its first overlap refined
+//! by bisection, and enumeration of every feature pair for the distance at a reported
+//! contact; analytic times for translating boxes; parry3d-f64's two time-of-impact queries
+//! as peers.
+
+mod common;
+
+use std::f64::consts::PI;
+
+use glam::{DQuat, DVec3};
+use proxima::bodies::Pose;
+use proxima::exact::advance::{Advancement, ToiInput, ToiOutput, ToiState, time_of_impact};
+use proxima::exact::sat;
+use proxima::geometry::brute::polytope_distance;
+use proxima::geometry::{ConvexPolytope, generators};
+use proxima::motion::ScrewMotion;
+use proxima::rng::Rng;
+
+fn pose(t: DVec3, q: DQuat) -> Pose {
+    Pose::new(t, q)
+}
+
+fn cuboid(x: f64, y: f64, z: f64) -> ConvexPolytope {
+    generators::cuboid(DVec3::new(x, y, z)).unwrap()
+}
+
+fn screw(start: Pose, end: Pose) -> ScrewMotion {
+    ScrewMotion::between(start, end).unwrap()
+}
+
+fn toi(a: &ConvexPolytope, ma: ScrewMotion, b: &ConvexPolytope, mb: ScrewMotion) -> ToiOutput {
+    time_of_impact(&ToiInput::new(a, ma, b, mb))
+}
+
+fn tolerance(a: &ConvexPolytope, ma: ScrewMotion, b: &ConvexPolytope, mb: ScrewMotion) -> f64 {
+    Advancement::new(ToiInput::new(a, ma, b, mb)).tolerance()
+}
+
+fn overlap_at(
+    a: &ConvexPolytope,
+    ma: &ScrewMotion,
+    b: &ConvexPolytope,
+    mb: &ScrewMotion,
+    t: f64,
+) -> bool {
+    sat::intersects(a, &ma.at(t), b, &mb.at(t))
+}
+
+/// The first time the bodies share a point: `samples` uniform times tested by the exact
+/// separating-axis test, the first overlapping one refined by bisection to 1e-13. It can
+/// miss a contact shorter than one sample interval (a graze); the tests settle those by
+/// enumeration.
+fn sampled_truth(
+    a: &ConvexPolytope,
+    ma: &ScrewMotion,
+    b: &ConvexPolytope,
+    mb: &ScrewMotion,
+    samples: u32,
+) -> Option<f64> {
+    if overlap_at(a, ma, b, mb, 0.0) {
+        return Some(0.0);
+    }
+    let first =
+        (1..=samples).find(|&i| overlap_at(a, ma, b, mb, f64::from(i) / f64::from(samples)))?;
+    let (mut lo, mut hi) = (
+        f64::from(first - 1) / f64::from(samples),
+        f64::from(first) / f64::from(samples),
+    );
+    while hi - lo > 1e-13 {
+        let mid = 0.5 * (lo + hi);
+        if overlap_at(a, ma, b, mb, mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// Distance by enumeration of every feature pair at time `t`.
+fn distance_at(
+    a: &ConvexPolytope,
+    ma: &ScrewMotion,
+    b: &ConvexPolytope,
+    mb: &ScrewMotion,
+    t: f64,
+) -> f64 {
+    if overlap_at(a, ma, b, mb, t) {
+        return 0.0;
+    }
+    polytope_distance(a, &ma.at(t), b, &mb.at(t)).0
+}
+
+#[test]
+fn the_motion_is_the_screw_motion_between_the_poses() {
+    // A quarter turn about z with a shift: halfway is an eighth turn, the origin halfway.
+    let start = pose(DVec3::new(1.0, 2.0, 3.0), DQuat::IDENTITY);
+    let end = pose(DVec3::new(3.0, 2.0, 3.0), DQuat::from_rotation_z(PI / 2.0));
+    let m = screw(start, end);
+    let half = m.at(0.5);
+    assert!((half.translation - DVec3::new(2.0, 2.0, 3.0)).length() < 1e-15);
+    assert!(
+        half.rotation
+            .angle_between(DQuat::from_rotation_z(PI / 4.0))
+            < 1e-12
+    );
+    assert_eq!(m.at(0.0), start);
+    assert_eq!(m.at(1.0), end);
+    // Constant angular speed (slerp, not nlerp): equal angles in equal times.
+    for k in 0..=8 {
+        let t = f64::from(k) / 8.0;
+        let angle = m.at(t).rotation.angle_between(DQuat::IDENTITY);
+        assert!((angle - t * PI / 2.0).abs() < 1e-12, "t {t}: angle {angle}");
+    }
+    // A point of the body moves at v + ω × (x − T(t)) (finite differences).
+    let r0 = DQuat::from_axis_angle(DVec3::new(1.0, 2.0, -0.5).normalize(), 0.7);
+    let r1 = DQuat::from_axis_angle(DVec3::new(-0.3, 1.0, 2.0).normalize(), 2.1) * r0;
+    let m = screw(pose(DVec3::ZERO, r0), pose(DVec3::new(0.5, -1.0, 2.0), r1));
+    let local = DVec3::new(0.3, -1.2, 0.8);
+    for t in [0.1, 0.5, 0.9] {
+        let h = 1e-6;
+        let x = |s: f64| m.at(s).transform_point(local);
+        let numeric = (x(t + h) - x(t - h)) / (2.0 * h);
+        let analytic = m.linear() + m.angular().cross(x(t) - m.at(t).translation);
+        assert!(
+            (numeric - analytic).length() < 1e-8,
+            "{numeric} vs {analytic}"
+        );
+    }
+    // Three quarters of a turn one way is a quarter turn the other way: the shorter arc.
+    let m = screw(
+        Pose::IDENTITY,
+        pose(DVec3::ZERO, DQuat::from_rotation_z(1.5 * PI)),
+    );
+    assert!(
+        m.at(0.5)
+            .rotation
+            .angle_between(DQuat::from_rotation_z(-PI / 4.0))
+            < 1e-12
+    );
+    // The swing radius is the distance from the axis, not from the origin.
+    let m = screw(
+        Pose::IDENTITY,
+        pose(DVec3::ZERO, DQuat::from_rotation_z(1.0)),
+    );
+    assert_eq!(m.swing_radius(&[DVec3::new(3.0, 4.0, 100.0)]), 5.0);
+}
+
+#[test]
+fn bad_motions_are_named_errors() {
+    let half_turn = pose(DVec3::ZERO, DQuat::from_rotation_x(PI));
+    let e = ScrewMotion::between(Pose::IDENTITY, half_turn)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("half a turn") && e.contains("ambiguous"), "{e}");
+    let nan = pose(DVec3::new(f64::NAN, 0.0, 0.0), DQuat::IDENTITY);
+    let e = ScrewMotion::between(Pose::IDENTITY, nan)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("end translation") && e.contains("not finite"),
+        "{e}"
+    );
+    let long = pose(DVec3::ZERO, DQuat::from_xyzw(0.0, 0.0, 0.0, 2.0));
+    let e = ScrewMotion::between(long, Pose::IDENTITY)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("start rotation is not a unit quaternion"), "{e}");
+    let e = ScrewMotion::from_velocity(Pose::IDENTITY, DVec3::ZERO, DVec3::Z * 4.0, 1.0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("half a turn"), "{e}");
+}
+
+/// A random convex pair on a random screw motion each, about half of them meeting, apart
+/// at the start.
+fn random_case(rng: &mut Rng) -> (ConvexPolytope, ScrewMotion, ConvexPolytope, ScrewMotion) {
+    loop {
+        let hull = |rng: &mut Rng| {
+            let (k, radius) = (6 + rng.below(11) as usize, rng.range(0.3, 1.0));
+            generators::random_hull(rng, k, radius).unwrap()
+        };
+        let (a, b) = (hull(rng), hull(rng));
+        let turn = |rng: &mut Rng, q: DQuat| {
+            DQuat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 0.9 * PI)) * q
+        };
+        let ra = rng.rotation();
+        let ma = screw(
+            pose(DVec3::ZERO, ra),
+            pose(rng.unit_vector() * rng.range(0.0, 0.5), turn(rng, ra)),
+        );
+        let u = rng.unit_vector();
+        let rb = rng.rotation();
+        let start_b = u * rng.range(2.0, 3.0);
+        let end_b = start_b - u * rng.range(1.0, 4.0) + rng.unit_vector() * rng.range(0.0, 1.5);
+        let mb = screw(pose(start_b, rb), pose(end_b, turn(rng, rb)));
+        if !overlap_at(&a, &ma, &b, &mb, 0.0) {
+            return (a, ma, b, mb);
+        }
+    }
+}
+
+#[test]
+fn five_thousand_random_rotating_pairs_match_the_sampled_truth() {
+    let mut rng = Rng::new(0x701);
+    let (mut hits, mut grazes, mut iterations, mut most) = (0, 0, 0u64, 0);
+    let mut failures = Vec::new();
+    for case in 0..5000 {
+        let (a, ma, b, mb) = random_case(&mut rng);
+        let out = toi(&a, ma, &b, mb);
+        let tol = tolerance(&a, ma, &b, mb);
+        iterations += u64::from(out.iterations);
+        most = most.max(out.iterations);
+        let truth = sampled_truth(&a, &ma, &b, &mb, 256);
+        let contact_at = |t| distance_at(&a, &ma, &b, &mb, t);
+        match (out.state, truth) {
+            (ToiState::Hit, _) => {
+                hits += 1;
+                // Every reported time is a contact (enumeration: within the tolerance)...
+                let d = contact_at(out.toi);
+                if d > tol * 1.000001 {
+                    failures.push(format!(
+                        "{case}: hit at {} where the distance is {d:e} (walk {:e}, tolerance {tol:e})",
+                        out.toi, out.distance
+                    ));
+                }
+                match truth {
+                    // ...never later than the truth, and within 1e-4 of it unless the
+                    // samples missed an earlier graze (the contact above proves it real).
+                    Some(t) if out.toi > t + 1e-6 => {
+                        failures.push(format!("{case}: toi {} later than the truth {t}", out.toi));
+                    }
+                    Some(t) if out.toi < t - 1e-4 => grazes += 1,
+                    Some(_) => {}
+                    None => grazes += 1,
+                }
+            }
+            (ToiState::Miss, Some(t)) => {
+                failures.push(format!("{case}: missed the contact at {t}"));
+            }
+            (ToiState::Miss, None) => {}
+            (state, _) => failures.push(format!("{case}: {state:?} on a pair apart at the start")),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} failures: {:#?}",
+        failures.len(),
+        &failures[..failures.len().min(20)]
+    );
+    assert!(
+        (1500..3500).contains(&hits),
+        "{hits} of 5000 hit: the sample is lopsided"
+    );
+    assert!(grazes < 50, "{grazes} contacts the samples missed");
+    println!(
+        "{hits} hits, {grazes} grazes between samples, {:.1} iterations on average, {most} at most",
+        iterations as f64 / 5000.0
+    );
+}
+
+/// A translating body: the analytic time is known; the answer is within the tolerance's
+/// time before it, never after.
+fn assert_hit_near(out: &ToiOutput, truth: f64, window: f64, what: &str) {
+    assert_eq!(out.state, ToiState::Hit, "{what}: {out:?}");
+    assert!(
+        out.toi <= truth + 1e-12,
+        "{what}: toi {} after {truth}",
+        out.toi
+    );
+    assert!(
+        out.toi >= truth - window,
+        "{what}: toi {} long before {truth}",
+        out.toi
+    );
+}
+
+#[test]
+fn nothing_tunnels() {
+    // Thin plates, 1e-3 and 1e-9 thick, and a cube crossing them in one step.
+    for thickness in [1e-3, 1e-9] {
+        let plate = cuboid(1.0, thickness / 2.0, 1.0);
+        let cube = cuboid(0.05, 0.05, 0.05);
+        let still = ScrewMotion::resting(Pose::IDENTITY);
+        let fall = screw(
+            pose(DVec3::Y * 5.0, DQuat::IDENTITY),
+            pose(DVec3::Y * -5.0, DQuat::IDENTITY),
+        );
+        let out = toi(&plate, still, &cube, fall);
+        let truth = (5.0 - 0.05 - thickness / 2.0) / 10.0;
+        assert_hit_near(&out, truth, 1e-8, &format!("plate {thickness:e}"));
+        assert!((out.normal - DVec3::Y).length() < 1e-9, "{}", out.normal);
+        let point = 0.5 * (out.point_a + out.point_b);
+        assert!(point.y.abs() < 1e-3 && out.point_a.y > 0.0, "{point}");
+    }
+    // A small fast body: 1e-2 wide, 1000 times its size in one step, through a 1e-3 wall.
+    let wall = cuboid(5e-4, 1.0, 1.0);
+    let grain = cuboid(5e-3, 5e-3, 5e-3);
+    let still = ScrewMotion::resting(Pose::IDENTITY);
+    let shot = screw(
+        pose(DVec3::X * -5.0, DQuat::IDENTITY),
+        pose(DVec3::X * 5.0, DQuat::IDENTITY),
+    );
+    let out = toi(&grain, shot, &wall, still);
+    assert_hit_near(&out, (5.0 - 5e-3 - 5e-4) / 10.0, 1e-8, "grain");
+    // A grain that passes 1e-3 beside the wall's edge: no hit.
+    let beside = screw(
+        pose(DVec3::new(-5.0, 1.006, 0.0), DQuat::IDENTITY),
+        pose(DVec3::new(5.0, 1.006, 0.0), DQuat::IDENTITY),
+    );
+    assert_eq!(toi(&grain, beside, &wall, still).state, ToiState::Miss);
+
+    // A long rod spinning 0.9 of a half turn about z sweeps a small box at radius 1.5.
+    let rod = cuboid(2.0, 0.01, 0.01);
+    let spin = screw(
+        Pose::IDENTITY,
+        pose(DVec3::ZERO, DQuat::from_rotation_z(0.9 * PI)),
+    );
+    let target = cuboid(0.05, 0.05, 0.05);
+    let at_rest = ScrewMotion::resting(pose(DVec3::new(0.0, 1.5, 0.0), DQuat::IDENTITY));
+    let out = toi(&rod, spin, &target, at_rest);
+    let truth =
+        sampled_truth(&rod, &spin, &target, &at_rest, 20_000).expect("the rod meets the box");
+    assert_hit_near(&out, truth, 1e-6, "spinning rod");
+
+    // A plank turning almost half a turn about y through a thin wall at x = 1: clear of the
+    // wall at both ends, through it in between.
+    for thickness in [1e-3, 1e-9] {
+        let plank = cuboid(0.05, 0.05, 2.0);
+        let wall = cuboid(thickness / 2.0, 1.0, 3.0);
+        let wall_at = ScrewMotion::resting(pose(DVec3::X, DQuat::IDENTITY));
+        let turn = screw(
+            Pose::IDENTITY,
+            pose(DVec3::ZERO, DQuat::from_rotation_y(0.9 * PI)),
+        );
+        assert!(!overlap_at(&plank, &turn, &wall, &wall_at, 0.0));
+        assert!(!overlap_at(&plank, &turn, &wall, &wall_at, 1.0));
+        let out = toi(&plank, turn, &wall, wall_at);
+        let truth = sampled_truth(&plank, &turn, &wall, &wall_at, 20_000)
+            .expect("the plank meets the wall");
+        assert_hit_near(
+            &out,
+            truth,
+            1e-6,
+            &format!("plank through a {thickness:e} wall"),
+        );
+    }
+
+    // Crossed planks: one falls across the other; they meet face on face over a square.
+    let lower = cuboid(2.0, 0.1, 0.1);
+    let upper = cuboid(0.1, 0.1, 2.0);
+    let drop = screw(
+        pose(DVec3::Y, DQuat::IDENTITY),
+        pose(-DVec3::Y, DQuat::IDENTITY),
+    );
+    let out = toi(&lower, still, &upper, drop);
+    assert_hit_near(&out, 0.4, 1e-8, "crossed planks");
+    assert!((out.normal - DVec3::Y).length() < 1e-9);
+
+    // Far from the origin (1e4) and in small units (1e-4): the same time.
+    for (offset, unit) in [(1e4, 1.0), (0.0, 1e-4), (-3e3, 1e-2)] {
+        let lower = cuboid(2.0 * unit, 0.1 * unit, 0.1 * unit);
+        let upper = cuboid(0.1 * unit, 0.1 * unit, 2.0 * unit);
+        let base = DVec3::splat(offset);
+        let still = ScrewMotion::resting(pose(base, DQuat::IDENTITY));
+        let drop = screw(
+            pose(base + DVec3::Y * unit, DQuat::IDENTITY),
+            pose(base - DVec3::Y * unit, DQuat::IDENTITY),
+        );
+        let out = toi(&lower, still, &upper, drop);
+        assert_hit_near(
+            &out,
+            0.4,
+            1e-6,
+            &format!("crossed planks at {offset:e} in units of {unit:e}"),
+        );
+    }
+}
+
+#[test]
+fn exact_touches() {
+    // A crate resting on a crate and sliding along it touches from the start: a hit at 0,
+    // normal up.
+    let crate_ = cuboid(0.5, 0.5, 0.5);
+    let still = ScrewMotion::resting(Pose::IDENTITY);
+    let slide = screw(
+        pose(DVec3::Y, DQuat::IDENTITY),
+        pose(DVec3::new(0.7, 1.0, 0.0), DQuat::IDENTITY),
+    );
+    let out = toi(&crate_, still, &crate_, slide);
+    assert_eq!((out.state, out.toi), (ToiState::Hit, 0.0), "{out:?}");
+    assert!((out.normal - DVec3::Y).length() < 1e-12, "{}", out.normal);
+    // Lifting off the same crate: touching at the start is still a contact at 0.
+    let lift = screw(
+        pose(DVec3::Y, DQuat::IDENTITY),
+        pose(DVec3::Y * 2.0, DQuat::IDENTITY),
+    );
+    assert_eq!(toi(&crate_, still, &crate_, lift).toi, 0.0);
+    // Overlapping at the start: no first contact, said so.
+    let sunk = screw(
+        pose(DVec3::Y * 0.9, DQuat::IDENTITY),
+        pose(DVec3::Y * 2.0, DQuat::IDENTITY),
+    );
+    assert_eq!(
+        toi(&crate_, still, &crate_, sunk).state,
+        ToiState::Overlapping
+    );
+    // Coming down to exactly touch at the end: a hit just before 1.
+    let land = screw(
+        pose(DVec3::Y * 3.0, DQuat::IDENTITY),
+        pose(DVec3::Y, DQuat::IDENTITY),
+    );
+    assert_hit_near(&toi(&crate_, still, &crate_, land), 1.0, 1e-8, "landing");
+    // Stopping 1e-6 short of touching: a miss.
+    let short = screw(
+        pose(DVec3::Y * 3.0, DQuat::IDENTITY),
+        pose(DVec3::Y * (1.0 + 1e-6), DQuat::IDENTITY),
+    );
+    assert_eq!(toi(&crate_, still, &crate_, short).state, ToiState::Miss);
+    // Neither moves: a miss in one step, at any distance.
+    let apart = ScrewMotion::resting(pose(DVec3::X * 1.5, DQuat::IDENTITY));
+    let out = toi(&crate_, still, &crate_, apart);
+    assert_eq!((out.state, out.iterations), (ToiState::Miss, 1));
+}
+
+#[test]
+fn warm_start_and_cap() {
+    // The features of one answer start the next query; the answer is the same.
+    let mut rng = Rng::new(0x702);
+    for _ in 0..200 {
+        let (a, ma, b, mb) = random_case(&mut rng);
+        let cold = toi(&a, ma, &b, mb);
+        let warm = time_of_impact(&ToiInput {
+            start: Some(cold.features),
+            ..ToiInput::new(&a, ma, &b, mb)
+        });
+        assert_eq!(cold.state, warm.state);
+        assert!(
+            (cold.toi - warm.toi).abs() <= 1e-9,
+            "{} vs {}",
+            cold.toi,
+            warm.toi
+        );
+    }
+    // A capped run answers a time it proved safe, never a later one.
+    let rod = cuboid(2.0, 0.01, 0.01);
+    let spin = screw(
+        Pose::IDENTITY,
+        pose(DVec3::ZERO, DQuat::from_rotation_z(0.9 * PI)),
+    );
+    let target = cuboid(0.05, 0.05, 0.05);
+    let at_rest = ScrewMotion::resting(pose(DVec3::new(0.0, 1.5, 0.0), DQuat::IDENTITY));
+    let full = toi(&rod, spin, &target, at_rest);
+    for cap in 1..full.iterations {
+        let out = time_of_impact(&ToiInput {
+            max_iterations: Some(cap),
+            ..ToiInput::new(&rod, spin, &target, at_rest)
+        });
+        assert_eq!((out.state, out.iterations), (ToiState::Capped, cap));
+        assert!(out.toi <= full.toi && !overlap_at(&rod, &spin, &target, &at_rest, out.toi));
+    }
+}
