@@ -14,6 +14,7 @@ pub mod frame;
 pub mod geometry;
 pub mod gpu;
 pub mod graph;
+pub mod impacts;
 pub mod motion;
 pub mod passes;
 pub mod pipeline;

@@ -461,3 +461,200 @@ fn warm_start_and_cap() {
         assert!(out.toi <= full.toi && !overlap_at(&rod, &spin, &target, &at_rest, out.toi));
     }
 }
+
+/// Whose answer the truth supports when two disagree.
+#[derive(Default, Debug)]
+struct Tally {
+    /// Cases where the peer disagrees with the truth (a miss, a false hit, or more than
+    /// 1e-4 away).
+    disagreements: usize,
+    /// Of those, the peer missed a contact.
+    misses: usize,
+    /// Of those, the peer answered later than the truth.
+    later: usize,
+}
+
+impl Tally {
+    fn count(&mut self, peer: Option<f64>, truth: Option<f64>) {
+        match (peer, truth) {
+            (None, None) => {}
+            (Some(p), Some(t)) if (p - t).abs() <= 1e-4 => {}
+            (p, t) => {
+                self.disagreements += 1;
+                self.misses += usize::from(p.is_none());
+                self.later += usize::from(matches!((p, t), (Some(p), Some(t)) if p > t));
+            }
+        }
+    }
+}
+
+#[test]
+fn parry_peers_against_the_bisection_truth() {
+    use parry3d_f64::query::{
+        NonlinearRigidMotion, Sweep, SweepToiStatus, ToiProxy, cast_shapes_nonlinear,
+        sweep_time_of_impact,
+    };
+    let mut rng = Rng::new(0x703);
+    let (mut ours, mut nonlinear, mut sweep) =
+        (Tally::default(), Tally::default(), Tally::default());
+    let mut examples = Vec::new();
+    for case in 0..1000 {
+        let (a, ma, b, mb) = random_case(&mut rng);
+        let truth = sampled_truth(&a, &ma, &b, &mb, 256);
+        let out = toi(&a, ma, &b, mb);
+        // A graze the samples missed is settled by enumeration at our time.
+        let truth = match (out.state, truth) {
+            (ToiState::Hit, Some(t)) if out.toi < t - 1e-4 => Some(out.toi),
+            (ToiState::Hit, None) => Some(out.toi),
+            _ => truth,
+        };
+        if let Some(t) = truth.filter(|&t| t == out.toi) {
+            let tol = tolerance(&a, ma, &b, mb);
+            assert!(distance_at(&a, &ma, &b, &mb, t) <= tol * 1.000001, "{case}");
+        }
+        ours.count((out.state == ToiState::Hit).then_some(out.toi), truth);
+        let (pa, pb) = (common::to_parry(&a), common::to_parry(&b));
+        let motion = |m: &ScrewMotion| {
+            NonlinearRigidMotion::new(
+                common::parry_pose(&m.start()),
+                DVec3::ZERO,
+                m.linear(),
+                m.angular(),
+            )
+        };
+        let hit = cast_shapes_nonlinear(&motion(&ma), &pa, &motion(&mb), &pb, 0.0, 1.0, true)
+            .expect("parry casts convex polyhedra")
+            .map(|h| h.time_of_impact);
+        nonlinear.count(hit, truth);
+        if hit.is_none() && truth.is_some() && examples.len() < 5 {
+            examples.push(format!(
+                "case {case}: cast_shapes_nonlinear misses the contact at {truth:?}"
+            ));
+        }
+        let sweep_of = |m: &ScrewMotion| {
+            Sweep::from_poses(
+                &common::parry_pose(&m.start()),
+                &common::parry_pose(&m.end()),
+                DVec3::ZERO,
+            )
+        };
+        let (proxy_a, proxy_b) = (
+            ToiProxy::from_shape(&pa).unwrap(),
+            ToiProxy::from_shape(&pb).unwrap(),
+        );
+        let s = sweep_time_of_impact(
+            &proxy_a,
+            &sweep_of(&ma),
+            &proxy_b,
+            &sweep_of(&mb),
+            1.0,
+            1e-6,
+        );
+        let hit =
+            matches!(s.status, SweepToiStatus::Hit | SweepToiStatus::Failed).then_some(s.fraction);
+        sweep.count(hit, truth);
+    }
+    println!("disagreements with the bisection truth over 1000 rotating pairs:");
+    println!("  conservative advancement (ours): {ours:?}");
+    println!("  parry3d-f64 cast_shapes_nonlinear: {nonlinear:?}");
+    println!("  parry3d-f64 sweep_time_of_impact (nlerp, its own path): {sweep:?}");
+    for e in &examples {
+        println!("  {e}");
+    }
+    assert_eq!(ours.disagreements, 0, "{ours:?}");
+}
+
+/// A crowd of `n` random hulls (a few shapes shared by all), each on a random screw
+/// motion: about one body per 8 unit cells, moving up to 2 and turning up to 0.9π per step.
+fn crowd(n: usize, seed: u64) -> (Vec<ConvexPolytope>, Vec<proxima::impacts::MovingBody>) {
+    let mut rng = Rng::new(seed);
+    let shapes: Vec<_> = (0..8)
+        .map(|k| generators::random_hull(&mut rng, 6 + 2 * k, 0.5).unwrap())
+        .collect();
+    let side = (n as f64 * 8.0).cbrt();
+    let bodies = (0..n)
+        .map(|_| {
+            let start = pose(
+                rng.point_in(DVec3::ZERO, DVec3::splat(side)),
+                rng.rotation(),
+            );
+            let turn = DQuat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 0.9 * PI));
+            let end = pose(
+                start.translation + rng.unit_vector() * rng.range(0.0, 2.0),
+                turn * start.rotation,
+            );
+            proxima::impacts::MovingBody {
+                shape: rng.below(shapes.len() as u64) as u32,
+                motion: screw(start, end),
+            }
+        })
+        .collect();
+    (shapes, bodies)
+}
+
+#[test]
+fn the_queue_finds_the_all_pairs_first_contacts_in_time_order() {
+    use proxima::impacts::FirstContacts;
+    let (shapes, bodies) = crowd(10_000, 0x704);
+    let mut queue = FirstContacts::new(&shapes, &bodies).unwrap();
+    let contacts = queue.until(1.0);
+    assert!(
+        contacts
+            .windows(2)
+            .all(|w| w[0].output.toi <= w[1].output.toi),
+        "time order"
+    );
+    // All pairs: every pair whose bounding spheres (reach about the origin, which moves on
+    // a segment) can meet during the step, advanced on its own.
+    let reach: Vec<f64> = shapes
+        .iter()
+        .map(|s| s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max))
+        .collect();
+    let mut expected = Vec::new();
+    for i in 0..bodies.len() {
+        for j in i + 1..bodies.len() {
+            let (bi, bj) = (&bodies[i], &bodies[j]);
+            let p = bj.motion.start().translation - bi.motion.start().translation;
+            let v = bj.motion.linear() - bi.motion.linear();
+            let t = if v == DVec3::ZERO {
+                0.0
+            } else {
+                (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
+            };
+            if (p + v * t).length() > reach[bi.shape as usize] + reach[bj.shape as usize] {
+                continue;
+            }
+            let (a, b) = (&shapes[bi.shape as usize], &shapes[bj.shape as usize]);
+            let out = toi(a, bi.motion, b, bj.motion);
+            if out.state != ToiState::Miss {
+                expected.push((i as u32, j as u32, out));
+            }
+        }
+    }
+    let mut found: Vec<_> = contacts.iter().map(|c| (c.a, c.b, c.output)).collect();
+    found.sort_by_key(|c| (c.0, c.1));
+    assert!(
+        expected.len() > 1000,
+        "{} contacts: the crowd is too sparse",
+        expected.len()
+    );
+    assert_eq!(found.len(), expected.len());
+    assert_eq!(found, expected);
+    println!(
+        "{} bodies: {} candidate pairs, {} first contacts, {} evaluations",
+        bodies.len(),
+        queue.candidates(),
+        contacts.len(),
+        queue.evaluations()
+    );
+}
+
+#[test]
+fn the_queue_names_a_missing_shape() {
+    let (shapes, mut bodies) = crowd(10, 1);
+    bodies[7].shape = 99;
+    let e = proxima::impacts::FirstContacts::new(&shapes, &bodies)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("body 7") && e.contains("shape 99"), "{e}");
+}
