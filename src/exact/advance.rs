@@ -144,6 +144,8 @@ pub struct Advancement<'a> {
     swing_b: f64,
     features: Option<(FeatureId, FeatureId)>,
     support: (u32, u32),
+    /// Warm starts of the support queries in the spin directions.
+    spin_support: (u32, u32),
     iterations: u32,
 }
 
@@ -174,6 +176,7 @@ impl<'a> Advancement<'a> {
             swing_b: input.motion_b.swing_radius(input.b.vertices()),
             features: input.start,
             support: (0, 0),
+            spin_support: (0, 0),
             iterations: 0,
             t: 0.0,
             input,
@@ -267,7 +270,9 @@ impl<'a> Advancement<'a> {
             + ma.angular().length() * self.swing_a
             + mb.angular().length() * self.swing_b;
         let goal = self.tol / 2.0;
-        let step = ((sep - goal) / mu).max((distance - goal) / speed);
+        let step = ((sep - goal) / mu)
+            .max((distance - goal) / speed)
+            .max(self.accelerated_step(&pose_a, &pose_b, n, sep - goal));
         // Zero speeds give an infinite step: nothing moves closer.
         let next = t + step;
         if next >= 1.0 || !next.is_finite() {
@@ -278,6 +283,49 @@ impl<'a> Advancement<'a> {
             return Progress::Done(output(ToiState::Capped, next, n));
         }
         Progress::Until(next)
+    }
+
+    /// The time until the separation along `n` can have closed by `margin`, from the rate
+    /// at which it closes now and a bound on how fast that rate grows (Lin's eq. 5.1,
+    /// `t_c = (√(W² + 2αm) − W)/α`). Now, no point of A moves along `n` faster than
+    /// `v_A·n + max_A (x − T_A)·(n × ω_A)` and no point of B back along it faster than
+    /// `−v_B·n + max_B (x − T_B)·(ω_B × n)` (support queries: the exact maxima, not
+    /// bounds of signed parts); their sum is `W`. A point's speed along `n` changes at most
+    /// at its acceleration, `|ω|²` times its distance from the axis, so `α = |ω_A|² r_A +
+    /// |ω_B|² r_B` and the separation stays above `m − WΔ − αΔ²/2`. Near contact `W` is
+    /// the true closing rate rather than a bound over the whole step, so this step closes
+    /// nearly the whole gap where the others close a fraction. Infinite when nothing closes.
+    fn accelerated_step(&mut self, pose_a: &Pose, pose_b: &Pose, n: DVec3, margin: f64) -> f64 {
+        if margin <= 0.0 {
+            return 0.0;
+        }
+        let (ma, mb) = (self.input.motion_a, self.input.motion_b);
+        let (wa, wb) = (ma.angular(), mb.angular());
+        let spin = |p: &ConvexPolytope, pose: &Pose, u: DVec3, start: u32| {
+            if u == DVec3::ZERO {
+                (start, 0.0)
+            } else {
+                p.support(pose.rotation.conjugate() * u, start)
+            }
+        };
+        let (sa, ha) = spin(self.input.a, pose_a, n.cross(wa), self.spin_support.0);
+        let (sb, hb) = spin(self.input.b, pose_b, wb.cross(n), self.spin_support.1);
+        self.spin_support = (sa, sb);
+        let rate = (ma.linear() - mb.linear()).dot(n) + ha + hb;
+        let growth = wa.length_squared() * self.swing_a + wb.length_squared() * self.swing_b;
+        if growth > 0.0 {
+            let root = (rate * rate + 2.0 * growth * margin).sqrt();
+            // Two forms of one root, each free of cancellation on its side.
+            if rate > 0.0 {
+                2.0 * margin / (root + rate)
+            } else {
+                (root - rate) / growth
+            }
+        } else if rate > 0.0 {
+            margin / rate
+        } else {
+            f64::INFINITY
+        }
     }
 
     /// `min over B of x·n − max over A of x·n` at the given poses (world `n`), by support
