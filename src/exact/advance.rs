@@ -152,6 +152,10 @@ pub struct Advancement<'a> {
     support: (u32, u32),
     /// Warm starts of the support queries in the spin directions.
     spin_support: (u32, u32),
+    /// Warm starts of the support queries of the carried-plane step (B's, A's).
+    carried_support: (u32, u32),
+    /// Largest distance of a vertex from the body origin (A, B).
+    reach: (f64, f64),
     iterations: u32,
 }
 
@@ -183,6 +187,8 @@ impl<'a> Advancement<'a> {
             features: input.start,
             support: (0, 0),
             spin_support: (0, 0),
+            carried_support: (0, 0),
+            reach: (reach(input.a), reach(input.b)),
             iterations: 0,
             t: 0.0,
             input,
@@ -278,7 +284,8 @@ impl<'a> Advancement<'a> {
         let goal = self.tol / 2.0;
         let step = ((sep - goal) / mu)
             .max((distance - goal) / speed)
-            .max(self.accelerated_step(&pose_a, &pose_b, n, sep - goal));
+            .max(self.accelerated_step(&pose_a, &pose_b, n, sep - goal))
+            .max(self.carried_step((&pose_a, &pose_b), n, sep - goal, features));
         // Zero speeds give an infinite step: nothing moves closer.
         let next = t + step;
         if next >= 1.0 || !next.is_finite() {
@@ -319,19 +326,87 @@ impl<'a> Advancement<'a> {
         self.spin_support = (sa, sb);
         let rate = (ma.linear() - mb.linear()).dot(n) + ha + hb;
         let growth = wa.length_squared() * self.swing_a + wb.length_squared() * self.swing_b;
-        if growth > 0.0 {
-            let root = (rate * rate + 2.0 * growth * margin).sqrt();
-            // Two forms of one root, each free of cancellation on its side.
-            if rate > 0.0 {
-                2.0 * margin / (root + rate)
-            } else {
-                (root - rate) / growth
-            }
-        } else if rate > 0.0 {
-            margin / rate
-        } else {
-            f64::INFINITY
+        lin_step(rate, growth, margin)
+    }
+
+    /// Lin's step for the plane carried by one body's frame: the face owner's (A's when
+    /// no face is among the closest features). A face that turns lifts its far vertices
+    /// along a fixed normal faster than the distance closes; relative to a plane that
+    /// turns with it, they do not move at all. With P the owner, Q the other, `m` the
+    /// normal from P to Q at the current time carried as `m(t) = R_P(t) R_P⁻¹ m`, and `D =
+    /// T_Q − T_P`, the separation is `min_Q (y − T_P)·m(t) − c` (c: P's own support, fixed)
+    /// and a vertex's term changes at `(v_Q − v_P)·m + D·(ω_P × m) + (y − T_Q)·(m × Ω)`,
+    /// `Ω = ω_Q − ω_P`. The closing rate now, `W`, takes the largest of its negations by
+    /// one support query of Q; the rate's own change is at most `α = 2|v_Q − v_P||ω_P| +
+    /// |ω_P|²|D|max + |Ω|(|ω_Q| r_Q + |ω_P| R_Q)` (`r`: swing radius, `R`: reach, `|D|max`
+    /// the larger of `|D|` now and at the end, D being linear in t).
+    fn carried_step(
+        &mut self,
+        (pose_a, pose_b): (&Pose, &Pose),
+        n: DVec3,
+        margin: f64,
+        features: (FeatureId, FeatureId),
+    ) -> f64 {
+        if margin <= 0.0 {
+            return 0.0;
         }
+        let inp = self.input;
+        let b_owns = matches!(
+            features,
+            (
+                FeatureId::Vertex(_) | FeatureId::Edge(_),
+                FeatureId::Face(_)
+            )
+        );
+        let (mp, mq, q, pose_p, pose_q, m, swing_q, reach_q, start) = if b_owns {
+            let s = self.carried_support.1;
+            (
+                inp.motion_b,
+                inp.motion_a,
+                inp.a,
+                pose_b,
+                pose_a,
+                -n,
+                self.swing_a,
+                self.reach.0,
+                s,
+            )
+        } else {
+            let s = self.carried_support.0;
+            (
+                inp.motion_a,
+                inp.motion_b,
+                inp.b,
+                pose_a,
+                pose_b,
+                n,
+                self.swing_b,
+                self.reach.1,
+                s,
+            )
+        };
+        let (wp, wq) = (mp.angular(), mq.angular());
+        let spin = wq - wp;
+        let relative = mq.linear() - mp.linear();
+        let d = pose_q.translation - pose_p.translation;
+        let u = spin.cross(m);
+        let (vertex, h) = if u == DVec3::ZERO {
+            (start, 0.0)
+        } else {
+            q.support(pose_q.rotation.conjugate() * u, start)
+        };
+        if b_owns {
+            self.carried_support.1 = vertex;
+        } else {
+            self.carried_support.0 = vertex;
+        }
+        let rate = -relative.dot(m) - d.dot(wp.cross(m)) + h;
+        let d_end = mq.end().translation - mp.end().translation;
+        let wpl = wp.length();
+        let growth = 2.0 * relative.length() * wpl
+            + wpl * wpl * d.length().max(d_end.length())
+            + spin.length() * (wq.length() * swing_q + wpl * reach_q);
+        lin_step(rate, growth, margin)
     }
 
     /// `min over B of x·n − max over A of x·n` at the given poses (world `n`), by support
@@ -348,6 +423,30 @@ impl<'a> Advancement<'a> {
         self.support = (va, vb);
         (-hb + pose_b.translation.dot(n)) - (ha + pose_a.translation.dot(n))
     }
+}
+
+/// The time until a gap `margin` closing at `rate` now, the rate growing by at most
+/// `growth` per unit of time, can have closed: the positive root of `margin − rate·Δ −
+/// growth·Δ²/2` (Lin's eq. 5.1); infinite when nothing closes.
+fn lin_step(rate: f64, growth: f64, margin: f64) -> f64 {
+    if growth > 0.0 {
+        let root = (rate * rate + 2.0 * growth * margin).sqrt();
+        // Two forms of one root, each free of cancellation on its side.
+        if rate > 0.0 {
+            2.0 * margin / (root + rate)
+        } else {
+            (root - rate) / growth
+        }
+    } else if rate > 0.0 {
+        margin / rate
+    } else {
+        f64::INFINITY
+    }
+}
+
+/// The largest distance of a vertex from the body origin.
+fn reach(p: &ConvexPolytope) -> f64 {
+    p.vertices().iter().map(|v| v.length()).fold(0.0, f64::max)
 }
 
 /// The contact normal (unit, A to B) of the closest features: a face's normal or two
