@@ -24,8 +24,11 @@
 //! stays at least `τ/2` over every step; where the direction-free step
 //! `(d − τ/2)/(|v_A − v_B| + |ω_A| r_A + |ω_B| r_B)` is longer it takes that one (no two
 //! points approach faster, so neither does the distance; it carries vertex–vertex and
-//! vertex–edge pairs, whose normal is the rounded difference, the last stretch). It stops when `d ≤ τ` (a hit), when `μ = 0` or
-//! the step passes the end (a miss), or after `max_iterations` (capped: the answer is the
+//! vertex–edge pairs, whose normal is the rounded difference, the last stretch), and so
+//! are two steps from Lin's eq. 5.1 (the closing rate now and a bound on its growth): one
+//! along the fixed `n`, one against the plane carried by the face owner's frame, which a
+//! turning face does not lift its own vertices against. It stops when `d ≤ τ` (a hit),
+//! when every step is infinite or passes the end (a miss), or after `max_iterations` (capped: the answer is the
 //! time the last step proved safe, never later). `τ` is the contact tolerance, by default
 //! [`TOI_TOL_REL`] times the size of the coordinates.
 //!
@@ -39,9 +42,9 @@
 //! Tried: a per-vertex bound (each vertex's own speed along `n` and its depth below the
 //! extreme, so a fast vertex far behind the contact does not shorten the step), searched
 //! by doubling and bisection: 19 → 15 evaluations per pair on 8-vertex hulls, but each
-//! evaluation cost 60% more, a net loss. The gap that remains is the fixed direction
-//! itself: a face that tilts as it approaches lifts its far vertices along the old normal
-//! faster than the distance closes.
+//! evaluation cost 60% more, a net loss. What remains after the carried-plane step: the
+//! growth bounds take each body's farthest vertex, and edge–edge contacts have no plane
+//! that one body carries unchanged.
 
 use glam::DVec3;
 
