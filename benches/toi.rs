@@ -25,7 +25,7 @@ use proxima::exact::advance::{ToiInput, ToiState, time_of_impact};
 use proxima::exact::sat;
 use proxima::geometry::ConvexPolytope;
 use proxima::geometry::generators::random_points;
-use proxima::impacts::{FirstContacts, MovingBody};
+use proxima::impacts::FirstContacts;
 use proxima::motion::ScrewMotion;
 use proxima::rng::Rng;
 
@@ -150,59 +150,14 @@ fn pair_bench(c: &mut Criterion) {
 }
 
 fn queue_bench(c: &mut Criterion) {
-    let mut rng = Rng::new(0x70e);
-    let shapes: Vec<_> = (0..8).map(|k| hull(&mut rng, 6 + 2 * k)).collect();
-    let n = 10_000usize;
-    let side = (n as f64 * 8.0).cbrt();
-    let bodies: Vec<_> = (0..n)
-        .map(|_| {
-            let start = Pose::new(
-                rng.point_in(DVec3::ZERO, DVec3::splat(side)),
-                rng.rotation(),
-            );
-            let turn = DQuat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 0.9 * PI));
-            let end = Pose::new(
-                start.translation + rng.unit_vector() * rng.range(0.0, 2.0),
-                turn * start.rotation,
-            );
-            MovingBody {
-                shape: rng.below(shapes.len() as u64) as u32,
-                motion: ScrewMotion::between(start, end).unwrap(),
-            }
-        })
-        .collect();
-    let reach: Vec<f64> = shapes
-        .iter()
-        .map(|s| s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max))
-        .collect();
+    let (shapes, bodies) = test_common::moving_crowd(10_000, 0x70e);
     let queue = || {
         FirstContacts::new(&shapes, &bodies)
             .unwrap()
             .until(1.0)
             .len()
     };
-    let all_pairs = || {
-        let mut hits = 0;
-        for i in 0..bodies.len() {
-            for j in i + 1..bodies.len() {
-                let (bi, bj) = (&bodies[i], &bodies[j]);
-                let p = bj.motion.start().translation - bi.motion.start().translation;
-                let v = bj.motion.linear() - bi.motion.linear();
-                let t = if v == DVec3::ZERO {
-                    0.0
-                } else {
-                    (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
-                };
-                if (p + v * t).length() > reach[bi.shape as usize] + reach[bj.shape as usize] {
-                    continue;
-                }
-                let (a, b) = (&shapes[bi.shape as usize], &shapes[bj.shape as usize]);
-                let out = time_of_impact(&ToiInput::new(a, bi.motion, b, bj.motion));
-                hits += usize::from(out.state != ToiState::Miss);
-            }
-        }
-        hits
-    };
+    let all_pairs = || test_common::all_pairs_first_contacts(&shapes, &bodies).len();
     eprintln!(
         "toi_queue 10000 bodies: queue {} contacts, all pairs {}",
         queue(),

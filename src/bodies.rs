@@ -123,6 +123,10 @@ impl GpuAabb {
 /// check (2^28, 8 GiB of bodies on the GPU; the broadphase's hash entry could name 2^29).
 pub const MAX_BODIES: usize = 1 << 28;
 
+/// How far a pose's quaternion norm may stray from 1 before it is rejected rather than
+/// normalised (queries and motions read poses by this one rule).
+pub const UNIT_TOLERANCE: f64 = 1e-6;
+
 /// A world pose in f64: `x_world = rotation * x_local + translation`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {

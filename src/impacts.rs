@@ -26,6 +26,7 @@ use crate::bodies::GpuAabb;
 use crate::broadphase::cpu_pairs;
 use crate::exact::advance::{Advancement, Progress, ToiInput, ToiOutput, ToiState};
 use crate::geometry::ConvexPolytope;
+use crate::geometry::polytope::{round_down, round_up};
 use crate::motion::ScrewMotion;
 use crate::passes::broadphase::Method;
 use crate::{Error, Result};
@@ -186,11 +187,7 @@ pub fn swept_box(shape: &ConvexPolytope, motion: &ScrewMotion) -> GpuAabb {
         }
         (lo, hi)
     } else {
-        let reach = shape
-            .vertices()
-            .iter()
-            .map(|v| v.length())
-            .fold(0.0, f64::max);
+        let reach = shape.radius();
         let (s, e) = (motion.start().translation, motion.end().translation);
         (
             s.min(e) - DVec3::splat(reach),
@@ -200,18 +197,6 @@ pub fn swept_box(shape: &ConvexPolytope, motion: &ScrewMotion) -> GpuAabb {
     // Outward to f32: the box must still hold every point after rounding. A transformed
     // vertex is rounded too (a few ulps of its coordinates), which the relative widening
     // covers.
-    let widen = |x: DVec3| x.abs().max_element() * 1e-12;
-    let down = |x: f64| {
-        let f = x as f32;
-        if f64::from(f) > x { f.next_down() } else { f }
-    };
-    let up = |x: f64| {
-        let f = x as f32;
-        if f64::from(f) < x { f.next_up() } else { f }
-    };
-    let (wl, wh) = (widen(lo), widen(hi));
-    GpuAabb::new(
-        glam::Vec3::new(down(lo.x - wl), down(lo.y - wl), down(lo.z - wl)),
-        glam::Vec3::new(up(hi.x + wh), up(hi.y + wh), up(hi.z + wh)),
-    )
+    let widen = |x: DVec3| DVec3::splat(x.abs().max_element() * 1e-12);
+    GpuAabb::new(round_down(lo - widen(lo)), round_up(hi + widen(hi)))
 }

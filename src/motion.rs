@@ -14,16 +14,13 @@
 
 use glam::{DQuat, DVec3};
 
-use crate::bodies::Pose;
+use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::{Error, Result};
 
 /// How close to half a turn a rotation may come before the shorter arc is called
 /// ambiguous (radians). Above rounding (1e-16 per component) by far, below any turn a user
 /// means as "almost half".
 pub const HALF_TURN_MARGIN: f64 = 1e-9;
-
-/// How far a quaternion's norm may stray from 1 before it is rejected (not normalised).
-const UNIT_TOLERANCE: f64 = 1e-6;
 
 /// The screw motion between two poses over `t` in `[0, 1]`.
 #[derive(Clone, Copy, Debug, PartialEq)]

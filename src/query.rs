@@ -17,7 +17,7 @@ use glam::{DQuat, DVec3};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::bodies::Pose;
+use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
 use crate::exact::sat;
@@ -90,9 +90,6 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Li
         LineRead::Line
     })
 }
-
-/// How far a rotation's norm may stray from 1 before it is rejected rather than normalised.
-const UNIT_TOLERANCE: f64 = 1e-6;
 
 impl QueryEngine {
     /// A new engine.

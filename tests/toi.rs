@@ -276,6 +276,19 @@ fn assert_hit_near(out: &ToiOutput, truth: f64, window: f64, what: &str) {
     );
 }
 
+/// A long rod spinning 0.9 of a half turn about z, and a small box at rest at radius 1.5
+/// in its way.
+fn spinning_rod() -> (ConvexPolytope, ScrewMotion, ConvexPolytope, ScrewMotion) {
+    let rod = cuboid(2.0, 0.01, 0.01);
+    let spin = screw(
+        Pose::IDENTITY,
+        pose(DVec3::ZERO, DQuat::from_rotation_z(0.9 * PI)),
+    );
+    let target = cuboid(0.05, 0.05, 0.05);
+    let at_rest = ScrewMotion::resting(pose(DVec3::new(0.0, 1.5, 0.0), DQuat::IDENTITY));
+    (rod, spin, target, at_rest)
+}
+
 #[test]
 fn nothing_tunnels() {
     // Thin plates, 1e-3 and 1e-9 thick, and a cube crossing them in one step.
@@ -312,13 +325,7 @@ fn nothing_tunnels() {
     assert_eq!(toi(&grain, beside, &wall, still).state, ToiState::Miss);
 
     // A long rod spinning 0.9 of a half turn about z sweeps a small box at radius 1.5.
-    let rod = cuboid(2.0, 0.01, 0.01);
-    let spin = screw(
-        Pose::IDENTITY,
-        pose(DVec3::ZERO, DQuat::from_rotation_z(0.9 * PI)),
-    );
-    let target = cuboid(0.05, 0.05, 0.05);
-    let at_rest = ScrewMotion::resting(pose(DVec3::new(0.0, 1.5, 0.0), DQuat::IDENTITY));
+    let (rod, spin, target, at_rest) = spinning_rod();
     let out = toi(&rod, spin, &target, at_rest);
     let truth =
         sampled_truth(&rod, &spin, &target, &at_rest, 20_000).expect("the rod meets the box");
@@ -444,13 +451,7 @@ fn warm_start_and_cap() {
         );
     }
     // A capped run answers a time it proved safe, never a later one.
-    let rod = cuboid(2.0, 0.01, 0.01);
-    let spin = screw(
-        Pose::IDENTITY,
-        pose(DVec3::ZERO, DQuat::from_rotation_z(0.9 * PI)),
-    );
-    let target = cuboid(0.05, 0.05, 0.05);
-    let at_rest = ScrewMotion::resting(pose(DVec3::new(0.0, 1.5, 0.0), DQuat::IDENTITY));
+    let (rod, spin, target, at_rest) = spinning_rod();
     let full = toi(&rod, spin, &target, at_rest);
     for cap in 1..full.iterations {
         let out = time_of_impact(&ToiInput {
@@ -564,38 +565,10 @@ fn parry_peers_against_the_bisection_truth() {
     assert_eq!(ours.disagreements, 0, "{ours:?}");
 }
 
-/// A crowd of `n` random hulls (a few shapes shared by all), each on a random screw
-/// motion: about one body per 8 unit cells, moving up to 2 and turning up to 0.9π per step.
-fn crowd(n: usize, seed: u64) -> (Vec<ConvexPolytope>, Vec<proxima::impacts::MovingBody>) {
-    let mut rng = Rng::new(seed);
-    let shapes: Vec<_> = (0..8)
-        .map(|k| generators::random_hull(&mut rng, 6 + 2 * k, 0.5).unwrap())
-        .collect();
-    let side = (n as f64 * 8.0).cbrt();
-    let bodies = (0..n)
-        .map(|_| {
-            let start = pose(
-                rng.point_in(DVec3::ZERO, DVec3::splat(side)),
-                rng.rotation(),
-            );
-            let turn = DQuat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 0.9 * PI));
-            let end = pose(
-                start.translation + rng.unit_vector() * rng.range(0.0, 2.0),
-                turn * start.rotation,
-            );
-            proxima::impacts::MovingBody {
-                shape: rng.below(shapes.len() as u64) as u32,
-                motion: screw(start, end),
-            }
-        })
-        .collect();
-    (shapes, bodies)
-}
-
 #[test]
 fn the_queue_finds_the_all_pairs_first_contacts_in_time_order() {
     use proxima::impacts::FirstContacts;
-    let (shapes, bodies) = crowd(10_000, 0x704);
+    let (shapes, bodies) = common::moving_crowd(10_000, 0x704);
     let mut queue = FirstContacts::new(&shapes, &bodies).unwrap();
     let contacts = queue.until(1.0);
     assert!(
@@ -604,33 +577,8 @@ fn the_queue_finds_the_all_pairs_first_contacts_in_time_order() {
             .all(|w| w[0].output.toi <= w[1].output.toi),
         "time order"
     );
-    // All pairs: every pair whose bounding spheres (reach about the origin, which moves on
-    // a segment) can meet during the step, advanced on its own.
-    let reach: Vec<f64> = shapes
-        .iter()
-        .map(|s| s.vertices().iter().map(|v| v.length()).fold(0.0, f64::max))
-        .collect();
-    let mut expected = Vec::new();
-    for i in 0..bodies.len() {
-        for j in i + 1..bodies.len() {
-            let (bi, bj) = (&bodies[i], &bodies[j]);
-            let p = bj.motion.start().translation - bi.motion.start().translation;
-            let v = bj.motion.linear() - bi.motion.linear();
-            let t = if v == DVec3::ZERO {
-                0.0
-            } else {
-                (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
-            };
-            if (p + v * t).length() > reach[bi.shape as usize] + reach[bj.shape as usize] {
-                continue;
-            }
-            let (a, b) = (&shapes[bi.shape as usize], &shapes[bj.shape as usize]);
-            let out = toi(a, bi.motion, b, bj.motion);
-            if out.state != ToiState::Miss {
-                expected.push((i as u32, j as u32, out));
-            }
-        }
-    }
+    // All pairs, each advanced on its own.
+    let expected = common::all_pairs_first_contacts(&shapes, &bodies);
     let mut found: Vec<_> = contacts.iter().map(|c| (c.a, c.b, c.output)).collect();
     found.sort_by_key(|c| (c.0, c.1));
     assert!(
@@ -651,7 +599,7 @@ fn the_queue_finds_the_all_pairs_first_contacts_in_time_order() {
 
 #[test]
 fn the_queue_names_a_missing_shape() {
-    let (shapes, mut bodies) = crowd(10, 1);
+    let (shapes, mut bodies) = common::moving_crowd(10, 1);
     bodies[7].shape = 99;
     let e = proxima::impacts::FirstContacts::new(&shapes, &bodies)
         .unwrap_err()

@@ -157,8 +157,6 @@ pub struct Advancement<'a> {
     spin_support: (u32, u32),
     /// Warm starts of the support queries of the carried-plane step (B's, A's).
     carried_support: (u32, u32),
-    /// Largest distance of a vertex from the body origin (A, B).
-    reach: (f64, f64),
     iterations: u32,
 }
 
@@ -191,7 +189,6 @@ impl<'a> Advancement<'a> {
             support: (0, 0),
             spin_support: (0, 0),
             carried_support: (0, 0),
-            reach: (reach(input.a), reach(input.b)),
             iterations: 0,
             t: 0.0,
             input,
@@ -361,8 +358,8 @@ impl<'a> Advancement<'a> {
                 FeatureId::Face(_)
             )
         );
-        let (mp, mq, q, pose_p, pose_q, m, swing_q, reach_q, start) = if b_owns {
-            let s = self.carried_support.1;
+        let (mp, mq, q, pose_p, pose_q, m, swing_q, warm) = if b_owns {
+            let warm = &mut self.carried_support.1;
             (
                 inp.motion_b,
                 inp.motion_a,
@@ -371,11 +368,10 @@ impl<'a> Advancement<'a> {
                 pose_a,
                 -n,
                 self.swing_a,
-                self.reach.0,
-                s,
+                warm,
             )
         } else {
-            let s = self.carried_support.0;
+            let warm = &mut self.carried_support.0;
             (
                 inp.motion_a,
                 inp.motion_b,
@@ -384,8 +380,7 @@ impl<'a> Advancement<'a> {
                 pose_b,
                 n,
                 self.swing_b,
-                self.reach.1,
-                s,
+                warm,
             )
         };
         let (wp, wq) = (mp.angular(), mq.angular());
@@ -393,22 +388,19 @@ impl<'a> Advancement<'a> {
         let relative = mq.linear() - mp.linear();
         let d = pose_q.translation - pose_p.translation;
         let u = spin.cross(m);
-        let (vertex, h) = if u == DVec3::ZERO {
-            (start, 0.0)
+        let h = if u == DVec3::ZERO {
+            0.0
         } else {
-            q.support(pose_q.rotation.conjugate() * u, start)
+            let (vertex, h) = q.support(pose_q.rotation.conjugate() * u, *warm);
+            *warm = vertex;
+            h
         };
-        if b_owns {
-            self.carried_support.1 = vertex;
-        } else {
-            self.carried_support.0 = vertex;
-        }
         let rate = -relative.dot(m) - d.dot(wp.cross(m)) + h;
         let d_end = mq.end().translation - mp.end().translation;
         let wpl = wp.length();
         let growth = 2.0 * relative.length() * wpl
             + wpl * wpl * d.length().max(d_end.length())
-            + spin.length() * (wq.length() * swing_q + wpl * reach_q);
+            + spin.length() * (wq.length() * swing_q + wpl * q.radius());
         lin_step(rate, growth, margin)
     }
 
@@ -445,11 +437,6 @@ fn lin_step(rate: f64, growth: f64, margin: f64) -> f64 {
     } else {
         f64::INFINITY
     }
-}
-
-/// The largest distance of a vertex from the body origin.
-fn reach(p: &ConvexPolytope) -> f64 {
-    p.vertices().iter().map(|v| v.length()).fold(0.0, f64::max)
 }
 
 /// The contact normal (unit, A to B) of the closest features: a face's normal or two

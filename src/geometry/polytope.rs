@@ -62,6 +62,7 @@ pub struct ConvexPolytope {
     aabb_min: DVec3,
     aabb_max: DVec3,
     centroid: DVec3,
+    radius: f64,
     /// Every face once, each after a neighbour (breadth-first over shared edges).
     face_order: Vec<u32>,
 }
@@ -201,6 +202,7 @@ impl ConvexPolytope {
             aabb_min: vertices.iter().fold(DVec3::INFINITY, |m, v| m.min(*v)),
             aabb_max: vertices.iter().fold(DVec3::NEG_INFINITY, |m, v| m.max(*v)),
             centroid: vertices.iter().sum::<DVec3>() / vertices.len() as f64,
+            radius: vertices.iter().map(|v| v.length()).fold(0.0, f64::max),
             vertices,
             he_origin,
             he_next,
@@ -527,6 +529,12 @@ impl ConvexPolytope {
         self.centroid
     }
 
+    /// The largest distance of a vertex from the body origin: the body stays within this
+    /// of its origin however it turns.
+    pub fn radius(&self) -> f64 {
+        self.radius
+    }
+
     /// Local axis-aligned bounds.
     pub fn local_aabb(&self) -> (DVec3, DVec3) {
         (self.aabb_min, self.aabb_max)
@@ -575,7 +583,8 @@ fn unit_or_zero(v: DVec3) -> DVec3 {
     unit(v).unwrap_or(DVec3::ZERO)
 }
 
-fn round_down(v: DVec3) -> Vec3 {
+/// `v` in f32, each component rounded down (never above the f64 value).
+pub fn round_down(v: DVec3) -> Vec3 {
     let f = v.as_vec3();
     Vec3::from_array(std::array::from_fn(|i| {
         if f64::from(f[i]) > v[i] {
@@ -586,7 +595,8 @@ fn round_down(v: DVec3) -> Vec3 {
     }))
 }
 
-fn round_up(v: DVec3) -> Vec3 {
+/// `v` in f32, each component rounded up (never below the f64 value).
+pub fn round_up(v: DVec3) -> Vec3 {
     let f = v.as_vec3();
     Vec3::from_array(std::array::from_fn(|i| {
         if f64::from(f[i]) < v[i] {

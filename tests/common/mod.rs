@@ -68,3 +68,74 @@ pub fn height(
         .map(|f| poly.face_normal(f).dot(local) - poly.face_offset(f))
         .fold(f64::NEG_INFINITY, f64::max)
 }
+
+/// First contacts by advancing every pair on its own, without broadphase or queue: each
+/// pair whose bounding spheres (radius about the origin, which moves on a segment) can meet
+/// during the step, as (lower body, higher body, answer) for every answer but a miss, in
+/// pair order. The reference for the wake-up queue.
+pub fn all_pairs_first_contacts(
+    shapes: &[proxima::geometry::ConvexPolytope],
+    bodies: &[proxima::impacts::MovingBody],
+) -> Vec<(u32, u32, proxima::exact::advance::ToiOutput)> {
+    use proxima::exact::advance::{ToiInput, ToiState, time_of_impact};
+    let mut found = Vec::new();
+    for (i, bi) in bodies.iter().enumerate() {
+        for (j, bj) in bodies.iter().enumerate().skip(i + 1) {
+            let (a, b) = (&shapes[bi.shape as usize], &shapes[bj.shape as usize]);
+            let p = bj.motion.start().translation - bi.motion.start().translation;
+            let v = bj.motion.linear() - bi.motion.linear();
+            let t = if v == glam::DVec3::ZERO {
+                0.0
+            } else {
+                (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
+            };
+            if (p + v * t).length() > a.radius() + b.radius() {
+                continue;
+            }
+            let out = time_of_impact(&ToiInput::new(a, bi.motion, b, bj.motion));
+            if out.state != ToiState::Miss {
+                found.push((i as u32, j as u32, out));
+            }
+        }
+    }
+    found
+}
+
+/// A crowd of `n` random hulls (eight shapes shared by all), each on a random screw
+/// motion: about one body per 8 unit cells, moving up to 2 and turning up to 0.9π per step.
+pub fn moving_crowd(
+    n: usize,
+    seed: u64,
+) -> (
+    Vec<proxima::geometry::ConvexPolytope>,
+    Vec<proxima::impacts::MovingBody>,
+) {
+    use glam::{DQuat, DVec3};
+    use proxima::bodies::Pose;
+    let mut rng = proxima::rng::Rng::new(seed);
+    let shapes: Vec<_> = (0..8)
+        .map(|k| proxima::geometry::generators::random_hull(&mut rng, 6 + 2 * k, 0.5).unwrap())
+        .collect();
+    let side = (n as f64 * 8.0).cbrt();
+    let bodies = (0..n)
+        .map(|_| {
+            let start = Pose::new(
+                rng.point_in(DVec3::ZERO, DVec3::splat(side)),
+                rng.rotation(),
+            );
+            let turn = DQuat::from_axis_angle(
+                rng.unit_vector(),
+                rng.range(0.0, 0.9 * std::f64::consts::PI),
+            );
+            let end = Pose::new(
+                start.translation + rng.unit_vector() * rng.range(0.0, 2.0),
+                turn * start.rotation,
+            );
+            proxima::impacts::MovingBody {
+                shape: rng.below(shapes.len() as u64) as u32,
+                motion: proxima::motion::ScrewMotion::between(start, end).unwrap(),
+            }
+        })
+        .collect();
+    (shapes, bodies)
+}
