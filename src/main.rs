@@ -315,7 +315,7 @@ fn summarize(aabbs: &[GpuAabb]) -> String {
 }
 
 fn query(file: Option<&Path>) -> Result<()> {
-    let mut engine = QueryEngine::new();
+    let mut engine = QueryEngine::new().with_progress();
     let stdout = std::io::stdout().lock();
     let out = std::io::BufWriter::new(stdout);
     let stats = match file {

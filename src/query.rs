@@ -5,12 +5,13 @@
 //!
 //! Implemented: `collide` and `distance` (the closest-feature walk; a walk that gives up is
 //! settled by the exact separating-axis test, and the distance by enumeration over feature
-//! pairs), `penetration` (the Gauss-map walk, `exact::depth`) and `toi` (conservative
+//! pairs; a non-convex shape is decomposed into a hull tree, cached on disk, and walked
+//! pair tree against pair tree, `exact::tree`), `penetration` (the Gauss-map walk, `exact::depth`) and `toi` (conservative
 //! advancement under the screw motion from the start to the end poses, `exact::advance`).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use glam::{DQuat, DVec3};
@@ -21,9 +22,11 @@ use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
 use crate::exact::sat;
+use crate::exact::tree::{self, TreeCache, TreeDistance, TreeState};
 use crate::exact::walk::{self, WalkInput, WalkState};
+use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::hull::MAX_COORDINATE;
-use crate::geometry::{ConvexPolytope, FeatureId, brute};
+use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
 use crate::rng::Rng;
 use crate::shape::{ShapeGeometry, ShapeSpec};
@@ -38,10 +41,42 @@ pub struct BatchStats {
     pub errors: usize,
 }
 
-/// Answers queries; keeps the OBJ files it has loaded.
-#[derive(Debug, Default)]
+/// Answers queries; keeps the OBJ files and non-convex shapes it has built.
+#[derive(Debug)]
 pub struct QueryEngine {
-    objs: HashMap<PathBuf, std::result::Result<Arc<ConvexPolytope>, String>>,
+    /// Built shapes by their spelling (OBJ files, and the non-convex generators).
+    built: HashMap<String, std::result::Result<Shape, String>>,
+    /// Where decompositions of non-convex shapes are kept.
+    cache: Cache,
+    /// Write a line to stderr when a decomposition has to run.
+    progress: bool,
+}
+
+impl Default for QueryEngine {
+    fn default() -> Self {
+        QueryEngine {
+            built: HashMap::new(),
+            cache: Cache::from_env(),
+            progress: false,
+        }
+    }
+}
+
+/// A query's shape: convex, or a non-convex shape's hull tree.
+#[derive(Clone, Debug)]
+enum Shape {
+    Convex(Arc<ConvexPolytope>),
+    Tree(Arc<HullTree>),
+}
+
+impl Shape {
+    /// The shape as a tree (a convex shape is a one-node tree).
+    fn tree(&self) -> Arc<HullTree> {
+        match self {
+            Shape::Convex(p) => Arc::new(HullTree::from_convex(p.clone())),
+            Shape::Tree(t) => t.clone(),
+        }
+    }
 }
 
 /// The longest line a batch reads; a longer one is answered with an error and skipped.
@@ -92,9 +127,21 @@ fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<Li
 }
 
 impl QueryEngine {
-    /// A new engine.
+    /// A new engine; decompositions are cached where [`Cache::from_env`] says.
     pub fn new() -> Self {
         Self::default()
+    }
+
+    /// Keeps decompositions in `cache` instead.
+    pub fn with_cache(mut self, cache: Cache) -> Self {
+        self.cache = cache;
+        self
+    }
+
+    /// Says on stderr when a non-convex shape has to be decomposed (it takes a while).
+    pub fn with_progress(mut self) -> Self {
+        self.progress = true;
+        self
     }
 
     /// Reads JSON Lines from `input` and writes one answer per non-blank line to `out`.
@@ -178,6 +225,13 @@ impl QueryEngine {
         let pose_a = pose(obj.get("pose_a"), "pose_a")?;
         let pose_b = pose(obj.get("pose_b"), "pose_b")?;
         let mut out = Map::new();
+        let (a, b) = match (a, b) {
+            (Shape::Convex(a), Shape::Convex(b)) => (a, b),
+            (a, b) => {
+                trees(&mut out, kind, &a, pose_a, &b, pose_b)?;
+                return Ok(out);
+            }
+        };
         match kind {
             "collide" => {
                 let w = walk::walk(&WalkInput::new(&a, pose_a, &b, pose_b));
@@ -235,8 +289,9 @@ impl QueryEngine {
         Ok(out)
     }
 
-    /// A shape: the same vocabulary as a scene's `shape` (see [`ShapeSpec`]), convex only.
-    fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Arc<ConvexPolytope>> {
+    /// A shape: the same vocabulary as a scene's `shape` (see [`ShapeSpec`]); a non-convex
+    /// one is decomposed into a hull tree.
+    fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Shape> {
         let bad = |m: String| Error::Query(format!("`{field}`: {m}"));
         let value = value.ok_or_else(|| bad("missing shape".into()))?;
         let spec = ShapeSpec::deserialize(value).map_err(|e| {
@@ -244,22 +299,32 @@ impl QueryEngine {
                 "not a shape ({e}); a shape is an object with one key: {SHAPES}"
             ))
         })?;
-        let build = |spec: &ShapeSpec| match spec.build(Path::new(""), &mut Rng::new(0)) {
-            Ok(ShapeGeometry::Convex(p)) => Ok(p),
-            Ok(ShapeGeometry::Mesh(_)) => Err(format!(
-                "{} is not convex; queries take convex shapes",
-                match spec {
-                    ShapeSpec::Obj(path) => path.display().to_string(),
-                    _ => format!("`{}`", spec.name()),
+        let (cache, progress) = (&self.cache, self.progress);
+        let build = |spec: &ShapeSpec| -> std::result::Result<Shape, String> {
+            let name = match spec {
+                ShapeSpec::Obj(path) => path.display().to_string(),
+                _ => format!("`{}`", spec.name()),
+            };
+            match spec.build(Path::new(""), &mut Rng::new(0)) {
+                Ok(ShapeGeometry::Convex(p)) => Ok(Shape::Convex(p)),
+                Ok(ShapeGeometry::Mesh(mesh)) => {
+                    let mut say = |line: &str| {
+                        if progress {
+                            eprintln!("proxima: {name}: {line}");
+                        }
+                    };
+                    HullTree::decompose(&mesh, &DecomposeParams::default(), cache, &mut say)
+                        .map(|t| Shape::Tree(Arc::new(t)))
+                        .map_err(|e| format!("{name} is not convex and cannot be decomposed: {e}"))
                 }
-            )),
-            Err(e) => Err(e.to_string()),
+                Err(e) => Err(e.to_string()),
+            }
         };
         match &spec {
-            // Files are read once per batch.
-            ShapeSpec::Obj(path) => self
-                .objs
-                .entry(path.clone())
+            // Files and non-convex shapes are built once per batch.
+            ShapeSpec::Obj(_) | ShapeSpec::Torus { .. } | ShapeSpec::BumpySphere { .. } => self
+                .built
+                .entry(format!("{spec:?}"))
                 .or_insert_with(|| build(&spec))
                 .clone()
                 .map_err(bad),
@@ -269,7 +334,58 @@ impl QueryEngine {
 }
 
 /// The shapes a query takes, for error messages.
-const SHAPES: &str = "points, box, sphere (or icosphere), cylinder, cone, random_hull, obj";
+const SHAPES: &str =
+    "points, box, sphere (or icosphere), cylinder, cone, random_hull, obj, torus, bumpy_sphere";
+
+/// `collide` and `distance` where a shape is non-convex: the pair tree of the two hull
+/// trees (`exact::tree`). The answers keep the convex schema and add `piece_a` /
+/// `piece_b` (the piece of a non-convex shape the point lies on; features are numbered
+/// within that piece).
+fn trees(
+    out: &mut Map<String, Value>,
+    kind: &str,
+    a: &Shape,
+    pose_a: Pose,
+    b: &Shape,
+    pose_b: Pose,
+) -> Result<()> {
+    let (ta, tb) = (a.tree(), b.tree());
+    let mut cache = TreeCache::new();
+    match kind {
+        "collide" => {
+            let hit = tree::collide(&ta, pose_a, &tb, pose_b, &mut cache);
+            out.insert("intersecting".into(), Value::Bool(hit.is_some()));
+        }
+        "distance" => {
+            let d = tree::distance(&ta, pose_a, &tb, pose_b, &mut cache);
+            out.insert("distance".into(), json!(d.distance));
+            if d.state != TreeState::Separated {
+                out.insert("intersecting".into(), Value::Bool(true));
+            }
+            if d.state != TreeState::Penetrating {
+                insert_closest(out, d.point_a, d.point_b, d.features);
+                insert_pieces(out, a, b, &d);
+            }
+        }
+        other => {
+            return Err(Error::Query(format!(
+                "`{other}` takes convex shapes; a non-convex shape (a hull tree) answers \
+                 collide and distance"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// `piece_a` / `piece_b` for the sides that are hull trees.
+fn insert_pieces(out: &mut Map<String, Value>, a: &Shape, b: &Shape, d: &TreeDistance) {
+    if let Shape::Tree(_) = a {
+        out.insert("piece_a".into(), json!(d.pieces.0));
+    }
+    if let Shape::Tree(_) = b {
+        out.insert("piece_b".into(), json!(d.pieces.1));
+    }
+}
 
 /// A `penetration` answer: the closest-feature walk (or, where it gave up, the exact
 /// separating-axis test) decides overlap, the Gauss-map walk the depth.

@@ -9,6 +9,7 @@ use std::process::{Command, Stdio};
 use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
 use proxima::exact::sat::{AxisSource, max_separation};
+use proxima::geometry::decompose::Cache;
 use proxima::geometry::generators;
 use proxima::query::QueryEngine;
 use proxima::rng::Rng;
@@ -287,10 +288,17 @@ fn distance_answers_with_points_and_features_that_round_trip() {
     );
 }
 
+/// A query engine whose decompositions live in the build's scratch folder.
+fn engine() -> QueryEngine {
+    QueryEngine::new().with_cache(Cache::At(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+    ))
+}
+
 /// Answers to raw bytes: every answer line must be JSON.
 fn answers_to_bytes(input: &[u8]) -> Vec<Value> {
     let mut out = Vec::new();
-    QueryEngine::new().run(input, &mut out).unwrap();
+    engine().run(input, &mut out).unwrap();
     parse_answers(out)
 }
 
@@ -518,11 +526,46 @@ fn queries_take_every_scene_shape() {
             "{json}: distance {d}, reach {reach}"
         );
     }
-    let a = answers(
-        r#"{"id": 1, "query": "collide", "a": {"torus": {"major": 1, "minor": 0.25}}, "b": {"box": [1,1,1]}}"#,
+}
+
+/// Non-convex shapes answer `collide` and `distance` through their hull trees: a box
+/// through the torus's hole does not touch it, one across its ring does; the distance to
+/// a box beside the torus is analytic (the torus's outermost vertex, at major + minor on
+/// x, is kept by the decomposition); `piece_a` names the piece; `penetration` and `toi`
+/// are named errors.
+#[test]
+fn non_convex_shapes_answer_collide_and_distance() {
+    let torus = r#"{"torus": {"major": 1, "minor": 0.25}}"#;
+    let a = answers(&format!(
+        "{{\"id\": 1, \"query\": \"collide\", \"a\": {torus}, \"b\": {{\"box\": [0.3, 0.3, 2]}}}}\n\
+         {{\"id\": 2, \"query\": \"collide\", \"a\": {torus}, \"b\": {{\"box\": [0.3, 0.3, 2]}}, \"pose_b\": {{\"translation\": [1, 0, 0]}}}}\n\
+         {{\"id\": 3, \"query\": \"distance\", \"a\": {torus}, \"b\": {{\"box\": [1, 1, 1]}}, \"pose_b\": {{\"translation\": [5, 0, 0]}}}}\n\
+         {{\"id\": 4, \"query\": \"penetration\", \"a\": {torus}, \"b\": {{\"box\": [1, 1, 1]}}}}\n\
+         {{\"id\": 5, \"query\": \"distance\", \"a\": {torus}, \"b\": {torus}, \"pose_b\": {{\"translation\": [1, 0, 0], \"rotation\": [0.7071067811865476, 0, 0, 0.7071067811865476]}}}}\n"
+    ));
+    assert_eq!(a[0]["intersecting"], false, "{}", a[0]);
+    assert_eq!(a[1]["intersecting"], true, "{}", a[1]);
+    assert_eq!(a[2]["distance"].as_f64(), Some(2.75), "{}", a[2]);
+    let point_a = a[2]["point_a"].as_array().unwrap();
+    let point_a: Vec<f64> = point_a.iter().map(|x| x.as_f64().unwrap()).collect();
+    assert!(
+        DVec3::from_slice(&point_a).distance(DVec3::new(1.25, 0.0, 0.0)) < 1e-12,
+        "{}",
+        a[2]
     );
-    let error = a[0]["error"].as_str().unwrap_or_default();
-    assert!(error.contains("`torus` is not convex"), "{}", a[0]);
+    assert!(
+        a[2]["piece_a"].is_u64() && a[2].get("piece_b").is_none(),
+        "{}",
+        a[2]
+    );
+    let error = a[3]["error"].as_str().unwrap_or_default();
+    assert!(error.contains("takes convex shapes"), "{}", a[3]);
+    // Two linked rings: the second torus turned a quarter turn about x and moved by the
+    // major radius threads through the first one's hole without touching it.
+    let d = a[4]["distance"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{}", a[4]));
+    assert!(d > 0.0 && d < 0.75, "{}", a[4]);
 }
 
 /// `penetration` answers: analytic boxes (the depth is the smallest per-axis overlap, the

@@ -6,4 +6,5 @@ pub mod depth;
 pub mod placement;
 pub mod sat;
 pub mod touch;
+pub mod tree;
 pub mod walk;

@@ -110,6 +110,57 @@ impl TriMesh {
         }
     }
 
+    /// The connected components (triangles sharing vertex indices), each as its own mesh
+    /// with only the vertices it uses, in order of their first triangle.
+    pub fn components(&self) -> Vec<TriMesh> {
+        let mut parent: Vec<u32> = (0..self.vertices.len() as u32).collect();
+        fn root(parent: &mut [u32], mut v: u32) -> u32 {
+            while parent[v as usize] != v {
+                parent[v as usize] = parent[parent[v as usize] as usize];
+                v = parent[v as usize];
+            }
+            v
+        }
+        for t in &self.triangles {
+            for k in 1..3 {
+                let (a, b) = (root(&mut parent, t[0]), root(&mut parent, t[k]));
+                parent[a.max(b) as usize] = a.min(b);
+            }
+        }
+        let mut index_of_root: HashMap<u32, usize> = HashMap::new();
+        let mut parts: Vec<(Vec<u32>, Vec<[u32; 3]>)> = Vec::new();
+        for t in &self.triangles {
+            let r = root(&mut parent, t[0]);
+            let k = *index_of_root.entry(r).or_insert_with(|| {
+                parts.push((Vec::new(), Vec::new()));
+                parts.len() - 1
+            });
+            parts[k].1.push(*t);
+        }
+        let mut local = vec![u32::MAX; self.vertices.len()];
+        parts
+            .into_iter()
+            .map(|(mut used, tris)| {
+                let tris = tris
+                    .iter()
+                    .map(|t| {
+                        t.map(|v| {
+                            if local[v as usize] == u32::MAX {
+                                local[v as usize] = used.len() as u32;
+                                used.push(v);
+                            }
+                            local[v as usize]
+                        })
+                    })
+                    .collect();
+                TriMesh {
+                    vertices: used.iter().map(|&v| self.vertices[v as usize]).collect(),
+                    triangles: tris,
+                }
+            })
+            .collect()
+    }
+
     /// Why this mesh is not the boundary of a convex body, or `None` when it is.
     pub fn non_convex_reason(&self) -> Option<String> {
         let topo = self.topology();

@@ -3,12 +3,15 @@
 
 pub mod brute;
 pub mod closest;
+pub mod decompose;
 pub mod feature;
 pub mod generators;
 pub mod hull;
+pub mod hull_tree;
 pub mod mesh;
 pub mod polytope;
 
 pub use feature::FeatureId;
+pub use hull_tree::HullTree;
 pub use mesh::TriMesh;
 pub use polytope::{ConvexPolytope, VoronoiPlane};

@@ -1,0 +1,296 @@
+//! Distance and collision between hull trees (`geometry::hull_tree`): the pair tree (BVTT)
+//! walked with the closest-feature walk at every node pair.
+//!
+//! Distance is best-first: node pairs wait in a heap ordered by their hulls' distance,
+//! which bounds from below the distance of every piece pair under them. The pair popped
+//! first whose nodes are both leaves is the closest piece pair: every pair still waiting,
+//! and everything under it, is at least as far. So a node pair whose hull distance is no
+//! less than the best leaf distance is never opened. An inner pair is opened by splitting
+//! the node with the larger hull (by radius); a leaf against an inner node splits the
+//! inner one.
+//!
+//! Collision is depth-first with early exit: a node pair whose hulls are separated is
+//! dropped, the first leaf pair that touches or overlaps answers yes.
+//!
+//! Every node pair's closest features are kept in a [`TreeCache`], so the next query on
+//! slightly moved poses starts each walk where the last one ended. A walk that gives up is
+//! settled exactly: the separating-axis test, then enumeration over feature pairs.
+
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashMap};
+
+use glam::DVec3;
+
+use super::sat;
+use super::walk::{self, WalkInput, WalkState};
+use crate::bodies::Pose;
+use crate::geometry::hull_tree::NodeKind;
+use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
+
+/// Closest features per node pair, kept across queries on the same two trees.
+#[derive(Clone, Debug, Default)]
+pub struct TreeCache {
+    features: HashMap<(u32, u32), (FeatureId, FeatureId)>,
+}
+
+impl TreeCache {
+    /// An empty cache.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Node pairs remembered.
+    pub fn len(&self) -> usize {
+        self.features.len()
+    }
+
+    /// True when nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.features.is_empty()
+    }
+}
+
+/// How two trees stand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TreeState {
+    /// Disjoint.
+    Separated,
+    /// A piece of each touches (distance exactly 0), without overlap between those two.
+    Touching,
+    /// A piece of each overlaps.
+    Penetrating,
+}
+
+/// The closest pieces of two trees.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TreeDistance {
+    /// How they stand.
+    pub state: TreeState,
+    /// Distance (0 when touching or penetrating).
+    pub distance: f64,
+    /// Closest point on A, world space (a witness of the overlap when penetrating).
+    pub point_a: DVec3,
+    /// Closest point on B, world space.
+    pub point_b: DVec3,
+    /// The pieces (A's, B's) the points lie on.
+    pub pieces: (u32, u32),
+    /// The pieces' closest features.
+    pub features: (FeatureId, FeatureId),
+    /// Node pairs evaluated (walks run).
+    pub node_pairs: u32,
+}
+
+/// One node pair's exact answer.
+#[derive(Clone, Copy, Debug)]
+struct PairAnswer {
+    state: TreeState,
+    distance: f64,
+    point_a: DVec3,
+    point_b: DVec3,
+    features: (FeatureId, FeatureId),
+}
+
+/// The two trees at their poses, with the cache.
+struct Pair<'a> {
+    a: &'a HullTree,
+    pose_a: Pose,
+    b: &'a HullTree,
+    pose_b: Pose,
+    cache: &'a mut TreeCache,
+    evaluated: u32,
+}
+
+impl Pair<'_> {
+    /// The walk between two nodes' hulls, warm-started from the cache; a walk that gives
+    /// up is settled by the separating-axis test and enumeration.
+    fn evaluate(&mut self, na: u32, nb: u32) -> PairAnswer {
+        self.evaluated += 1;
+        let (ha, hb) = (&self.a.node(na).hull, &self.b.node(nb).hull);
+        let start = self.cache.features.get(&(na, nb)).copied();
+        let w = walk::walk(&WalkInput {
+            start,
+            ..WalkInput::new(ha, self.pose_a, hb, self.pose_b)
+        });
+        let state = match w.state {
+            WalkState::Separated => TreeState::Separated,
+            WalkState::Touching => TreeState::Touching,
+            WalkState::Penetrating => TreeState::Penetrating,
+            WalkState::Failed(_) => {
+                self.cache.features.remove(&(na, nb));
+                return settle(ha, &self.pose_a, hb, &self.pose_b);
+            }
+        };
+        self.cache.features.insert((na, nb), w.features);
+        PairAnswer {
+            state,
+            distance: w.distance,
+            point_a: w.point_a,
+            point_b: w.point_b,
+            features: w.features,
+        }
+    }
+
+    fn leaf_answer(&self, na: u32, nb: u32, p: PairAnswer) -> Option<TreeDistance> {
+        match (self.a.node(na).kind, self.b.node(nb).kind) {
+            (NodeKind::Leaf(pa), NodeKind::Leaf(pb)) => Some(TreeDistance {
+                state: p.state,
+                distance: p.distance,
+                point_a: p.point_a,
+                point_b: p.point_b,
+                pieces: (pa, pb),
+                features: p.features,
+                node_pairs: self.evaluated,
+            }),
+            _ => None,
+        }
+    }
+
+    /// The child pairs of an inner pair: the larger node (by hull radius) is split.
+    fn children(&self, na: u32, nb: u32) -> [(u32, u32); 2] {
+        let (ka, kb) = (self.a.node(na).kind, self.b.node(nb).kind);
+        let split_a = match (ka, kb) {
+            (NodeKind::Inner(_), NodeKind::Leaf(_)) => true,
+            (NodeKind::Leaf(_), NodeKind::Inner(_)) => false,
+            _ => self.a.node(na).hull.radius() >= self.b.node(nb).hull.radius(),
+        };
+        match (split_a, ka, kb) {
+            (true, NodeKind::Inner([l, r]), _) => [(l, nb), (r, nb)],
+            (false, _, NodeKind::Inner([l, r])) => [(na, l), (na, r)],
+            _ => unreachable!("an inner pair has an inner node"),
+        }
+    }
+}
+
+/// A walk that gave up, settled exactly.
+fn settle(a: &ConvexPolytope, pose_a: &Pose, b: &ConvexPolytope, pose_b: &Pose) -> PairAnswer {
+    let c = brute::polytope_closest_pair(a, pose_a, b, pose_b);
+    if sat::intersects(a, pose_a, b, pose_b) {
+        let state = if sat::max_separation(a, pose_a, b, pose_b).distance < 0.0 {
+            TreeState::Penetrating
+        } else {
+            TreeState::Touching
+        };
+        return PairAnswer {
+            state,
+            distance: 0.0,
+            point_a: c.point_a,
+            point_b: c.point_b,
+            features: c.features,
+        };
+    }
+    PairAnswer {
+        state: TreeState::Separated,
+        distance: c.distance,
+        point_a: c.point_a,
+        point_b: c.point_b,
+        features: c.features,
+    }
+}
+
+/// A heap entry: smaller distance first, leaf pairs before inner pairs at equal distance.
+#[derive(Clone, Copy, Debug)]
+struct Waiting {
+    distance: f64,
+    inner: bool,
+    na: u32,
+    nb: u32,
+    answer: PairAnswer,
+}
+
+impl PartialEq for Waiting {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for Waiting {}
+impl PartialOrd for Waiting {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for Waiting {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Reversed: BinaryHeap pops the greatest.
+        other
+            .distance
+            .total_cmp(&self.distance)
+            .then(other.inner.cmp(&self.inner))
+            .then(other.na.cmp(&self.na))
+            .then(other.nb.cmp(&self.nb))
+    }
+}
+
+/// The distance between two trees: the closest pieces, their points and features.
+pub fn distance(
+    a: &HullTree,
+    pose_a: Pose,
+    b: &HullTree,
+    pose_b: Pose,
+    cache: &mut TreeCache,
+) -> TreeDistance {
+    let mut pair = Pair {
+        a,
+        pose_a,
+        b,
+        pose_b,
+        cache,
+        evaluated: 0,
+    };
+    let mut heap = BinaryHeap::new();
+    let root = HullTree::ROOT;
+    let answer = pair.evaluate(root, root);
+    heap.push(Waiting {
+        distance: answer.distance,
+        inner: pair.leaf_answer(root, root, answer).is_none(),
+        na: root,
+        nb: root,
+        answer,
+    });
+    while let Some(w) = heap.pop() {
+        if let Some(found) = pair.leaf_answer(w.na, w.nb, w.answer) {
+            return found;
+        }
+        for (ca, cb) in pair.children(w.na, w.nb) {
+            let answer = pair.evaluate(ca, cb);
+            heap.push(Waiting {
+                distance: answer.distance,
+                inner: pair.leaf_answer(ca, cb, answer).is_none(),
+                na: ca,
+                nb: cb,
+                answer,
+            });
+        }
+    }
+    unreachable!("the heap holds a leaf pair under every inner pair it opens")
+}
+
+/// Whether two trees touch or overlap, with the first piece pair found that does.
+pub fn collide(
+    a: &HullTree,
+    pose_a: Pose,
+    b: &HullTree,
+    pose_b: Pose,
+    cache: &mut TreeCache,
+) -> Option<TreeDistance> {
+    let mut pair = Pair {
+        a,
+        pose_a,
+        b,
+        pose_b,
+        cache,
+        evaluated: 0,
+    };
+    let mut stack = vec![(HullTree::ROOT, HullTree::ROOT)];
+    while let Some((na, nb)) = stack.pop() {
+        let answer = pair.evaluate(na, nb);
+        if answer.state == TreeState::Separated {
+            continue;
+        }
+        if let Some(found) = pair.leaf_answer(na, nb, answer) {
+            return Some(found);
+        }
+        let [first, second] = pair.children(na, nb);
+        stack.extend([second, first]);
+    }
+    None
+}

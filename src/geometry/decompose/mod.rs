@@ -1,0 +1,256 @@
+//! Convex decomposition of a closed triangle mesh into convex pieces, the leaves of a
+//! hull tree (`geometry::hull_tree`).
+//!
+//! A mesh made of several connected components (an OBJ file of several objects, the way
+//! collision proxies are often modelled) is decomposed component by component, and a
+//! component that is itself convex (closed, genus 0, convex at every edge) is one piece,
+//! exactly, whatever its vertex count: a body modelled from convex parts decomposes
+//! exactly. The other components go to VHACD.
+//!
+//! The engine is parry3d-f64's VHACD (voxelize at `resolution`, split the voxels into parts
+//! until each part's concavity is under `concavity`), and each part's hull is taken over
+//! the mesh's own triangles clipped to the part's voxels (`compute_exact_convex_hulls`), so
+//! the pieces' vertices lie on the mesh and every mesh vertex lies in some piece. Each
+//! piece is then cut to `max_piece_vertices` by [`simplify`] (a hull of a subset of its
+//! vertices; the largest shortfall is reported), so the walk at a leaf stays cheap.
+//!
+//! Input rules: the mesh must be closed and consistently oriented (an open mesh lets the
+//! voxelization's flood fill leak inside, and the pieces would wrap only the surface): an
+//! open or non-manifold mesh is a named error, never a silent shell. A self-intersecting
+//! closed mesh is taken as the union of what it encloses (voxelization fills every voxel
+//! inside any part of it). A piece whose points are coplanar (a part that only grazes a
+//! flat stretch of the surface) has no volume and is dropped; its points lie on the
+//! neighbouring pieces' faces, and the count is reported.
+//!
+//! Decomposition takes tenths of a second to seconds, so results are cached on disk
+//! ([`cache`]); a second load of the same mesh with the same parameters reads the pieces
+//! back and only rebuilds their hulls (milliseconds).
+
+pub mod cache;
+pub mod simplify;
+
+use std::time::Instant;
+
+use glam::DVec3;
+use parry3d_f64::transformation::vhacd::{VHACD, VHACDParameters};
+
+pub use cache::Cache;
+pub use simplify::{Simplified, simplify};
+
+use crate::geometry::{ConvexPolytope, TriMesh};
+use crate::{Error, Result};
+
+/// The decomposition's parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DecomposeParams {
+    /// Voxels along the mesh's longest side (8 to 512).
+    pub resolution: u32,
+    /// The concavity a part may keep, relative to the mesh's size (0 to 1).
+    pub concavity: f64,
+    /// Vertex budget of a piece's hull (at least 8).
+    pub max_piece_vertices: usize,
+}
+
+impl Default for DecomposeParams {
+    fn default() -> Self {
+        DecomposeParams {
+            resolution: 64,
+            concavity: 0.01,
+            max_piece_vertices: 64,
+        }
+    }
+}
+
+/// The most triangles a decomposition takes (voxelization's time and memory grow with the
+/// triangle count).
+pub const MAX_TRIANGLES: usize = 1 << 22;
+
+impl DecomposeParams {
+    /// Checks the ranges.
+    pub fn check(&self) -> Result<()> {
+        let bad = |m: String| Err(Error::Geometry(format!("decomposition parameters: {m}")));
+        if !(8..=512).contains(&self.resolution) {
+            return bad(format!("resolution {} is outside 8..=512", self.resolution));
+        }
+        if !(self.concavity.is_finite() && self.concavity > 0.0 && self.concavity <= 1.0) {
+            return bad(format!("concavity {} is outside (0, 1]", self.concavity));
+        }
+        if self.max_piece_vertices < 8 {
+            return bad(format!(
+                "max_piece_vertices {} is below 8",
+                self.max_piece_vertices
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A decomposition: the pieces and where they came from.
+#[derive(Clone, Debug)]
+pub struct Decomposition {
+    /// The convex pieces, in the mesh's frame.
+    pub pieces: Vec<ConvexPolytope>,
+    /// How they were obtained.
+    pub origin: Origin,
+}
+
+/// Where a decomposition came from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// Computed now.
+    Computed {
+        /// Wall time of the decomposition, seconds.
+        seconds: f64,
+        /// The largest shortfall of a simplified piece (see [`simplify`]).
+        simplify_deviation: f64,
+        /// Coplanar pieces dropped.
+        flat_dropped: usize,
+    },
+    /// Read from this cache file.
+    Cached(std::path::PathBuf),
+}
+
+/// Checks that `mesh` can be decomposed: closed, consistently oriented, within the size
+/// limit.
+pub fn check_mesh(mesh: &TriMesh) -> Result<()> {
+    if mesh.triangles.len() > MAX_TRIANGLES {
+        return Err(Error::Geometry(format!(
+            "the mesh has {} triangles, more than the decomposition's limit of {MAX_TRIANGLES}",
+            mesh.triangles.len()
+        )));
+    }
+    let topo = mesh.topology();
+    if topo.boundary_edges > 0 {
+        return Err(Error::Geometry(format!(
+            "the mesh is open ({} boundary edges): a convex decomposition needs a closed mesh \
+             (close its holes, or use its convex hull)",
+            topo.boundary_edges
+        )));
+    }
+    if topo.repeated_directed_edges > 0 {
+        return Err(Error::Geometry(format!(
+            "the mesh is not a consistently oriented 2-manifold ({} directed edges repeated): \
+             a convex decomposition needs one",
+            topo.repeated_directed_edges
+        )));
+    }
+    Ok(())
+}
+
+/// Decomposes `mesh` (no cache): the pieces' vertex lists and the simplification's figures
+/// (largest shortfall, flat pieces dropped).
+pub fn decompose(
+    mesh: &TriMesh,
+    params: &DecomposeParams,
+) -> Result<(Vec<Vec<DVec3>>, f64, usize)> {
+    params.check()?;
+    check_mesh(mesh)?;
+    let mut pieces = Vec::new();
+    let (mut deviation, mut flat) = (0.0f64, 0);
+    for component in mesh.components() {
+        if component.non_convex_reason().is_none()
+            && let Ok(hull) = ConvexPolytope::from_points(&component.vertices)
+        {
+            pieces.push(hull.vertices().to_vec());
+            continue;
+        }
+        let (p, d, f) = vhacd(&component, params)?;
+        pieces.extend(p);
+        deviation = deviation.max(d);
+        flat += f;
+    }
+    if pieces.is_empty() {
+        return Err(Error::Geometry(
+            "the convex decomposition found no piece with volume (is the mesh flat?)".into(),
+        ));
+    }
+    Ok((pieces, deviation, flat))
+}
+
+/// One closed component through VHACD, each part's hull simplified.
+fn vhacd(mesh: &TriMesh, params: &DecomposeParams) -> Result<(Vec<Vec<DVec3>>, f64, usize)> {
+    let triangles: Vec<[u32; 3]> = mesh
+        .triangles
+        .iter()
+        .copied()
+        .filter(|t| t[0] != t[1] && t[1] != t[2] && t[2] != t[0])
+        .collect();
+    let vhacd = VHACDParameters {
+        resolution: params.resolution,
+        concavity: params.concavity,
+        ..VHACDParameters::default()
+    };
+    // A panic inside the engine becomes a named error, never a crash of the caller.
+    let parts = std::panic::catch_unwind(|| {
+        VHACD::decompose(&vhacd, &mesh.vertices, &triangles, true)
+            .compute_exact_convex_hulls(&mesh.vertices, &triangles)
+    })
+    .map_err(|_| Error::Geometry("the convex decomposition (VHACD) failed on this mesh".into()))?;
+    let mut pieces = Vec::with_capacity(parts.len());
+    let (mut deviation, mut flat) = (0.0f64, 0);
+    for (points, _) in &parts {
+        match simplify(points, params.max_piece_vertices) {
+            Ok(s) => {
+                deviation = deviation.max(s.deviation);
+                pieces.push(s.hull.vertices().to_vec());
+            }
+            Err(_) => flat += 1,
+        }
+    }
+    Ok((pieces, deviation, flat))
+}
+
+/// The decomposition of `mesh`, from `cache` when it holds one, else computed (and
+/// stored). `progress` hears one line before a computation and one after it.
+pub fn load(
+    mesh: &TriMesh,
+    params: &DecomposeParams,
+    cache: &Cache,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Decomposition> {
+    params.check()?;
+    check_mesh(mesh)?;
+    let key = cache::key(mesh, params);
+    if let Some(points) = cache.load(key)
+        && let Ok(pieces) = points
+            .iter()
+            .map(|p| ConvexPolytope::from_points(p))
+            .collect::<Result<Vec<_>>>()
+        && !pieces.is_empty()
+    {
+        return Ok(Decomposition {
+            pieces,
+            origin: Origin::Cached(cache.file(key).unwrap_or_default()),
+        });
+    }
+    progress(&format!(
+        "decomposing a {}-triangle mesh into convex pieces (resolution {}, concavity {})",
+        mesh.triangles.len(),
+        params.resolution,
+        params.concavity
+    ));
+    let start = Instant::now();
+    let (points, simplify_deviation, flat_dropped) = decompose(mesh, params)?;
+    let pieces = points
+        .iter()
+        .map(|p| ConvexPolytope::from_points(p))
+        .collect::<Result<Vec<_>>>()?;
+    let seconds = start.elapsed().as_secs_f64();
+    let stored = match cache.store(key, &points) {
+        Ok(Some(path)) => format!(", cached in {}", path.display()),
+        Ok(None) => String::new(),
+        Err(e) => format!(", not cached ({e})"),
+    };
+    progress(&format!(
+        "decomposed into {} pieces in {seconds:.2} s{stored}",
+        pieces.len()
+    ));
+    Ok(Decomposition {
+        pieces,
+        origin: Origin::Computed {
+            seconds,
+            simplify_deviation,
+            flat_dropped,
+        },
+    })
+}
