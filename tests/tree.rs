@@ -323,8 +323,7 @@ fn l_from_two_boxes() -> TriMesh {
 /// the solid.
 fn l_distances(l: &HullTree) -> Vec<(f64, f64)> {
     let mesh = l_prism();
-    let trimesh =
-        parry3d_f64::shape::TriMesh::new(mesh.vertices, mesh.triangles).unwrap();
+    let trimesh = parry3d_f64::shape::TriMesh::new(mesh.vertices, mesh.triangles).unwrap();
     let probe_poly = generators::cuboid(DVec3::new(0.2, 0.1, 0.15)).unwrap();
     let probe_parry = common::to_parry(&probe_poly);
     let probe = HullTree::from_convex(Arc::new(probe_poly));

@@ -3,6 +3,7 @@
 
 pub mod advance;
 pub mod depth;
+pub mod dynamic_obb;
 pub mod placement;
 pub mod sat;
 pub mod touch;

@@ -14,7 +14,8 @@
 //!
 //! Every node pair's closest features are kept in a [`TreeCache`], so the next query on
 //! slightly moved poses starts each walk where the last one ended. A walk that gives up is
-//! settled exactly: the separating-axis test, then enumeration over feature pairs.
+//! settled exactly at a leaf pair (the separating-axis test, then enumeration over
+//! feature pairs); at an inner pair its bound is taken as 0, so the pair is opened.
 
 use std::cmp::Ordering;
 use std::collections::{BinaryHeap, HashMap};
@@ -117,7 +118,19 @@ impl Pair<'_> {
             WalkState::Penetrating => TreeState::Penetrating,
             WalkState::Failed(_) => {
                 self.cache.features.remove(&(na, nb));
-                return settle(ha, &self.pose_a, hb, &self.pose_b);
+                if self.leaf_pair(na, nb) {
+                    return settle(ha, &self.pose_a, hb, &self.pose_b);
+                }
+                // An inner pair only bounds what is under it: distance 0 is a bound that
+                // always holds, and opening the pair costs less than settling its large
+                // hulls by enumeration.
+                return PairAnswer {
+                    state: TreeState::Touching,
+                    distance: 0.0,
+                    point_a: w.point_a,
+                    point_b: w.point_b,
+                    features: w.features,
+                };
             }
         };
         self.cache.features.insert((na, nb), w.features);
@@ -128,6 +141,13 @@ impl Pair<'_> {
             point_b: w.point_b,
             features: w.features,
         }
+    }
+
+    fn leaf_pair(&self, na: u32, nb: u32) -> bool {
+        matches!(
+            (self.a.node(na).kind, self.b.node(nb).kind),
+            (NodeKind::Leaf(_), NodeKind::Leaf(_))
+        )
     }
 
     fn leaf_answer(&self, na: u32, nb: u32, p: PairAnswer) -> Option<TreeDistance> {

@@ -4,7 +4,8 @@
 //! its children's vertices, so a node contains everything below it and the distance
 //! between two nodes' hulls bounds the distance between any pieces below them from below.
 //! Every node is a [`ConvexPolytope`] with its Voronoi regions: the closest-feature walk
-//! runs at every level.
+//! runs at every level. Every node also has an oriented box around its hull (the OBB
+//! tree), for the "may these collide during this step" filter (`exact::dynamic_obb`).
 //!
 //! Built top-down: a node's pieces are split in two at the median of their centroids
 //! along the longest side of the centroids' box.
@@ -14,6 +15,7 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use super::decompose::{self, Cache, DecomposeParams};
+use super::obb::Obb;
 use super::{ConvexPolytope, TriMesh};
 use crate::{Error, Result};
 
@@ -22,6 +24,8 @@ use crate::{Error, Result};
 pub struct HullNode {
     /// The hull of everything below this node.
     pub hull: Arc<ConvexPolytope>,
+    /// A box around the hull (principal axes), for the dynamic filter.
+    pub obb: Obb,
     /// A leaf's piece, or an inner node's two children.
     pub kind: NodeKind,
 }
@@ -76,6 +80,7 @@ impl HullTree {
     pub fn from_convex(piece: Arc<ConvexPolytope>) -> Self {
         HullTree {
             nodes: vec![HullNode {
+                obb: Obb::fit(piece.vertices()),
                 hull: piece,
                 kind: NodeKind::Leaf(0),
             }],
@@ -88,8 +93,10 @@ impl HullTree {
         let index = self.nodes.len() as u32;
         if let [piece] = ids {
             self.leaf_of_piece[*piece as usize] = index;
+            let hull = pieces[*piece as usize].clone();
             self.nodes.push(HullNode {
-                hull: pieces[*piece as usize].clone(),
+                obb: Obb::fit(hull.vertices()),
+                hull,
                 kind: NodeKind::Leaf(*piece),
             });
             return Ok(index);
@@ -98,8 +105,10 @@ impl HullTree {
             .iter()
             .flat_map(|&i| pieces[i as usize].vertices().iter().copied())
             .collect();
+        let hull = Arc::new(ConvexPolytope::from_points(&points)?);
         self.nodes.push(HullNode {
-            hull: Arc::new(ConvexPolytope::from_points(&points)?),
+            obb: Obb::fit(hull.vertices()),
+            hull,
             kind: NodeKind::Inner([0, 0]),
         });
         let centroid = |i: &u32| pieces[*i as usize].centroid();

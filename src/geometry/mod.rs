@@ -9,6 +9,7 @@ pub mod generators;
 pub mod hull;
 pub mod hull_tree;
 pub mod mesh;
+pub mod obb;
 pub mod polytope;
 
 pub use feature::FeatureId;
