@@ -22,7 +22,8 @@ use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
 use crate::exact::sat;
-use crate::exact::tree::{self, TreeCache, TreeDistance, TreeState};
+use crate::exact::tree::{self, TreeCache, TreeState};
+use crate::exact::tree_toi;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::hull::MAX_COORDINATE;
@@ -224,11 +225,21 @@ impl QueryEngine {
         let b = self.shape(obj.get("b"), "b")?;
         let pose_a = pose(obj.get("pose_a"), "pose_a")?;
         let pose_b = pose(obj.get("pose_b"), "pose_b")?;
+        let motions = if kind == "toi" {
+            let motion = |start, field| {
+                let end = pose(obj.get(field), field)?;
+                ScrewMotion::between(start, end)
+                    .map_err(|e| Error::Query(format!("`{field}`: {e}")))
+            };
+            Some((motion(pose_a, "pose_a_end")?, motion(pose_b, "pose_b_end")?))
+        } else {
+            None
+        };
         let mut out = Map::new();
         let (a, b) = match (a, b) {
             (Shape::Convex(a), Shape::Convex(b)) => (a, b),
             (a, b) => {
-                trees(&mut out, kind, &a, pose_a, &b, pose_b)?;
+                trees(&mut out, kind, (&a, pose_a), (&b, pose_b), motions)?;
                 return Ok(out);
             }
         };
@@ -272,13 +283,7 @@ impl QueryEngine {
                 }
             }
             "toi" => {
-                let motion = |start, field| {
-                    let end = pose(obj.get(field), field)?;
-                    ScrewMotion::between(start, end)
-                        .map_err(|e| Error::Query(format!("`{field}`: {e}")))
-                };
-                let motion_a = motion(pose_a, "pose_a_end")?;
-                let motion_b = motion(pose_b, "pose_b_end")?;
+                let (motion_a, motion_b) = motions.expect("parsed for toi");
                 toi(
                     &mut out,
                     &advance::time_of_impact(&ToiInput::new(&a, motion_a, &b, motion_b)),
@@ -337,17 +342,17 @@ impl QueryEngine {
 const SHAPES: &str =
     "points, box, sphere (or icosphere), cylinder, cone, random_hull, obj, torus, bumpy_sphere";
 
-/// `collide` and `distance` where a shape is non-convex: the pair tree of the two hull
-/// trees (`exact::tree`). The answers keep the convex schema and add `piece_a` /
+/// `collide`, `distance` and `toi` where a shape is non-convex: the pair tree of the two
+/// hull trees (`exact::tree`), and for `toi` the OBB-tree filter and advancement per piece
+/// pair (`exact::tree_toi`). The answers keep the convex schema and add `piece_a` /
 /// `piece_b` (the piece of a non-convex shape the point lies on; features are numbered
 /// within that piece).
 fn trees(
     out: &mut Map<String, Value>,
     kind: &str,
-    a: &Shape,
-    pose_a: Pose,
-    b: &Shape,
-    pose_b: Pose,
+    (a, pose_a): (&Shape, Pose),
+    (b, pose_b): (&Shape, Pose),
+    motions: Option<(ScrewMotion, ScrewMotion)>,
 ) -> Result<()> {
     let (ta, tb) = (a.tree(), b.tree());
     let mut cache = TreeCache::new();
@@ -364,13 +369,21 @@ fn trees(
             }
             if d.state != TreeState::Penetrating {
                 insert_closest(out, d.point_a, d.point_b, d.features);
-                insert_pieces(out, a, b, &d);
+                insert_pieces(out, a, b, d.pieces);
+            }
+        }
+        "toi" => {
+            let (motion_a, motion_b) = motions.expect("parsed for toi");
+            let r = tree_toi::time_of_impact(&ta, motion_a, &tb, motion_b);
+            toi(out, &r.output);
+            if r.output.state != ToiState::Miss {
+                insert_pieces(out, a, b, r.pieces);
             }
         }
         other => {
             return Err(Error::Query(format!(
                 "`{other}` takes convex shapes; a non-convex shape (a hull tree) answers \
-                 collide and distance"
+                 collide, distance and toi"
             )));
         }
     }
@@ -378,12 +391,12 @@ fn trees(
 }
 
 /// `piece_a` / `piece_b` for the sides that are hull trees.
-fn insert_pieces(out: &mut Map<String, Value>, a: &Shape, b: &Shape, d: &TreeDistance) {
+fn insert_pieces(out: &mut Map<String, Value>, a: &Shape, b: &Shape, (pa, pb): (u32, u32)) {
     if let Shape::Tree(_) = a {
-        out.insert("piece_a".into(), json!(d.pieces.0));
+        out.insert("piece_a".into(), json!(pa));
     }
     if let Shape::Tree(_) = b {
-        out.insert("piece_b".into(), json!(d.pieces.1));
+        out.insert("piece_b".into(), json!(pb));
     }
 }
 

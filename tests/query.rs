@@ -568,6 +568,60 @@ fn non_convex_shapes_answer_collide_and_distance() {
     assert!(d > 0.0 && d < 0.75, "{}", a[4]);
 }
 
+/// `toi` with a non-convex shape: an L modelled as two boxes (two objects of one OBJ
+/// file, so its pieces are exact) under a falling cube: onto the L's top at the analytic
+/// time, and through the notch without contact.
+#[test]
+fn non_convex_toi() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let path = dir.join("l-two-boxes.obj");
+    let mut obj = String::new();
+    let parts = [
+        ([0.0, 0.0, 0.0], [2.0, 1.0, 1.0]),
+        ([0.0, 1.0, 0.0], [1.0, 2.0, 1.0]),
+    ];
+    for (k, (lo, hi)) in parts.into_iter().enumerate() {
+        obj.push_str(&format!("o part{k}\n"));
+        for c in 0..8 {
+            let pick = |axis: usize| {
+                if c >> axis & 1 == 0 {
+                    lo[axis]
+                } else {
+                    hi[axis]
+                }
+            };
+            obj.push_str(&format!("v {} {} {}\n", pick(0), pick(1), pick(2)));
+        }
+        let base = 8 * k + 1;
+        // Quads, counter-clockwise seen from outside (corner bits: x, y, z).
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        for f in quads {
+            let f = f.map(|i| base + i);
+            obj.push_str(&format!("f {} {} {} {}\n", f[0], f[1], f[2], f[3]));
+        }
+    }
+    std::fs::write(&path, obj).unwrap();
+    let l = format!("{{\"obj\": {:?}}}", path.display().to_string());
+    let cube = r#"{"box": [0.2, 0.2, 0.2]}"#;
+    let a = answers(&format!(
+        "{{\"id\": 1, \"query\": \"toi\", \"a\": {l}, \"b\": {cube}, \"pose_b\": {{\"translation\": [0.5, 0.5, 3]}}, \"pose_b_end\": {{\"translation\": [0.5, 0.5, 0]}}}}\n\
+         {{\"id\": 2, \"query\": \"toi\", \"a\": {l}, \"b\": {cube}, \"pose_b\": {{\"translation\": [1.5, 1.5, 3]}}, \"pose_b_end\": {{\"translation\": [1.5, 1.5, -3]}}}}\n"
+    ));
+    assert_eq!(a[0]["hit"], true, "{}", a[0]);
+    // The cube's bottom (z − 0.2) meets the top (z = 1) at z = 1.2: t = 1.8 / 3.
+    let t = a[0]["toi"].as_f64().unwrap();
+    assert!(t <= 0.6 && t > 0.6 - 1e-8, "{}", a[0]);
+    assert!(a[0]["piece_a"].is_u64(), "{}", a[0]);
+    assert_eq!(a[1]["hit"], false, "{}", a[1]);
+}
+
 /// `penetration` answers: analytic boxes (the depth is the smallest per-axis overlap, the
 /// normal that axis from a to b), the witness identity, touching and separated shapes.
 #[test]

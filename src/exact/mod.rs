@@ -8,4 +8,5 @@ pub mod placement;
 pub mod sat;
 pub mod touch;
 pub mod tree;
+pub mod tree_toi;
 pub mod walk;
