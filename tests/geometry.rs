@@ -455,3 +455,45 @@ fn face_order_visits_every_face_once_each_after_a_neighbour() {
         assert!(seen.iter().all(|&s| s), "a face is missing");
     }
 }
+
+/// Points a few ulps apart (the same corner computed twice, as where a mesh was cut into
+/// pieces) are welded: the hull keeps one, so it has no edge of length 1e-16 whose
+/// Voronoi planes point wherever rounding sends them. The walk between such hulls then
+/// never fails, and agrees with enumeration.
+#[test]
+fn near_duplicate_points_are_welded() {
+    let mut rng = Rng::new(21);
+    let base = random_points(&mut rng, 60, 1.0, 0.3);
+    let mut points = base.clone();
+    for p in &base {
+        for k in 1..4 {
+            let jitter = rng.unit_vector() * (f64::from(k) * 1e-16);
+            points.push(*p + jitter);
+        }
+    }
+    let poly = ConvexPolytope::from_points(&points).unwrap();
+    let alone = ConvexPolytope::from_points(&base).unwrap();
+    assert_eq!(poly.num_vertices(), alone.num_vertices());
+    let shortest = (0..poly.num_edges())
+        .map(|e| {
+            let [a, b] = poly.edge_vertices(e);
+            poly.vertex(a).distance(poly.vertex(b))
+        })
+        .fold(f64::INFINITY, f64::min);
+    assert!(shortest > 1e-6, "shortest edge {shortest:e}");
+    for _ in 0..200 {
+        let pose_a = proxima::bodies::Pose::new(DVec3::ZERO, rng.rotation());
+        let pose_b = proxima::bodies::Pose::new(rng.unit_vector() * 2.5, rng.rotation());
+        let w = proxima::exact::walk::walk(&proxima::exact::walk::WalkInput::new(
+            &poly, pose_a, &poly, pose_b,
+        ));
+        assert!(
+            !matches!(w.state, proxima::exact::walk::WalkState::Failed(_)),
+            "{w:?}"
+        );
+        if w.state == proxima::exact::walk::WalkState::Separated {
+            let c = proxima::geometry::brute::polytope_closest_pair(&poly, &pose_a, &poly, &pose_b);
+            assert!((w.distance - c.distance).abs() < 1e-12, "{w:?} vs {c:?}");
+        }
+    }
+}

@@ -674,3 +674,36 @@ fn bad_meshes_and_parameters_are_named_errors() {
         }
     }
 }
+
+/// The hulls of a finely tessellated torus's tree (pieces cut from 10,000 triangles; their
+/// cut corners computed more than once): the walk between every pair of nodes over a
+/// 200-frame sequence never gives up (near-duplicate corners are welded by the hull).
+#[test]
+fn walks_between_fine_tree_nodes_never_fail() {
+    let t = tree_of(&generators::torus(1.0, 0.3, 100, 50).unwrap());
+    let mut walks = 0;
+    for k in 0..200 {
+        let s = f64::from(k) * 0.02;
+        let pa = Pose::new(DVec3::ZERO, DQuat::from_rotation_z(0.3 * s));
+        let pb = Pose::new(
+            DVec3::new(1.0 + 1.6 * s.cos(), 0.2, 1.6 * s.sin()),
+            DQuat::from_rotation_x(0.9 * s) * DQuat::from_rotation_y(0.4 * s),
+        );
+        for i in 0..t.num_nodes() as u32 {
+            for j in 0..t.num_nodes() as u32 {
+                let w = proxima::exact::walk::walk(&proxima::exact::walk::WalkInput::new(
+                    &t.node(i).hull,
+                    pa,
+                    &t.node(j).hull,
+                    pb,
+                ));
+                assert!(
+                    !matches!(w.state, proxima::exact::walk::WalkState::Failed(_)),
+                    "nodes {i}, {j} at frame {k}: {w:?}"
+                );
+                walks += 1;
+            }
+        }
+    }
+    assert!(walks > 50_000);
+}

@@ -410,10 +410,66 @@ fn link_all(tris: &mut [Tri]) {
     }
 }
 
-/// The convex hull of `points` as polygon faces (coplanar triangles merged).
+/// The convex hull of `points` as polygon faces (coplanar triangles merged), after
+/// welding points closer than [`WELD_REL`] times the extent.
 pub fn convex_hull(points: &[DVec3]) -> Result<HullFaces> {
-    let (tris, adj) = quickhull(points)?;
-    merge_with_adjacency(points, &tris, &adj)
+    check_points(points)?;
+    let (unique, original) = weld(points);
+    if unique.len() < 4 {
+        // Fewer than four points apart: the simplex search names the degeneracy.
+        initial_simplex(&unique)?;
+    }
+    let (tris, adj) = quickhull(&unique)?;
+    let mut hull = merge_with_adjacency(&unique, &tris, &adj)?;
+    for i in &mut hull.input_index {
+        *i = original[*i as usize];
+    }
+    Ok(hull)
+}
+
+/// Relative distance under which two input points are taken as one. Points a few ulps
+/// apart (the same corner computed twice, as where a mesh was cut into pieces) are
+/// exactly distinct, so without this the hull keeps both and an edge of length 1e-16
+/// between them, whose Voronoi planes point wherever rounding sends them and can send
+/// the closest-feature walk round a cycle. Between the walk's tolerance (1e-13) and the
+/// face merge's (1e-10).
+pub const WELD_REL: f64 = 1e-12;
+
+/// The points with near-duplicates dropped (the first of a cluster kept), and each kept
+/// point's index in the input.
+fn weld(points: &[DVec3]) -> (Vec<DVec3>, Vec<u32>) {
+    let extent = points
+        .iter()
+        .fold(0.0f64, |m, p| m.max(p.abs().max_element()));
+    let eps = WELD_REL * extent;
+    if eps == 0.0 {
+        return (points.to_vec(), (0..points.len() as u32).collect());
+    }
+    let cell = |p: DVec3| {
+        let c = (p / eps).floor();
+        (c.x as i64, c.y as i64, c.z as i64)
+    };
+    let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
+    let (mut unique, mut original): (Vec<DVec3>, Vec<u32>) = (Vec::new(), Vec::new());
+    for (i, &p) in points.iter().enumerate() {
+        let (x, y, z) = cell(p);
+        let near = (-1..=1).any(|dx| {
+            (-1..=1).any(|dy| {
+                (-1..=1).any(|dz| {
+                    grid.get(&(x + dx, y + dy, z + dz)).is_some_and(|kept| {
+                        kept.iter().any(|&k| unique[k as usize].distance(p) <= eps)
+                    })
+                })
+            })
+        });
+        if near {
+            continue;
+        }
+        grid.entry((x, y, z)).or_default().push(unique.len() as u32);
+        unique.push(p);
+        original.push(i as u32);
+    }
+    (unique, original)
 }
 
 /// Neighbour of each triangle across each edge (`adj[t][i]` across `(v[i], v[i+1])`), by
