@@ -606,3 +606,30 @@ fn the_queue_names_a_missing_shape() {
         .to_string();
     assert!(e.contains("body 7") && e.contains("shape 99"), "{e}");
 }
+
+/// A contact tolerance is checked when made: zero, negative, NaN and infinite ones are
+/// named errors; a coarse one stops the advance that far from contact, never closer.
+#[test]
+fn contact_tolerance_is_checked() {
+    use proxima::exact::advance::ContactTolerance;
+    for bad in [0.0, -1e-3, f64::NAN, f64::INFINITY] {
+        let e = ContactTolerance::new(bad).unwrap_err().to_string();
+        assert!(e.contains("finite and positive"), "{bad}: {e}");
+    }
+    let cube = generators::cuboid(DVec3::splat(0.5)).unwrap();
+    let fall = ScrewMotion::between(
+        Pose::new(DVec3::new(0.0, 0.0, 3.0), DQuat::IDENTITY),
+        Pose::new(DVec3::new(0.0, 0.0, -1.0), DQuat::IDENTITY),
+    )
+    .unwrap();
+    let rest = ScrewMotion::resting(Pose::default());
+    let tau = 1e-3;
+    let out = time_of_impact(&ToiInput {
+        tolerance: Some(ContactTolerance::new(tau).unwrap()),
+        ..ToiInput::new(&cube, rest, &cube, fall)
+    });
+    // Contact at z = 1, t = 0.5: stopped within τ of it, not after.
+    assert_eq!(out.state, ToiState::Hit);
+    assert!(out.toi <= 0.5 && out.toi >= 0.5 - tau / 4.0, "{out:?}");
+    assert!(out.distance <= tau, "{out:?}");
+}

@@ -60,6 +60,29 @@ use crate::motion::ScrewMotion;
 /// speed of at least 1/10 of its size per step.
 pub const TOI_TOL_REL: f64 = 1e-9;
 
+/// A contact distance: finite and positive, checked when made (a zero, negative or NaN
+/// `τ` would make the steps `(sep − τ/2)/μ` step past contacts or never end).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactTolerance(f64);
+
+impl ContactTolerance {
+    /// `τ`, or the error naming why it cannot be one.
+    pub fn new(tau: f64) -> crate::Result<Self> {
+        if tau.is_finite() && tau > 0.0 {
+            Ok(ContactTolerance(tau))
+        } else {
+            Err(crate::Error::Motion(format!(
+                "a contact tolerance must be finite and positive, got {tau}"
+            )))
+        }
+    }
+
+    /// The distance.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
 /// Default iteration cap.
 pub const MAX_ITERATIONS: u32 = 10_000;
 
@@ -75,7 +98,7 @@ pub struct ToiInput<'a> {
     /// B's motion over the step.
     pub motion_b: ScrewMotion,
     /// Contact distance `τ`; `None`: [`TOI_TOL_REL`] × the size of the coordinates.
-    pub tolerance: Option<f64>,
+    pub tolerance: Option<ContactTolerance>,
     /// Iteration cap; `None`: [`MAX_ITERATIONS`].
     pub max_iterations: Option<u32>,
     /// Closest features to start the walk from (a previous answer's), or `None`.
@@ -181,6 +204,7 @@ impl<'a> Advancement<'a> {
         Self {
             tol: input
                 .tolerance
+                .map(ContactTolerance::get)
                 .unwrap_or_else(|| TOI_TOL_REL * scale(0.0).max(scale(1.0))),
             cap: input.max_iterations.unwrap_or(MAX_ITERATIONS).max(1),
             swing_a: input.motion_a.swing_radius(input.a.vertices()),
