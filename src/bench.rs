@@ -375,7 +375,7 @@ fn depth_figures(
     for g in &scene.geometry {
         match g {
             ShapeGeometry::Convex(p) => polytopes.push(p.as_ref()),
-            ShapeGeometry::Mesh(_) => return Ok(None),
+            ShapeGeometry::Mesh(_) | ShapeGeometry::Rounded(_) => return Ok(None),
         }
     }
     let tables = DepthShapes::new(polytopes)?;

@@ -21,12 +21,14 @@ use serde_json::{Map, Value, json};
 use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
+use crate::exact::rounded::{self, Contact};
 use crate::exact::sat;
 use crate::exact::tree::{self, TreeCache, TreeState};
 use crate::exact::tree_toi;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::hull::MAX_COORDINATE;
+use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
 use crate::rng::Rng;
@@ -63,19 +65,39 @@ impl Default for QueryEngine {
     }
 }
 
-/// A query's shape: convex, or a non-convex shape's hull tree.
+/// A query's shape: convex, a non-convex shape's hull tree, or a rounded body (sphere,
+/// capsule, polytope with a `radius`).
 #[derive(Clone, Debug)]
 enum Shape {
     Convex(Arc<ConvexPolytope>),
     Tree(Arc<HullTree>),
+    Rounded(Arc<Rounded>),
 }
 
 impl Shape {
     /// The shape as a tree (a convex shape is a one-node tree).
-    fn tree(&self) -> Arc<HullTree> {
+    fn tree(&self) -> Result<Arc<HullTree>> {
         match self {
-            Shape::Convex(p) => Arc::new(HullTree::from_convex(p.clone())),
-            Shape::Tree(t) => t.clone(),
+            Shape::Convex(p) => Ok(Arc::new(HullTree::from_convex(p.clone()))),
+            Shape::Tree(t) => Ok(t.clone()),
+            Shape::Rounded(_) => Err(Error::Query(
+                "a sphere, capsule or rounded shape meets convex and rounded shapes, not \
+                 non-convex ones (yet)"
+                    .into(),
+            )),
+        }
+    }
+
+    /// The shape as a rounded body (a polytope is one of radius 0), if it is convex.
+    fn rounded(&self) -> Result<Arc<Rounded>> {
+        match self {
+            Shape::Convex(p) => Ok(Arc::new(rounded::plain(p.clone()))),
+            Shape::Rounded(r) => Ok(r.clone()),
+            Shape::Tree(_) => Err(Error::Query(
+                "a sphere, capsule or rounded shape meets convex and rounded shapes, not \
+                 non-convex ones (yet)"
+                    .into(),
+            )),
         }
     }
 }
@@ -238,6 +260,10 @@ impl QueryEngine {
         let mut out = Map::new();
         let (a, b) = match (a, b) {
             (Shape::Convex(a), Shape::Convex(b)) => (a, b),
+            (a @ Shape::Rounded(_), b) | (a, b @ Shape::Rounded(_)) => {
+                rounded_answer(&mut out, kind, (&a, pose_a), (&b, pose_b))?;
+                return Ok(out);
+            }
             (a, b) => {
                 trees(&mut out, kind, (&a, pose_a), (&b, pose_b), motions)?;
                 return Ok(out);
@@ -299,6 +325,28 @@ impl QueryEngine {
     fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Shape> {
         let bad = |m: String| Error::Query(format!("`{field}`: {m}"));
         let value = value.ok_or_else(|| bad("missing shape".into()))?;
+        // `"radius"` beside a shape's key rounds it (a polytope swept by a ball).
+        if let Some(obj) = value.as_object()
+            && obj.len() == 2
+            && let Some(r) = obj.get("radius")
+        {
+            let r = r
+                .as_f64()
+                .ok_or_else(|| bad(format!("`radius` must be a number, got {r}")))?;
+            let mut rest = obj.clone();
+            rest.remove("radius");
+            return match self.shape(Some(&Value::Object(rest)), field)? {
+                Shape::Convex(p) => Ok(Shape::Rounded(Arc::new(
+                    Rounded::polytope(p, r).map_err(|e| bad(e.to_string()))?,
+                ))),
+                Shape::Rounded(_) => Err(bad(
+                    "a sphere or capsule has its own radius; `radius` rounds a polytope".into(),
+                )),
+                Shape::Tree(_) => Err(bad(
+                    "`radius` rounds a convex shape; this one is not convex".into(),
+                )),
+            };
+        }
         let spec = ShapeSpec::deserialize(value).map_err(|e| {
             bad(format!(
                 "not a shape ({e}); a shape is an object with one key: {SHAPES}"
@@ -312,6 +360,7 @@ impl QueryEngine {
             };
             match spec.build(Path::new(""), &mut Rng::new(0)) {
                 Ok(ShapeGeometry::Convex(p)) => Ok(Shape::Convex(p)),
+                Ok(ShapeGeometry::Rounded(r)) => Ok(Shape::Rounded(r)),
                 Ok(ShapeGeometry::Mesh(mesh)) => {
                     let mut say = |line: &str| {
                         if progress {
@@ -339,8 +388,60 @@ impl QueryEngine {
 }
 
 /// The shapes a query takes, for error messages.
-const SHAPES: &str =
-    "points, box, sphere (or icosphere), cylinder, cone, random_hull, obj, torus, bumpy_sphere";
+const SHAPES: &str = "points, box, sphere, capsule, icosphere, cylinder, cone, random_hull, obj, \
+     torus, bumpy_sphere (and `radius` beside a convex one's key)";
+
+/// `collide`, `distance` and `penetration` where a shape is rounded (`exact::rounded`):
+/// the cores' answers with the radii added; a penetration whose normal any direction
+/// perpendicular to the cores would serve says `"arbitrary_normal": true`.
+fn rounded_answer(
+    out: &mut Map<String, Value>,
+    kind: &str,
+    (a, pose_a): (&Shape, Pose),
+    (b, pose_b): (&Shape, Pose),
+) -> Result<()> {
+    let (ra, rb) = (a.rounded()?, b.rounded()?);
+    match kind {
+        "collide" => {
+            out.insert(
+                "intersecting".into(),
+                Value::Bool(rounded::collide(&ra, &pose_a, &rb, &pose_b)),
+            );
+        }
+        "distance" => {
+            let d = rounded::distance(&ra, &pose_a, &rb, &pose_b);
+            out.insert("distance".into(), json!(d.distance));
+            if d.contact != Contact::Separated {
+                out.insert("intersecting".into(), Value::Bool(true));
+            }
+            if d.contact != Contact::Penetrating {
+                insert_closest(out, d.point_a, d.point_b, d.features);
+            }
+        }
+        "penetration" => match rounded::penetration(&ra, &pose_a, &rb, &pose_b) {
+            None => {
+                out.insert("intersecting".into(), Value::Bool(false));
+                out.insert("depth".into(), json!(0.0));
+            }
+            Some(p) => {
+                out.insert("intersecting".into(), Value::Bool(true));
+                out.insert("depth".into(), json!(p.depth));
+                out.insert("normal".into(), json!(p.normal.to_array()));
+                insert_closest(out, p.point_a, p.point_b, p.features);
+                if p.arbitrary_normal {
+                    out.insert("arbitrary_normal".into(), Value::Bool(true));
+                }
+            }
+        },
+        other => {
+            return Err(Error::Query(format!(
+                "`{other}` takes polytopes and non-convex shapes; spheres, capsules and \
+                 rounded shapes answer collide, distance and penetration"
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// `collide`, `distance` and `toi` where a shape is non-convex: the pair tree of the two
 /// hull trees (`exact::tree`), and for `toi` the OBB-tree filter and advancement per piece
@@ -354,7 +455,7 @@ fn trees(
     (b, pose_b): (&Shape, Pose),
     motions: Option<(ScrewMotion, ScrewMotion)>,
 ) -> Result<()> {
-    let (ta, tb) = (a.tree(), b.tree());
+    let (ta, tb) = (a.tree()?, b.tree()?);
     let mut cache = TreeCache::new();
     match kind {
         "collide" => {

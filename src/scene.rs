@@ -8,7 +8,7 @@
 //! wrap = { min = [-25, -25, -25], max = [25, 25, 25] }   # optional
 //!
 //! [[group]]
-//! shape = { box = [0.5, 0.5, 0.5] }    # or icosphere, cylinder, cone, random_hull, obj, torus, bumpy_sphere
+//! shape = { box = [0.5, 0.5, 0.5] }    # or sphere, capsule, icosphere, cylinder, cone, random_hull, obj, torus, bumpy_sphere
 //! count = 1000
 //! scale = [0.5, 2.0]                   # uniform scale, log-uniform in the range
 //! scale_variants = 4                   # distinct scales (each one shape-table entry)

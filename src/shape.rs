@@ -13,6 +13,8 @@ use crate::Result;
 use crate::bodies::GpuShapeBounds;
 use crate::geometry::generators;
 use crate::geometry::mesh::{self, MeshShape};
+use crate::geometry::polytope::round_up;
+use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, TriMesh};
 use crate::rng::Rng;
 
@@ -22,8 +24,20 @@ use crate::rng::Rng;
 pub enum ShapeSpec {
     /// A box with these half extents.
     Box([f64; 3]),
-    /// An icosphere (a query may call it `sphere`).
-    #[serde(alias = "sphere")]
+    /// An exact sphere (a point swept by the radius).
+    Sphere {
+        /// Radius (0: a point).
+        radius: f64,
+    },
+    /// A capsule along z: the segment from `−half_height` to `half_height` swept by the
+    /// radius.
+    Capsule {
+        /// Half the length of the core segment.
+        half_height: f64,
+        /// Radius.
+        radius: f64,
+    },
+    /// An icosphere polytope.
     Icosphere {
         /// Radius.
         radius: f64,
@@ -93,6 +107,8 @@ pub enum ShapeGeometry {
     Convex(Arc<ConvexPolytope>),
     /// A non-convex triangle mesh (bounds only until the hull-tree stage exists).
     Mesh(Arc<TriMesh>),
+    /// A sphere or a capsule (a core swept by a ball).
+    Rounded(Arc<Rounded>),
 }
 
 impl ShapeGeometry {
@@ -104,6 +120,16 @@ impl ShapeGeometry {
                 m.vertices.iter().map(|v| *v * s).collect(),
                 m.triangles.clone(),
             )?)),
+            ShapeGeometry::Rounded(r) => ShapeGeometry::Rounded(Arc::new(Rounded {
+                core: match &r.core {
+                    Core::Point => Core::Point,
+                    Core::Segment { half_height } => Core::Segment {
+                        half_height: half_height * s,
+                    },
+                    Core::Polytope(p) => Core::Polytope(Arc::new(p.scaled(s)?)),
+                },
+                radius: r.radius * s,
+            })),
         })
     }
 
@@ -113,6 +139,22 @@ impl ShapeGeometry {
             ShapeGeometry::Convex(p) => Ok(p.gpu_bounds()),
             // The hull of the mesh has the mesh's bounds.
             ShapeGeometry::Mesh(m) => Ok(ConvexPolytope::from_points(&m.vertices)?.gpu_bounds()),
+            // The core's box grown by the radius; a sphere's box is exact.
+            ShapeGeometry::Rounded(r) => {
+                let (center, half) = match &r.core {
+                    Core::Point => (DVec3::ZERO, DVec3::ZERO),
+                    Core::Segment { half_height } => {
+                        (DVec3::ZERO, DVec3::new(0.0, 0.0, *half_height))
+                    }
+                    Core::Polytope(p) => {
+                        let (lo, hi) = p.local_aabb();
+                        (0.5 * (lo + hi), 0.5 * (hi - lo))
+                    }
+                };
+                let half = round_up(half + DVec3::splat(r.radius));
+                let radius = round_up(DVec3::splat(r.reach())).x;
+                Ok(GpuShapeBounds::new(center.as_vec3(), half, radius))
+            }
         }
     }
 }
@@ -122,6 +164,8 @@ impl ShapeSpec {
     pub fn name(&self) -> &'static str {
         match self {
             ShapeSpec::Box(_) => "box",
+            ShapeSpec::Sphere { .. } => "sphere",
+            ShapeSpec::Capsule { .. } => "capsule",
             ShapeSpec::Points(_) => "points",
             ShapeSpec::Icosphere { .. } => "icosphere",
             ShapeSpec::Cylinder { .. } => "cylinder",
@@ -138,6 +182,13 @@ impl ShapeSpec {
         let convex = |p: ConvexPolytope| ShapeGeometry::Convex(Arc::new(p));
         Ok(match self {
             ShapeSpec::Box(h) => convex(generators::cuboid(DVec3::from_array(*h))?),
+            ShapeSpec::Sphere { radius } => {
+                ShapeGeometry::Rounded(Arc::new(Rounded::sphere(*radius)?))
+            }
+            ShapeSpec::Capsule {
+                half_height,
+                radius,
+            } => ShapeGeometry::Rounded(Arc::new(Rounded::capsule(*half_height, *radius)?)),
             ShapeSpec::Points(points) => {
                 let points: Vec<DVec3> = points.iter().map(|p| DVec3::from_array(*p)).collect();
                 convex(ConvexPolytope::from_points(&points)?)

@@ -121,7 +121,7 @@ fn answers(input: &str) -> Vec<Value> {
 #[test]
 fn jsonl_answers_in_order_and_bad_lines_do_not_stop_the_batch() {
     let input = r#"{"id": 1, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [2.5, 0, 0]}}
-{"id": "two", "query": "collide", "a": {"box": [1,1,1]}, "b": {"sphere": {"radius": 1, "subdivisions": 2}}, "pose_b": {"translation": [1.9, 0, 0], "rotation": [0, 0, 0.7071067811865476, 0.7071067811865476]}}
+{"id": "two", "query": "collide", "a": {"box": [1,1,1]}, "b": {"icosphere": {"radius": 1, "subdivisions": 2}}, "pose_b": {"translation": [1.9, 0, 0], "rotation": [0, 0, 0.7071067811865476, 0.7071067811865476]}}
 this is not json
 
 {"id": 4, "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0]]}, "b": {"box": [1,1,1]}}
@@ -688,4 +688,50 @@ fn toi_answers_the_first_contact_of_the_screw_motions() {
     assert!(e.contains("pose_b_end") && e.contains("half a turn"), "{e}");
     // A missing end pose is the identity: b moves from y = 5 to the origin, through a.
     assert_eq!(a[3]["hit"], true, "{}", a[3]);
+}
+
+/// Exact spheres and capsules, and `radius` beside a polytope's key: analytic distances and
+/// depths, the arbitrary normal of concentric spheres, and named errors for bad radii.
+#[test]
+fn spheres_capsules_and_rounded_shapes() {
+    let a = answers(
+        r#"{"id": 1, "query": "distance", "a": {"sphere": {"radius": 1}}, "b": {"sphere": {"radius": 0.5}}, "pose_b": {"translation": [3, 0, 0]}}
+{"id": 2, "query": "distance", "a": {"box": [1, 1, 1], "radius": 0.25}, "b": {"capsule": {"half_height": 1, "radius": 0.5}}, "pose_b": {"translation": [0, 0, 4]}}
+{"id": 3, "query": "penetration", "a": {"sphere": {"radius": 1}}, "b": {"sphere": {"radius": 1}}, "pose_b": {"translation": [1.5, 0, 0]}}
+{"id": 4, "query": "penetration", "a": {"sphere": {"radius": 1}}, "b": {"sphere": {"radius": 1}}}
+{"id": 5, "query": "collide", "a": {"sphere": {"radius": 1}}, "b": {"box": [1, 1, 1]}, "pose_b": {"translation": [2, 0, 0]}}
+{"id": 6, "query": "distance", "a": {"sphere": {"radius": -1}}, "b": {"box": [1, 1, 1]}}
+{"id": 7, "query": "distance", "a": {"capsule": {"half_height": -1, "radius": 1}}, "b": {"box": [1, 1, 1]}}
+{"id": 8, "query": "distance", "a": {"sphere": {"radius": 1}, "radius": 2}, "b": {"box": [1, 1, 1]}}
+{"id": 9, "query": "toi", "a": {"sphere": {"radius": 1}}, "b": {"box": [1, 1, 1]}}
+"#,
+    );
+    assert_eq!(a[0]["distance"].as_f64(), Some(1.5), "{}", a[0]);
+    assert_eq!(
+        a[0]["point_b"],
+        serde_json::json!([2.5, 0.0, 0.0]),
+        "{}",
+        a[0]
+    );
+    // The capsule's lower end (z = 4 − 1 − 0.5 = 2.5) over the rounded box's top (1.25).
+    assert_eq!(a[1]["distance"].as_f64(), Some(1.25), "{}", a[1]);
+    assert_eq!(a[2]["depth"].as_f64(), Some(0.5), "{}", a[2]);
+    assert_eq!(
+        a[2]["normal"],
+        serde_json::json!([1.0, 0.0, 0.0]),
+        "{}",
+        a[2]
+    );
+    assert_eq!(a[3]["depth"].as_f64(), Some(2.0), "{}", a[3]);
+    assert_eq!(a[3]["arbitrary_normal"], true, "{}", a[3]);
+    assert_eq!(a[4]["intersecting"], true, "{}", a[4]);
+    for (k, want) in [
+        (5, "sphere radius"),
+        (6, "half height"),
+        (7, "own radius"),
+        (8, "`toi` takes"),
+    ] {
+        let e = a[k]["error"].as_str().unwrap_or_default();
+        assert!(e.contains(want), "{}: {}", k + 1, a[k]);
+    }
 }

@@ -5,6 +5,7 @@ pub mod advance;
 pub mod depth;
 pub mod dynamic_obb;
 pub mod placement;
+pub mod rounded;
 pub mod sat;
 pub mod touch;
 pub mod tree;

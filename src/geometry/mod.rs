@@ -11,6 +11,7 @@ pub mod hull_tree;
 pub mod mesh;
 pub mod obb;
 pub mod polytope;
+pub mod rounded;
 
 pub use feature::FeatureId;
 pub use hull_tree::HullTree;

@@ -1,0 +1,476 @@
+//! Distance, collision and penetration between rounded bodies (`geometry::rounded`:
+//! spheres, capsules, rounded polytopes, and plain polytopes as radius 0): the cores'
+//! query with the radii added.
+//!
+//! Cores. Point and segment pairs have closed forms (`geometry::closest`). A point or a
+//! segment against a polytope is answered by enumeration, exact and O(V + E + F): a point
+//! outside takes the closest feature; a segment that misses the polytope (clipped against
+//! every face plane, nothing is left) is closest at one of its ends or against one of the
+//! polytope's edges, because the distance along the segment is convex and, where its
+//! minimum is inside the segment, the closest feature can be taken to be an edge. Two
+//! polytopes take the closest-feature walk (settled by the separating-axis test and
+//! enumeration where it gives up).
+//!
+//! Radii. Apart by `c`, the bodies are apart by `c − r_A − r_B` along the cores' closest
+//! direction `n`, their surfaces' closest points the cores' moved by `r_A n` and `−r_B n`;
+//! closer than the radii, they penetrate by `r_A + r_B − c` along `n`. Cores that overlap
+//! penetrate by the cores' depth plus both radii, along the cores' penetration normal:
+//! two polytopes take the Gauss-map walk (`exact::depth`); with a point or a segment core
+//! the depth is the minimum of `h_A(u) + h_B(−u)` over the facet normals of the cores'
+//! Minkowski difference (the polytope's face normals, and the cross products of the
+//! segment with each of its edges), a finite set that contains the minimiser. Where the
+//! cores have no interior to tell a direction (two points, a point on a segment, parallel
+//! segments), any direction perpendicular to them is a minimiser and the answer says the
+//! normal is arbitrary.
+
+use std::sync::Arc;
+
+use glam::DVec3;
+
+use super::depth::{self, DepthInput};
+use super::placement::Placement;
+use super::sat;
+use super::walk::{self, WalkInput, WalkState};
+use crate::bodies::Pose;
+use crate::geometry::closest::{closest_on_segment, segments_closest_params};
+use crate::geometry::rounded::{Core, Rounded};
+use crate::geometry::{ConvexPolytope, FeatureId, brute};
+
+/// How two rounded bodies stand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contact {
+    /// Apart.
+    Separated,
+    /// Touching: distance exactly 0 and no overlap.
+    Touching,
+    /// Overlapping.
+    Penetrating,
+}
+
+/// The distance between two rounded bodies.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundedDistance {
+    /// How they stand.
+    pub contact: Contact,
+    /// Distance between the surfaces (0 unless separated).
+    pub distance: f64,
+    /// Closest point on A's surface, world space (meaningful unless penetrating).
+    pub point_a: DVec3,
+    /// Closest point on B's surface, world space.
+    pub point_b: DVec3,
+    /// The cores' closest features.
+    pub features: (FeatureId, FeatureId),
+}
+
+/// How two rounded bodies penetrate.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RoundedPenetration {
+    /// Depth (0 when touching).
+    pub depth: f64,
+    /// Unit normal from A to B: moving B by `depth · normal` separates them.
+    pub normal: DVec3,
+    /// Deepest point on A's surface: `(point_a − point_b)·normal = depth`.
+    pub point_a: DVec3,
+    /// Deepest point on B's surface.
+    pub point_b: DVec3,
+    /// The cores' features.
+    pub features: (FeatureId, FeatureId),
+    /// True when every direction perpendicular to the cores is as good (concentric
+    /// spheres, a sphere centred on a capsule's axis, parallel capsules' axes crossing).
+    pub arbitrary_normal: bool,
+}
+
+/// A core placed in the world.
+enum Placed<'a> {
+    Point(DVec3),
+    Segment(DVec3, DVec3),
+    /// The polytope, its pose (for the walks) and its placement (for points).
+    Polytope(&'a ConvexPolytope, Pose, Placement),
+}
+
+/// The core in the world. Poses act through [`Placement`], so a quarter turn written as a
+/// quaternion is the exact turn the user meant (as in the walk).
+fn place<'a>(r: &'a Rounded, pose: &Pose) -> Placed<'a> {
+    let frame = Placement::of(pose);
+    match &r.core {
+        Core::Point => Placed::Point(pose.translation),
+        Core::Segment { half_height } => Placed::Segment(
+            frame.point(DVec3::new(0.0, 0.0, -half_height)),
+            frame.point(DVec3::new(0.0, 0.0, *half_height)),
+        ),
+        Core::Polytope(p) => Placed::Polytope(p, *pose, frame),
+    }
+}
+
+impl Placed<'_> {
+    /// Support value and point in world direction `u`.
+    fn support(&self, u: DVec3) -> (f64, DVec3) {
+        match self {
+            Placed::Point(p) => (p.dot(u), *p),
+            Placed::Segment(a, b) => {
+                if a.dot(u) >= b.dot(u) {
+                    (a.dot(u), *a)
+                } else {
+                    (b.dot(u), *b)
+                }
+            }
+            Placed::Polytope(poly, _, frame) => {
+                let (v, _) = poly.support_brute(frame.inverse_vector(u));
+                let x = frame.point(poly.vertex(v));
+                (x.dot(u), x)
+            }
+        }
+    }
+}
+
+/// The cores' closest points (world), distance and features; `overlap` when they share a
+/// point.
+struct CoreClosest {
+    distance: f64,
+    pa: DVec3,
+    pb: DVec3,
+    features: (FeatureId, FeatureId),
+    overlap: bool,
+}
+
+impl CoreClosest {
+    fn swapped(self) -> Self {
+        CoreClosest {
+            pa: self.pb,
+            pb: self.pa,
+            features: (self.features.1, self.features.0),
+            ..self
+        }
+    }
+}
+
+fn segment_feature(s: f64) -> FeatureId {
+    if s <= 0.0 {
+        FeatureId::Vertex(0)
+    } else if s >= 1.0 {
+        FeatureId::Vertex(1)
+    } else {
+        FeatureId::Edge(0)
+    }
+}
+
+fn closest_pair(pa: DVec3, pb: DVec3, features: (FeatureId, FeatureId)) -> CoreClosest {
+    let distance = pa.distance(pb);
+    CoreClosest {
+        distance,
+        pa,
+        pb,
+        features,
+        overlap: distance == 0.0,
+    }
+}
+
+fn core_closest(a: &Placed<'_>, b: &Placed<'_>) -> CoreClosest {
+    let v0 = FeatureId::Vertex(0);
+    match (a, b) {
+        (Placed::Point(p), Placed::Point(q)) => closest_pair(*p, *q, (v0, v0)),
+        (Placed::Point(p), Placed::Segment(s0, s1)) => {
+            let (q, t) = closest_on_segment(*s0, *s1, *p);
+            closest_pair(*p, q, (v0, segment_feature(t)))
+        }
+        (Placed::Segment(..), Placed::Point(_)) => core_closest(b, a).swapped(),
+        (Placed::Segment(p0, p1), Placed::Segment(q0, q1)) => {
+            let (s, t) = segments_closest_params(*p0, *p1, *q0, *q1);
+            closest_pair(
+                *p0 + (*p1 - *p0) * s,
+                *q0 + (*q1 - *q0) * t,
+                (segment_feature(s), segment_feature(t)),
+            )
+        }
+        (Placed::Point(p), Placed::Polytope(poly, _, frame)) => point_polytope(*p, poly, frame),
+        (Placed::Segment(s0, s1), Placed::Polytope(poly, _, frame)) => {
+            segment_polytope(*s0, *s1, poly, frame)
+        }
+        (Placed::Polytope(..), Placed::Point(_) | Placed::Segment(..)) => {
+            core_closest(b, a).swapped()
+        }
+        (Placed::Polytope(pa, posa, _), Placed::Polytope(pb, posb, _)) => {
+            polytope_polytope(pa, posa, pb, posb)
+        }
+    }
+}
+
+/// Largest height of a body-frame point over the polytope's face planes.
+fn height(poly: &ConvexPolytope, x: DVec3) -> f64 {
+    (0..poly.num_faces())
+        .map(|f| poly.face_normal(f).dot(x) - poly.face_offset(f))
+        .fold(f64::NEG_INFINITY, f64::max)
+}
+
+fn point_polytope(p: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClosest {
+    let x = frame.inverse_point(p);
+    if height(poly, x) <= 0.0 {
+        return CoreClosest {
+            distance: 0.0,
+            pa: p,
+            pb: p,
+            features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
+            overlap: true,
+        };
+    }
+    let (feature, _, q) = brute::closest_feature(poly, x);
+    closest_pair(p, frame.point(q), (FeatureId::Vertex(0), feature))
+}
+
+fn segment_polytope(s0: DVec3, s1: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClosest {
+    let (t, h) = (frame.inverse_point(s0), frame.inverse_point(s1));
+    // Cyrus–Beck: the part of the segment inside every face's half-space.
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    for f in 0..poly.num_faces() {
+        let n = poly.face_normal(f);
+        let (at, slope) = (n.dot(t) - poly.face_offset(f), n.dot(h - t));
+        if slope == 0.0 {
+            if at > 0.0 {
+                lo = 2.0;
+                break;
+            }
+        } else {
+            let s = -at / slope;
+            if slope > 0.0 {
+                hi = hi.min(s);
+            } else {
+                lo = lo.max(s);
+            }
+        }
+        if lo > hi {
+            break;
+        }
+    }
+    if lo <= hi {
+        let x = s0 + (s1 - s0) * lo;
+        return CoreClosest {
+            distance: 0.0,
+            pa: x,
+            pb: x,
+            features: (segment_feature(lo), FeatureId::Vertex(0)),
+            overlap: true,
+        };
+    }
+    let mut best = point_polytope(s0, poly, frame);
+    let end = point_polytope(s1, poly, frame);
+    if end.distance < best.distance {
+        best = CoreClosest {
+            features: (FeatureId::Vertex(1), end.features.1),
+            ..end
+        };
+    }
+    for e in 0..poly.num_edges() {
+        let [v0, v1] = poly.edge_vertices(e);
+        let (q0, q1) = (frame.point(poly.vertex(v0)), frame.point(poly.vertex(v1)));
+        let (s, u) = segments_closest_params(s0, s1, q0, q1);
+        let (pa, pb) = (s0 + (s1 - s0) * s, q0 + (q1 - q0) * u);
+        let d = pa.distance(pb);
+        if d < best.distance {
+            best = closest_pair(pa, pb, (segment_feature(s), FeatureId::Edge(e as u32)));
+        }
+    }
+    best
+}
+
+fn polytope_polytope(a: &ConvexPolytope, pa: &Pose, b: &ConvexPolytope, pb: &Pose) -> CoreClosest {
+    let w = walk::walk(&WalkInput::new(a, *pa, b, *pb));
+    let overlap = match w.state {
+        WalkState::Penetrating | WalkState::Touching => true,
+        WalkState::Separated => false,
+        WalkState::Failed(_) => sat::intersects(a, pa, b, pb),
+    };
+    if overlap {
+        return CoreClosest {
+            distance: 0.0,
+            pa: w.point_a,
+            pb: w.point_b,
+            features: w.features,
+            overlap,
+        };
+    }
+    if let WalkState::Failed(_) = w.state {
+        let c = brute::polytope_closest_pair(a, pa, b, pb);
+        return closest_pair(c.point_a, c.point_b, c.features);
+    }
+    closest_pair(w.point_a, w.point_b, w.features)
+}
+
+/// The distance between two rounded bodies.
+pub fn distance(a: &Rounded, pose_a: &Pose, b: &Rounded, pose_b: &Pose) -> RoundedDistance {
+    let (ca, cb) = (place(a, pose_a), place(b, pose_b));
+    let c = core_closest(&ca, &cb);
+    let radii = a.radius + b.radius;
+    if c.overlap {
+        // Touching only when neither has a radius and the cores do not overlap.
+        let contact = if radii == 0.0 && core_depth(&ca, &cb).depth == 0.0 {
+            Contact::Touching
+        } else {
+            Contact::Penetrating
+        };
+        return RoundedDistance {
+            contact,
+            distance: 0.0,
+            point_a: c.pa,
+            point_b: c.pb,
+            features: c.features,
+        };
+    }
+    let n = (c.pb - c.pa) / c.distance;
+    let gap = c.distance - radii;
+    RoundedDistance {
+        contact: if gap > 0.0 {
+            Contact::Separated
+        } else if gap == 0.0 {
+            Contact::Touching
+        } else {
+            Contact::Penetrating
+        },
+        distance: gap.max(0.0),
+        point_a: c.pa + n * a.radius,
+        point_b: c.pb - n * b.radius,
+        features: c.features,
+    }
+}
+
+/// Whether two rounded bodies touch or overlap.
+pub fn collide(a: &Rounded, pose_a: &Pose, b: &Rounded, pose_b: &Pose) -> bool {
+    distance(a, pose_a, b, pose_b).contact != Contact::Separated
+}
+
+/// How two rounded bodies penetrate, or `None` when they are apart.
+pub fn penetration(
+    a: &Rounded,
+    pose_a: &Pose,
+    b: &Rounded,
+    pose_b: &Pose,
+) -> Option<RoundedPenetration> {
+    let (ca, cb) = (place(a, pose_a), place(b, pose_b));
+    let c = core_closest(&ca, &cb);
+    let radii = a.radius + b.radius;
+    let core = if c.overlap {
+        core_depth(&ca, &cb)
+    } else {
+        if c.distance > radii {
+            return None;
+        }
+        let n = (c.pb - c.pa) / c.distance;
+        RoundedPenetration {
+            depth: -c.distance,
+            normal: n,
+            point_a: c.pa,
+            point_b: c.pb,
+            features: c.features,
+            arbitrary_normal: false,
+        }
+    };
+    Some(RoundedPenetration {
+        depth: core.depth + radii,
+        point_a: core.point_a + core.normal * a.radius,
+        point_b: core.point_b - core.normal * b.radius,
+        ..core
+    })
+}
+
+/// The cores' penetration (they share a point): depth ≥ 0, normal, deepest points.
+fn core_depth(ca: &Placed<'_>, cb: &Placed<'_>) -> RoundedPenetration {
+    if let (Placed::Polytope(pa, posa, _), Placed::Polytope(pb, posb, _)) = (ca, cb) {
+        let found = depth::walk(&DepthInput::new(pa, *posa, pb, *posb))
+            .or_else(|| depth::enumerate(pa, posa, pb, posb));
+        if let Some(p) = found {
+            return RoundedPenetration {
+                depth: p.depth,
+                normal: p.normal,
+                point_a: p.point_a,
+                point_b: p.point_b,
+                features: p.features,
+                arbitrary_normal: false,
+            };
+        }
+    }
+    let (mut dirs, arbitrary) = candidate_normals(ca, cb);
+    dirs.extend(dirs.clone().into_iter().map(|u| -u));
+    let mut best: Option<(f64, DVec3)> = None;
+    for u in dirs {
+        let s = ca.support(u).0 + cb.support(-u).0;
+        if best.is_none_or(|(b, _)| s < b) {
+            best = Some((s, u));
+        }
+    }
+    let (depth, normal) = best.expect("at least one candidate direction");
+    RoundedPenetration {
+        depth: depth.max(0.0),
+        normal,
+        point_a: ca.support(normal).1,
+        point_b: cb.support(-normal).1,
+        features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
+        arbitrary_normal: arbitrary,
+    }
+}
+
+/// Facet normals of the cores' Minkowski difference (one sign each), and whether the
+/// cores leave the normal arbitrary.
+fn candidate_normals(a: &Placed<'_>, b: &Placed<'_>) -> (Vec<DVec3>, bool) {
+    let faces = |poly: &ConvexPolytope, frame: &Placement| -> Vec<DVec3> {
+        (0..poly.num_faces())
+            .map(|f| frame.vector(poly.face_normal(f)))
+            .collect()
+    };
+    let edges = |poly: &ConvexPolytope, frame: &Placement| -> Vec<DVec3> {
+        (0..poly.num_edges())
+            .map(|e| {
+                let [v0, v1] = poly.edge_vertices(e);
+                frame.vector(poly.vertex(v1) - poly.vertex(v0))
+            })
+            .collect()
+    };
+    let perpendiculars = |d: DVec3| {
+        let d = d.try_normalize().unwrap_or(DVec3::Z);
+        let p = d.any_orthonormal_vector();
+        vec![p, d.cross(p)]
+    };
+    match (a, b) {
+        (Placed::Point(_), Placed::Point(_)) => (vec![DVec3::X], true),
+        (Placed::Point(_), Placed::Segment(s0, s1))
+        | (Placed::Segment(s0, s1), Placed::Point(_)) => (perpendiculars(*s1 - *s0), true),
+        (Placed::Segment(p0, p1), Placed::Segment(q0, q1)) => {
+            let (da, db) = (*p1 - *p0, *q1 - *q0);
+            match da.cross(db).try_normalize() {
+                Some(n) => (vec![n], false),
+                None => (perpendiculars(da), true),
+            }
+        }
+        (Placed::Point(_), Placed::Polytope(poly, _, frame))
+        | (Placed::Polytope(poly, _, frame), Placed::Point(_)) => (faces(poly, frame), false),
+        (Placed::Segment(s0, s1), Placed::Polytope(poly, _, frame))
+        | (Placed::Polytope(poly, _, frame), Placed::Segment(s0, s1)) => {
+            let s = *s1 - *s0;
+            let mut dirs = faces(poly, frame);
+            dirs.extend(
+                edges(poly, frame)
+                    .into_iter()
+                    .filter_map(|e| s.cross(e).try_normalize()),
+            );
+            (dirs, false)
+        }
+        (Placed::Polytope(pa, _, posa), Placed::Polytope(pb, _, posb)) => {
+            let mut dirs = faces(pa, posa);
+            dirs.extend(faces(pb, posb));
+            for ea in edges(pa, posa) {
+                dirs.extend(
+                    edges(pb, posb)
+                        .into_iter()
+                        .filter_map(|eb| ea.cross(eb).try_normalize()),
+                );
+            }
+            (dirs, false)
+        }
+    }
+}
+
+/// A rounded body for a plain polytope (radius 0).
+pub fn plain(poly: Arc<ConvexPolytope>) -> Rounded {
+    Rounded {
+        core: Core::Polytope(poly),
+        radius: 0.0,
+    }
+}

@@ -1,0 +1,111 @@
+//! Curved bodies as a core swept by a ball (Lin's thesis, ch. 4, treats curved boundaries
+//! the same way): a sphere is a point swept by radius `r`, a capsule a segment, a rounded
+//! polytope a polytope. The closest features of two rounded bodies are those of their
+//! cores; the distance shrinks by the radii and the support function grows by them, so
+//! every query is the core's query with the radii added (`exact::rounded`).
+
+use std::sync::Arc;
+
+use glam::DVec3;
+
+use super::ConvexPolytope;
+use crate::{Error, Result};
+
+/// The core a ball sweeps.
+#[derive(Clone, Debug)]
+pub enum Core {
+    /// The body origin (a sphere).
+    Point,
+    /// The segment from `(0, 0, −h)` to `(0, 0, h)` (a capsule along z).
+    Segment {
+        /// Half the segment's length (0 allowed: then a sphere).
+        half_height: f64,
+    },
+    /// A convex polytope (a rounded polytope; radius 0: the polytope itself).
+    Polytope(Arc<ConvexPolytope>),
+}
+
+/// A core swept by a ball of `radius`.
+#[derive(Clone, Debug)]
+pub struct Rounded {
+    /// The core.
+    pub core: Core,
+    /// The ball's radius (0 allowed: the core itself).
+    pub radius: f64,
+}
+
+impl Rounded {
+    /// A sphere of `radius` (0: a point).
+    pub fn sphere(radius: f64) -> Result<Self> {
+        Ok(Rounded {
+            core: Core::Point,
+            radius: check_radius(radius, "sphere radius")?,
+        })
+    }
+
+    /// A capsule along z: a segment of half length `half_height` swept by `radius`.
+    pub fn capsule(half_height: f64, radius: f64) -> Result<Self> {
+        if !(half_height.is_finite() && half_height >= 0.0) {
+            return Err(Error::Geometry(format!(
+                "capsule half height must be finite and non-negative, got {half_height}"
+            )));
+        }
+        Ok(Rounded {
+            core: Core::Segment { half_height },
+            radius: check_radius(radius, "capsule radius")?,
+        })
+    }
+
+    /// A polytope swept by `radius`.
+    pub fn polytope(core: Arc<ConvexPolytope>, radius: f64) -> Result<Self> {
+        Ok(Rounded {
+            core: Core::Polytope(core),
+            radius: check_radius(radius, "rounding radius")?,
+        })
+    }
+
+    /// The support function `h(u) = max x·u` of the core (body frame, unit `u`) and the
+    /// core point attaining it.
+    pub fn core_support(&self, u: DVec3) -> (f64, DVec3) {
+        match &self.core {
+            Core::Point => (0.0, DVec3::ZERO),
+            Core::Segment { half_height } => {
+                let p = DVec3::new(
+                    0.0,
+                    0.0,
+                    if u.z >= 0.0 {
+                        *half_height
+                    } else {
+                        -half_height
+                    },
+                );
+                (p.dot(u), p)
+            }
+            Core::Polytope(poly) => {
+                let (v, h) = poly.support_brute(u);
+                (h, poly.vertex(v))
+            }
+        }
+    }
+
+    /// The largest distance of a point of the body from its origin.
+    pub fn reach(&self) -> f64 {
+        self.radius
+            + match &self.core {
+                Core::Point => 0.0,
+                Core::Segment { half_height } => *half_height,
+                Core::Polytope(p) => p.radius(),
+            }
+    }
+}
+
+/// A radius: finite and non-negative, or a named error.
+fn check_radius(r: f64, what: &str) -> Result<f64> {
+    if r.is_finite() && r >= 0.0 {
+        Ok(r)
+    } else {
+        Err(Error::Geometry(format!(
+            "{what} must be finite and non-negative, got {r}"
+        )))
+    }
+}
