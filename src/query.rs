@@ -22,6 +22,7 @@ use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
 use crate::exact::rounded::{self, Contact};
+use crate::exact::rounded_toi;
 use crate::exact::sat;
 use crate::exact::tree::{self, TreeCache, TreeState};
 use crate::exact::tree_toi;
@@ -261,7 +262,7 @@ impl QueryEngine {
         let (a, b) = match (a, b) {
             (Shape::Convex(a), Shape::Convex(b)) => (a, b),
             (a @ Shape::Rounded(_), b) | (a, b @ Shape::Rounded(_)) => {
-                rounded_answer(&mut out, kind, (&a, pose_a), (&b, pose_b))?;
+                rounded_answer(&mut out, kind, (&a, pose_a), (&b, pose_b), motions)?;
                 return Ok(out);
             }
             (a, b) => {
@@ -391,14 +392,16 @@ impl QueryEngine {
 const SHAPES: &str = "points, box, sphere, capsule, icosphere, cylinder, cone, random_hull, obj, \
      torus, bumpy_sphere (and `radius` beside a convex one's key)";
 
-/// `collide`, `distance` and `penetration` where a shape is rounded (`exact::rounded`):
-/// the cores' answers with the radii added; a penetration whose normal any direction
-/// perpendicular to the cores would serve says `"arbitrary_normal": true`.
+/// `collide`, `distance`, `penetration` and `toi` where a shape is rounded
+/// (`exact::rounded`, `exact::rounded_toi`): the cores' answers with the radii added; a
+/// penetration whose normal any direction perpendicular to the cores would serve says
+/// `"arbitrary_normal": true`.
 fn rounded_answer(
     out: &mut Map<String, Value>,
     kind: &str,
     (a, pose_a): (&Shape, Pose),
     (b, pose_b): (&Shape, Pose),
+    motions: Option<(ScrewMotion, ScrewMotion)>,
 ) -> Result<()> {
     let (ra, rb) = (a.rounded()?, b.rounded()?);
     match kind {
@@ -433,11 +436,12 @@ fn rounded_answer(
                 }
             }
         },
-        other => {
-            return Err(Error::Query(format!(
-                "`{other}` takes polytopes and non-convex shapes; spheres, capsules and \
-                 rounded shapes answer collide, distance and penetration"
-            )));
+        _ => {
+            let (motion_a, motion_b) = motions.expect("parsed for toi");
+            toi(
+                out,
+                &rounded_toi::time_of_impact(&ra, motion_a, &rb, motion_b, None, None),
+            );
         }
     }
     Ok(())

@@ -703,7 +703,7 @@ fn spheres_capsules_and_rounded_shapes() {
 {"id": 6, "query": "distance", "a": {"sphere": {"radius": -1}}, "b": {"box": [1, 1, 1]}}
 {"id": 7, "query": "distance", "a": {"capsule": {"half_height": -1, "radius": 1}}, "b": {"box": [1, 1, 1]}}
 {"id": 8, "query": "distance", "a": {"sphere": {"radius": 1}, "radius": 2}, "b": {"box": [1, 1, 1]}}
-{"id": 9, "query": "toi", "a": {"sphere": {"radius": 1}}, "b": {"box": [1, 1, 1]}}
+{"id": 9, "query": "toi", "a": {"sphere": {"radius": 1}}, "b": {"box": [1, 1, 1], "radius": 0.5}, "pose_b": {"translation": [0, 0, 6]}, "pose_b_end": {"translation": [0, 0, 0]}}
 "#,
     );
     assert_eq!(a[0]["distance"].as_f64(), Some(1.5), "{}", a[0]);
@@ -725,13 +725,13 @@ fn spheres_capsules_and_rounded_shapes() {
     assert_eq!(a[3]["depth"].as_f64(), Some(2.0), "{}", a[3]);
     assert_eq!(a[3]["arbitrary_normal"], true, "{}", a[3]);
     assert_eq!(a[4]["intersecting"], true, "{}", a[4]);
-    for (k, want) in [
-        (5, "sphere radius"),
-        (6, "half height"),
-        (7, "own radius"),
-        (8, "`toi` takes"),
-    ] {
+    for (k, want) in [(5, "sphere radius"), (6, "half height"), (7, "own radius")] {
         let e = a[k]["error"].as_str().unwrap_or_default();
         assert!(e.contains(want), "{}: {}", k + 1, a[k]);
     }
+    // The rounded box falls from z = 6 onto the unit sphere: contact
+    // when its bottom (z − 1.5) reaches 1, at z = 2.5, t = 3.5 / 6.
+    assert_eq!(a[8]["hit"], true, "{}", a[8]);
+    let t = a[8]["toi"].as_f64().unwrap();
+    assert!(t <= 3.5 / 6.0 && t > 3.5 / 6.0 - 1e-8, "{}", a[8]);
 }

@@ -279,3 +279,98 @@ fn scenes_take_spheres_and_capsules() {
         }
     }
 }
+
+/// Time of impact of rounded bodies: two spheres on straight lines against the analytic
+/// root of |c + t v| = r_A + r_B; random rotating capsules, spheres and rounded boxes
+/// against sampling of the exact collision test (never later than the first sampled
+/// contact, no miss where sampling finds one).
+#[test]
+fn time_of_impact_of_rounded_bodies() {
+    use proxima::exact::advance::ToiState;
+    use proxima::exact::rounded_toi::time_of_impact;
+    use proxima::motion::ScrewMotion;
+    let mut rng = Rng::new(77);
+    let (ra, rb) = (0.4, 0.7);
+    let (sa, sb) = (Rounded::sphere(ra).unwrap(), Rounded::sphere(rb).unwrap());
+    let mut hits = 0;
+    for _ in 0..500 {
+        // From up to 4 away, heading back past A by up to its own distance, off by up
+        // to 1.5: about half hit.
+        let c0 = rng.point_in(DVec3::splat(-4.0), DVec3::splat(4.0));
+        let off = rng.point_in(DVec3::splat(-1.5), DVec3::splat(1.5));
+        let v = -c0 * rng.range(0.3, 2.0) + off;
+        let ma = ScrewMotion::resting(Pose::default());
+        let mb = ScrewMotion::between(
+            Pose::new(c0, DQuat::IDENTITY),
+            Pose::new(c0 + v, DQuat::IDENTITY),
+        )
+        .unwrap();
+        let out = time_of_impact(&sa, ma, &sb, mb, None, None);
+        // |c0 + t v|² = (ra + rb)²: the smaller root in [0, 1].
+        let r = ra + rb;
+        let (qa, qb, qc) = (v.dot(v), 2.0 * c0.dot(v), c0.dot(c0) - r * r);
+        let disc = qb * qb - 4.0 * qa * qc;
+        let truth = if qc <= 0.0 {
+            Some(0.0)
+        } else if disc >= 0.0 {
+            let t = (-qb - disc.sqrt()) / (2.0 * qa);
+            (0.0..=1.0).contains(&t).then_some(t)
+        } else {
+            None
+        };
+        match truth {
+            None => assert_eq!(out.state, ToiState::Miss, "{out:?}"),
+            Some(t) => {
+                assert_ne!(out.state, ToiState::Miss, "truth {t}: {out:?}");
+                assert!(
+                    out.toi <= t + 1e-12 && out.toi >= t - 1e-8,
+                    "truth {t}: {out:?}"
+                );
+                hits += 1;
+            }
+        }
+    }
+    assert!(hits > 50, "{hits}");
+    // Rotating bodies against sampling.
+    let shapes = shapes();
+    let (mut sampled_hits, mut evaluations) = (0, 0);
+    for _ in 0..300 {
+        let a = &shapes[rng.below(shapes.len() as u64) as usize].1;
+        let b = &shapes[rng.below(shapes.len() as u64) as usize].1;
+        let start_a = random_pose(&mut rng, 0.3);
+        let ma = ScrewMotion::between(
+            start_a,
+            Pose::new(
+                start_a.translation,
+                DQuat::from_axis_angle(rng.unit_vector(), 2.0) * start_a.rotation,
+            ),
+        )
+        .unwrap();
+        let from = rng.unit_vector() * rng.range(1.5, 3.0);
+        let mb = ScrewMotion::between(
+            Pose::new(from, rng.rotation()),
+            Pose::new(-from * rng.range(0.0, 1.0), rng.rotation()),
+        )
+        .unwrap();
+        let out = time_of_impact(a, ma, b, mb, None, None);
+        evaluations += out.iterations;
+        let samples = 2_000;
+        let first = (0..=samples)
+            .map(|k| f64::from(k) / f64::from(samples))
+            .find(|&t| rounded::collide(a, &ma.at(t), b, &mb.at(t)));
+        match first {
+            None => assert!(out.state == ToiState::Miss || out.state == ToiState::Hit),
+            Some(t) => {
+                assert_ne!(out.state, ToiState::Miss, "sampled contact at {t}: {out:?}");
+                assert!(out.toi <= t, "ours {} after sampled {t}", out.toi);
+                assert!(out.toi >= t - 1.0 / f64::from(samples) - 1e-9 || t == 0.0);
+                sampled_hits += 1;
+            }
+        }
+    }
+    eprintln!(
+        "rounded toi: {sampled_hits} sampled hits of 300, {:.1} evaluations per pair",
+        f64::from(evaluations) / 300.0
+    );
+    assert!(sampled_hits > 50, "{sampled_hits}");
+}

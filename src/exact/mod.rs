@@ -6,6 +6,7 @@ pub mod depth;
 pub mod dynamic_obb;
 pub mod placement;
 pub mod rounded;
+pub mod rounded_toi;
 pub mod sat;
 pub mod touch;
 pub mod tree;

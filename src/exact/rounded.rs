@@ -58,6 +58,9 @@ pub struct RoundedDistance {
     pub point_a: DVec3,
     /// Closest point on B's surface, world space.
     pub point_b: DVec3,
+    /// Unit direction from A's core to B's between their closest points (zero when the
+    /// cores share a point).
+    pub normal: DVec3,
     /// The cores' closest features.
     pub features: (FeatureId, FeatureId),
 }
@@ -312,6 +315,7 @@ pub fn distance(a: &Rounded, pose_a: &Pose, b: &Rounded, pose_b: &Pose) -> Round
             distance: 0.0,
             point_a: c.pa,
             point_b: c.pb,
+            normal: DVec3::ZERO,
             features: c.features,
         };
     }
@@ -328,6 +332,7 @@ pub fn distance(a: &Rounded, pose_a: &Pose, b: &Rounded, pose_b: &Pose) -> Round
         distance: gap.max(0.0),
         point_a: c.pa + n * a.radius,
         point_b: c.pb - n * b.radius,
+        normal: n,
         features: c.features,
     }
 }
