@@ -81,6 +81,8 @@ pub enum ShaderId {
     DepthEstimate,
     /// Sampled depth: least s per pair, with its bound (`depth_reduce.wgsl`).
     DepthReduce,
+    /// Sphere and capsule contacts per pair (`round_contacts.wgsl`).
+    RoundContacts,
 }
 
 impl ShaderId {
@@ -104,6 +106,7 @@ impl ShaderId {
         ShaderId::SapSweep,
         ShaderId::DepthEstimate,
         ShaderId::DepthReduce,
+        ShaderId::RoundContacts,
     ];
 
     /// File name inside `shaders/`.
@@ -127,6 +130,7 @@ impl ShaderId {
             ShaderId::SapSweep => "sap_sweep.wgsl",
             ShaderId::DepthEstimate => "depth_estimate.wgsl",
             ShaderId::DepthReduce => "depth_reduce.wgsl",
+            ShaderId::RoundContacts => "round_contacts.wgsl",
         }
     }
 
@@ -151,6 +155,7 @@ impl ShaderId {
             ShaderId::SapSweep => include_str!("../../shaders/sap_sweep.wgsl"),
             ShaderId::DepthEstimate => include_str!("../../shaders/depth_estimate.wgsl"),
             ShaderId::DepthReduce => include_str!("../../shaders/depth_reduce.wgsl"),
+            ShaderId::RoundContacts => include_str!("../../shaders/round_contacts.wgsl"),
         }
     }
 

@@ -5,5 +5,6 @@ pub mod broadphase;
 pub mod depth;
 pub mod dispatch_args;
 pub mod radix;
+pub mod round_contacts;
 pub mod scan;
 pub mod status;

@@ -1,0 +1,214 @@
+//! Sphere and capsule contacts for every broadphase pair, all on the GPU: GPU side
+//! `shaders/round_contacts.wgsl`, CPU twin [`round_contacts_cpu`] (the same f32
+//! operations in the same order). A particle crowd's frame (bounds, broadphase, contacts)
+//! needs no exact CPU stage: the closest points of two spheres or capsules have a closed
+//! form.
+//!
+//! A shape is a segment along its body's z axis, half length `half_height` (0 for a
+//! sphere), swept by `radius`. A contact is the unit normal from A to B between the
+//! segments' closest points (zero when the segments share a point: concentric spheres,
+//! crossing axes; any direction serves there) and the distance between the surfaces,
+//! negative when they overlap (the depth). In f32 the distance carries a rounding error of
+//! a few ulps of the coordinates' size; the exact answer in f64 is `exact::rounded`.
+
+use glam::{Quat, Vec2, Vec3};
+
+use crate::bodies::GpuBody;
+use crate::geometry::rounded::{Core, Rounded};
+use crate::gpu::shaders::ShaderId;
+use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
+use crate::graph::{BufferProxy, Recording};
+use crate::passes::bounds::quat_to_mat3;
+use crate::{Error, Result, wgsl_twin};
+
+/// Threads per workgroup.
+pub const ROUND_WORKGROUP_SIZE: u32 = 64;
+
+wgsl_twin! {
+    /// Twin of `RoundShape`.
+    pub struct GpuRoundShape as "RoundShape" {
+        /// Half the core segment's length (0: a sphere).
+        pub half_height: f32,
+        /// Radius.
+        pub radius: f32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
+    }
+}
+
+wgsl_twin! {
+    /// Twin of `RoundParams`.
+    pub struct GpuRoundParams as "RoundParams" {
+        /// Pairs.
+        pub pairs: u32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
+        /// Padding.
+        pub _pad2: u32,
+    }
+}
+
+wgsl_twin! {
+    /// Twin of `RoundContact`: one pair's contact.
+    pub struct GpuRoundContact as "RoundContact" {
+        /// Unit normal from A to B (zero where any direction serves).
+        pub normal: [f32; 3],
+        /// Distance between the surfaces; negative: the depth.
+        pub distance: f32,
+    }
+}
+
+impl GpuRoundShape {
+    /// The GPU form of a sphere or a capsule (a polytope core is a named error: its
+    /// contacts are the exact CPU stage's).
+    pub fn new(r: &Rounded) -> Result<Self> {
+        let half_height = match &r.core {
+            Core::Point => 0.0,
+            Core::Segment { half_height } => *half_height as f32,
+            Core::Polytope(_) => {
+                return Err(Error::Usage(
+                    "round contacts: a rounded polytope has no closed-form contact; only \
+                     spheres and capsules run on the GPU"
+                        .into(),
+                ));
+            }
+        };
+        Ok(GpuRoundShape {
+            half_height,
+            radius: r.radius as f32,
+            _pad0: 0,
+            _pad1: 0,
+        })
+    }
+}
+
+/// Records the contacts of `pairs` (`[[u32; 2]]`, `count` of them) of `bodies`; returns
+/// the contacts buffer.
+pub fn record_round_contacts(
+    rec: &mut Recording,
+    bodies: BufferProxy,
+    pairs: BufferProxy,
+    shapes: BufferProxy,
+    count: u32,
+) -> BufferProxy {
+    let params = GpuRoundParams {
+        pairs: count,
+        _pad0: 0,
+        _pad1: 0,
+        _pad2: 0,
+    };
+    let p = rec.buffer(size_of::<GpuRoundParams>() as u64, "round params");
+    rec.upload(p, &[params]);
+    let contacts = rec.array_buffer::<GpuRoundContact>(count.max(1) as usize, "round contacts");
+    rec.dispatch(
+        ShaderId::RoundContacts,
+        dispatch_grid(count, ROUND_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X),
+        &[p, bodies, pairs, shapes, contacts],
+    );
+    rec.free(p);
+    contacts
+}
+
+/// Checks what the shader trusts: every pair names two bodies, every body a shape.
+pub fn check_inputs(
+    shapes: &[GpuRoundShape],
+    bodies: &[GpuBody],
+    pairs: &[[u32; 2]],
+) -> Result<()> {
+    for (i, &[a, b]) in pairs.iter().enumerate() {
+        for body in [a, b] {
+            let Some(g) = bodies.get(body as usize) else {
+                return Err(Error::Usage(format!(
+                    "round contacts: pair {i} names body {body}, but there are {} bodies",
+                    bodies.len()
+                )));
+            };
+            if g.shape as usize >= shapes.len() {
+                return Err(Error::InvalidShape {
+                    body,
+                    what: format!(
+                        "shape index {} is past the {} round shapes",
+                        g.shape,
+                        shapes.len()
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Twin of `segment_of`.
+fn segment_of(body: &GpuBody, shape: &GpuRoundShape) -> Vec3 {
+    let q = Quat::from_array(body.rotation);
+    let r = quat_to_mat3(q * (1.0 / q.dot(q).sqrt()));
+    r.z_axis * (shape.half_height + shape.half_height)
+}
+
+/// Twin of `closest_params`.
+fn closest_params(p0: Vec3, d1: Vec3, q0: Vec3, d2: Vec3) -> Vec2 {
+    let r = p0 - q0;
+    let a = d1.dot(d1);
+    let e = d2.dot(d2);
+    let f = d2.dot(r);
+    if a == 0.0 && e == 0.0 {
+        return Vec2::ZERO;
+    }
+    if a == 0.0 {
+        return Vec2::new(0.0, (f / e).clamp(0.0, 1.0));
+    }
+    let c = d1.dot(r);
+    if e == 0.0 {
+        return Vec2::new((-c / a).clamp(0.0, 1.0), 0.0);
+    }
+    let b = d1.dot(d2);
+    let denom = a * e - b * b;
+    let mut s = 0.0;
+    if denom != 0.0 {
+        s = ((b * f - c * e) / denom).clamp(0.0, 1.0);
+    }
+    let mut t = (b * s + f) / e;
+    if t < 0.0 {
+        t = 0.0;
+        s = (-c / a).clamp(0.0, 1.0);
+    } else if t > 1.0 {
+        t = 1.0;
+        s = ((b - c) / a).clamp(0.0, 1.0);
+    }
+    Vec2::new(s, t)
+}
+
+/// The CPU twin: one contact per pair.
+pub fn round_contacts_cpu(
+    shapes: &[GpuRoundShape],
+    bodies: &[GpuBody],
+    pairs: &[[u32; 2]],
+) -> Result<Vec<GpuRoundContact>> {
+    check_inputs(shapes, bodies, pairs)?;
+    Ok(pairs
+        .iter()
+        .map(|&[a, b]| {
+            let (body_a, body_b) = (&bodies[a as usize], &bodies[b as usize]);
+            let (sa, sb) = (
+                &shapes[body_a.shape as usize],
+                &shapes[body_b.shape as usize],
+            );
+            let d1 = segment_of(body_a, sa);
+            let d2 = segment_of(body_b, sb);
+            let p0 = Vec3::from_array(body_a.position) - d1 * 0.5;
+            let q0 = Vec3::from_array(body_b.position) - d2 * 0.5;
+            let st = closest_params(p0, d1, q0, d2);
+            let gap = (q0 + d2 * st.y) - (p0 + d1 * st.x);
+            let len = gap.dot(gap).sqrt();
+            let normal = if len > 0.0 { gap / len } else { Vec3::ZERO };
+            GpuRoundContact {
+                normal: normal.to_array(),
+                distance: len - (sa.radius + sb.radius),
+            }
+        })
+        .collect())
+}

@@ -1,0 +1,188 @@
+//! The sphere and capsule contact pass: GPU against its CPU twin, and both against the
+//! exact f64 answer (`exact::rounded`) on every pair the broadphase finds in a particle
+//! crowd; degenerate pairs (concentric spheres, zero radius, touching); bad input.
+
+mod common;
+
+use std::sync::Arc;
+
+use glam::{DVec3, Quat, Vec3};
+use proxima::bodies::{GpuBody, Pose};
+use proxima::broadphase::cpu_pairs;
+use proxima::exact::rounded::{self, Contact};
+use proxima::frame::cpu_frame;
+use proxima::geometry::generators;
+use proxima::geometry::rounded::Rounded;
+use proxima::gpu::Engine;
+use proxima::particles::{GpuRoundContacts, contacts_cpu};
+use proxima::passes::broadphase::Method;
+use proxima::passes::round_contacts::{GpuRoundContact, GpuRoundShape};
+use proxima::rng::Rng;
+use proxima::shape::ShapeGeometry;
+
+fn round_shapes() -> Vec<Rounded> {
+    vec![
+        Rounded::sphere(0.5).unwrap(),
+        Rounded::sphere(0.2).unwrap(),
+        Rounded::capsule(0.6, 0.25).unwrap(),
+        Rounded::capsule(1.5, 0.1).unwrap(),
+        Rounded::sphere(0.0).unwrap(),
+    ]
+}
+
+/// `n` particles of every shape in a cube sized for a few contacts each, and the pairs the
+/// broadphase finds among them.
+fn crowd(n: usize, seed: u64) -> (Vec<GpuBody>, Vec<[u32; 2]>) {
+    let shapes = round_shapes();
+    let bounds: Vec<_> = shapes
+        .iter()
+        .map(|r| {
+            ShapeGeometry::Rounded(Arc::new(r.clone()))
+                .gpu_bounds()
+                .unwrap()
+        })
+        .collect();
+    let mut rng = Rng::new(seed);
+    let side = (n as f64 * 0.4).cbrt();
+    let bodies: Vec<GpuBody> = (0..n)
+        .map(|i| {
+            let p = rng.point_in(DVec3::splat(-side / 2.0), DVec3::splat(side / 2.0));
+            GpuBody::new(
+                p.as_vec3(),
+                rng.rotation().as_quat(),
+                (i % shapes.len()) as u32,
+            )
+        })
+        .collect();
+    let aabbs = cpu_frame(&bodies, &bounds).unwrap().aabbs;
+    let pairs = cpu_pairs(&aabbs, Method::Hash).unwrap();
+    (bodies, pairs)
+}
+
+/// The exact signed distance (negative: depth) of a pair, f64, from the f32 body.
+fn exact(shapes: &[Rounded], a: &GpuBody, b: &GpuBody) -> f64 {
+    let pose = |g: &GpuBody| Pose::from_gpu(g);
+    let (sa, sb) = (&shapes[a.shape as usize], &shapes[b.shape as usize]);
+    let d = rounded::distance(sa, &pose(a), sb, &pose(b));
+    match d.contact {
+        Contact::Separated => d.distance,
+        _ => rounded::penetration(sa, &pose(a), sb, &pose(b)).map_or(0.0, |p| -p.depth),
+    }
+}
+
+fn check(
+    shapes: &[Rounded],
+    bodies: &[GpuBody],
+    pairs: &[[u32; 2]],
+    got: &[GpuRoundContact],
+) -> usize {
+    let mut overlapping = 0;
+    for (c, &[a, b]) in got.iter().zip(pairs) {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        let truth = exact(shapes, ba, bb);
+        let scale = Vec3::from_array(ba.position).abs().max_element()
+            + Vec3::from_array(bb.position).abs().max_element()
+            + 4.0;
+        assert!(
+            (f64::from(c.distance) - truth).abs() <= 1e-5 * f64::from(scale),
+            "pair {a}-{b}: {c:?}, exact {truth}"
+        );
+        let n = Vec3::from_array(c.normal);
+        assert!(n == Vec3::ZERO || (n.length() - 1.0).abs() < 1e-5, "{c:?}");
+        overlapping += usize::from(truth < 0.0);
+    }
+    overlapping
+}
+
+#[test]
+fn gpu_contacts_match_the_cpu_twin_and_the_exact_answer() {
+    let Some(ctx) = common::gpu("round contacts") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let shapes = round_shapes();
+    let table: Vec<GpuRoundShape> = shapes
+        .iter()
+        .map(|r| GpuRoundShape::new(r).unwrap())
+        .collect();
+    let pass = GpuRoundContacts::new(&engine, table.clone()).unwrap();
+    let (bodies, pairs) = crowd(200_000, 7);
+    let gpu = pass.run(&mut engine, &bodies, &pairs).unwrap().contacts;
+    let cpu = contacts_cpu(&table, &bodies, &pairs).unwrap();
+    assert_eq!(gpu.len(), pairs.len());
+    for ((g, c), p) in gpu.iter().zip(&cpu).zip(&pairs) {
+        let tol = 1e-5 * (1.0 + c.distance.abs());
+        assert!(
+            (g.distance - c.distance).abs() <= tol,
+            "{p:?}: {g:?} vs {c:?}"
+        );
+        // Two nearly parallel capsule axes have ill-conditioned closest points (they slide
+        // along the axes) but the same perpendicular offset, so their normals agree less
+        // tightly; every other pair has one closest point.
+        let capsules = p.iter().all(|&i| bodies[i as usize].shape / 2 == 1);
+        // A normal is a difference of points divided by its length: f32 rounding of the
+        // points (a few ulps of the coordinates) tilts it by that over the cores' gap.
+        let radii: f32 = p
+            .iter()
+            .map(|&i| table[bodies[i as usize].shape as usize].radius)
+            .sum();
+        let core_gap = (c.distance + radii).max(1e-12);
+        let scale = p
+            .iter()
+            .map(|&i| {
+                Vec3::from_array(bodies[i as usize].position)
+                    .abs()
+                    .max_element()
+            })
+            .fold(1.0, f32::max);
+        let conditioning = 64.0 * f32::EPSILON * scale / core_gap;
+        let ntol = if capsules { 1e-2 } else { 1e-4 } + conditioning;
+        let (gn, cn) = (Vec3::from_array(g.normal), Vec3::from_array(c.normal));
+        assert!((gn - cn).length() <= ntol, "{p:?}: {g:?} vs {c:?}");
+    }
+    let overlapping = check(&shapes, &bodies, &pairs, &cpu);
+    check(&shapes, &bodies, &pairs, &gpu);
+    eprintln!("{} pairs, {overlapping} overlapping", pairs.len());
+    assert!(overlapping > 10_000 && pairs.len() - overlapping > 10_000);
+}
+
+/// Concentric spheres (zero normal: any direction serves, depth both radii), a point on a
+/// sphere's surface (touching), a capsule lying on a sphere; and what the shader must not
+/// be given.
+#[test]
+fn degenerate_pairs_and_bad_input() {
+    let shapes = round_shapes();
+    let table: Vec<GpuRoundShape> = shapes
+        .iter()
+        .map(|r| GpuRoundShape::new(r).unwrap())
+        .collect();
+    let body = |p: [f32; 3], q: Quat, s: u32| GpuBody::new(Vec3::from_array(p), q, s);
+    let bodies = vec![
+        body([0.0; 3], Quat::IDENTITY, 0),
+        body([0.0; 3], Quat::IDENTITY, 0),
+        body([0.0, 0.0, 0.5], Quat::IDENTITY, 4),
+        body(
+            [0.0, 0.0, 0.75],
+            Quat::from_rotation_y(std::f32::consts::FRAC_PI_2),
+            2,
+        ),
+    ];
+    let c = contacts_cpu(&table, &bodies, &[[0, 1], [0, 2], [0, 3]]).unwrap();
+    assert_eq!(c[0].normal, [0.0; 3]);
+    assert_eq!(c[0].distance, -1.0);
+    assert_eq!(c[1].distance, 0.0);
+    assert_eq!(c[1].normal, [0.0, 0.0, 1.0]);
+    assert!(c[2].distance.abs() < 1e-6, "{:?}", c[2]);
+    let e = contacts_cpu(&table, &bodies, &[[0, 9]])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("names body 9"), "{e}");
+    let bad = vec![body([0.0; 3], Quat::IDENTITY, 7)];
+    let e = contacts_cpu(&table, &bad, &[[0, 0]])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("past the 5 round shapes"), "{e}");
+    let cube = Rounded::polytope(Arc::new(generators::cuboid(DVec3::ONE).unwrap()), 0.1).unwrap();
+    assert!(GpuRoundShape::new(&cube).is_err());
+    assert!(contacts_cpu(&table, &bodies, &[]).unwrap().is_empty());
+}
