@@ -1,4 +1,5 @@
-// Sphere and capsule contacts for every pair: one invocation per pair. A shape is a
+// Sphere and capsule contacts for every pair: one invocation per pair, dispatched
+// indirectly from the GPU-side pair count (straight after the broadphase, no readback). A shape is a
 // segment along its body's z axis (half length h; 0 for a sphere) swept by a radius; the
 // contact is the segments' closest points (Ericson, Real-Time Collision Detection 5.1.9),
 // their distance less both radii (negative: the depth), and the unit normal from A to B
@@ -15,13 +16,6 @@ struct RoundShape {
     _pad1: u32,
 }
 
-struct RoundParams {
-    pairs: u32,
-    _pad0: u32,
-    _pad1: u32,
-    _pad2: u32,
-}
-
 struct RoundContact {
     normal: vec3<f32>,
     distance: f32,
@@ -29,7 +23,9 @@ struct RoundContact {
 
 const WORKGROUP_SIZE: u32 = 64u;
 
-@group(0) @binding(0) var<uniform> params: RoundParams;
+// The pair count and the room in `pairs` (a broadphase PairCounter's first two words,
+// or a runner's upload): the pairs are the first min(count, room).
+@group(0) @binding(0) var<storage, read> counter: array<u32>;
 @group(0) @binding(1) var<storage, read> bodies: array<Body>;
 @group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> shapes: array<RoundShape>;
@@ -77,7 +73,7 @@ fn closest_params(p0: vec3<f32>, d1: vec3<f32>, q0: vec3<f32>, d2: vec3<f32>) ->
 @compute @workgroup_size(64)
 fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
     let i = linear_index(gid, groups, WORKGROUP_SIZE);
-    if i >= params.pairs {
+    if i >= min(counter[0], counter[1]) {
         return;
     }
     let pair = pairs[i];

@@ -7,9 +7,10 @@ use std::time::Instant;
 use crate::Result;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use crate::broadphase::{cpu_pairs, sorted_pairs};
-use crate::graph::{ReadbackId, Recording};
+use crate::graph::{BufferProxy, ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
+use crate::passes::round_contacts::record_round_contacts;
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
 
@@ -23,6 +24,8 @@ pub mod stage {
     /// `broadphase/setup`, `broadphase/table`, … ([`crate::profile::Profile::stage_seconds`]
     /// sums them).
     pub const BROADPHASE: &str = "broadphase";
+    /// Sphere and capsule contacts of the pairs.
+    pub const CONTACTS: &str = "contacts";
     /// Results back to the CPU.
     pub const READBACK: &str = "readback";
 }
@@ -52,18 +55,19 @@ pub struct FrameReadbacks {
 /// Records the GPU frame for `bodies` over `shapes`: the bounds pass alone.
 pub fn record_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> (Recording, FrameReadbacks) {
     let mut rec = Recording::new();
-    let out = record_upload_and_bounds(&mut rec, bodies, shapes);
+    let (_, out) = record_upload_and_bounds(&mut rec, bodies, shapes);
     rec.stage(stage::READBACK);
     let readbacks = read_bounds(&mut rec, &out, bodies.len());
     (rec, readbacks)
 }
 
-/// The first stages of every frame: poses and shapes up, then the bounds pass.
+/// The first stages of every frame: poses and shapes up, then the bounds pass. Returns
+/// the bodies' buffer with the pass's outputs.
 fn record_upload_and_bounds(
     rec: &mut Recording,
     bodies: &[GpuBody],
     shapes: &[GpuShapeBounds],
-) -> bounds::BoundsOutputs {
+) -> (BufferProxy, bounds::BoundsOutputs) {
     rec.stage(stage::UPLOAD);
     let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
     rec.upload(body_buf, bodies);
@@ -72,7 +76,10 @@ fn record_upload_and_bounds(
 
     rec.stage(stage::BOUNDS);
     let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
-    bounds::record_bounds(rec, body_buf, shape_buf, params)
+    (
+        body_buf,
+        bounds::record_bounds(rec, body_buf, shape_buf, params),
+    )
 }
 
 fn read_bounds(rec: &mut Recording, out: &bounds::BoundsOutputs, bodies: usize) -> FrameReadbacks {
@@ -142,7 +149,7 @@ pub fn record_full_frame(
     caps: Capacities,
 ) -> (Recording, FullReadbacks) {
     let mut rec = Recording::new();
-    let out = record_upload_and_bounds(&mut rec, bodies, shapes);
+    let (_, out) = record_upload_and_bounds(&mut rec, bodies, shapes);
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
@@ -194,4 +201,50 @@ pub fn cpu_full_frame(
     });
     result.profile.wall += elapsed;
     Ok(result)
+}
+
+/// Where the particle frame's results come back.
+#[derive(Clone, Copy, Debug)]
+pub struct ParticleReadbacks {
+    /// Boxes, bounds status, pair counter and pairs.
+    pub full: FullReadbacks,
+    /// One contact per pair slot, in the pairs' order.
+    pub contacts: ReadbackId,
+}
+
+/// Records a particle crowd's frame: bounds, broadphase, and the sphere and capsule
+/// contacts of every pair straight from the broadphase's buffers (the pass reads the pair
+/// count on the GPU: nothing comes back between the stages). `round_shapes` is the
+/// resident shape table, bound by the caller as an external buffer of `round_bytes`.
+pub fn record_particle_frame(
+    bodies: &[GpuBody],
+    shapes: &[GpuShapeBounds],
+    method: Method,
+    caps: Capacities,
+    round_bytes: u64,
+) -> (Recording, ParticleReadbacks, BufferProxy) {
+    let mut rec = Recording::new();
+    let (body_buf, out) = record_upload_and_bounds(&mut rec, bodies, shapes);
+    let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
+    rec.stage(stage::CONTACTS);
+    let table = rec.external(round_bytes, "round shapes");
+    let contacts =
+        record_round_contacts(&mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs);
+    rec.stage(stage::READBACK);
+    let bounds = read_bounds(&mut rec, &out, bodies.len());
+    let counter = rec.readback(bp.counter);
+    let pairs = rec.readback(bp.pairs);
+    let contacts = rec.readback(contacts);
+    (
+        rec,
+        ParticleReadbacks {
+            full: FullReadbacks {
+                bounds,
+                counter,
+                pairs,
+            },
+            contacts,
+        },
+        table,
+    )
 }

@@ -2,12 +2,16 @@
 //! pairs: on the GPU, with the shape table uploaded once and kept on the device (a run
 //! uploads the bodies and the pairs), or on the CPU twin.
 
-use crate::bodies::GpuBody;
+use crate::bodies::{GpuBody, GpuShapeBounds};
+use crate::broadphase::{Attempt, run_until_fits};
+use crate::frame::{self, record_particle_frame};
 use crate::gpu::Engine;
 use crate::graph::Recording;
+use crate::passes::broadphase::{Capacities, GpuPairCounter, Method};
 use crate::passes::round_contacts::{
     GpuRoundContact, GpuRoundShape, check_inputs, record_round_contacts, round_contacts_cpu,
 };
+use crate::profile::Profile;
 use crate::{Error, Result};
 
 /// One GPU run: the contacts and the GPU time of the pass.
@@ -73,9 +77,11 @@ impl GpuRoundContacts {
         rec.upload(b, bodies);
         let p = rec.array_buffer::<[u32; 2]>(pairs.len(), "pairs");
         rec.upload(p, pairs);
+        let counter = rec.buffer(8, "round pair count");
+        rec.upload(counter, &[n, n]);
         let table = rec.external(self.buffer.size(), "round shapes");
         rec.stage("contacts");
-        let out = record_round_contacts(&mut rec, b, p, table, n);
+        let out = record_round_contacts(&mut rec, counter, b, p, table, n);
         rec.stage("readback");
         let rb = rec.readback(out);
         let frame = engine.run(&rec, &[(table, &self.buffer)])?;
@@ -84,6 +90,72 @@ impl GpuRoundContacts {
             gpu_time: frame.profile.stage_seconds("contacts"),
         })
     }
+}
+
+/// A particle frame's result: the broadphase pairs, sorted, and each one's contact.
+#[derive(Clone, Debug)]
+pub struct ParticleFrame {
+    /// Overlapping box pairs `[a, b]`, `a < b`, sorted.
+    pub pairs: Vec<[u32; 2]>,
+    /// The contact of each pair.
+    pub contacts: Vec<GpuRoundContact>,
+    /// Stage timings (`upload`, `bounds`, `broadphase/…`, `contacts`, `readback`).
+    pub profile: Profile,
+}
+
+impl GpuRoundContacts {
+    /// A whole particle frame on the GPU: bounds, broadphase and contacts in one
+    /// submission, nothing read back between stages; re-run with more room when the pairs
+    /// overflowed (no pair is dropped). `bounds` are the shapes' local bounds, in the same
+    /// order as this runner's shapes.
+    pub fn frame(
+        &self,
+        engine: &mut Engine,
+        bodies: &[GpuBody],
+        bounds: &[GpuShapeBounds],
+        method: Method,
+    ) -> Result<ParticleFrame> {
+        if bounds.len() != self.shapes.len() {
+            return Err(Error::Usage(format!(
+                "particle frame: {} shape bounds for {} round shapes",
+                bounds.len(),
+                self.shapes.len()
+            )));
+        }
+        crate::passes::broadphase::check_body_count(bodies.len())?;
+        let caps = Capacities::guess(bodies.len());
+        let max = Capacities::device_max(&engine.context().limits());
+        let ((result, _, _), _) = run_until_fits(caps, method, max, |caps| {
+            let (rec, rb, table) =
+                record_particle_frame(bodies, bounds, method, caps, self.buffer.size());
+            let output = engine.run(&rec, &[(table, &self.buffer)])?;
+            let (full, counter) =
+                frame::finish_full_gpu_frame(&output, rb.full, bodies, bounds, method)?;
+            let raw_pairs: Vec<[u32; 2]> = output.values(rb.full.pairs);
+            let raw_contacts: Vec<GpuRoundContact> = output.values(rb.contacts);
+            let value = ParticleFrame {
+                pairs: full.pairs,
+                contacts: paired(&raw_pairs, &raw_contacts, &counter),
+                profile: full.profile,
+            };
+            Ok(Attempt { value, counter })
+        })?;
+        Ok(result)
+    }
+}
+
+/// The valid raw pairs' contacts in sorted pair order (the order `sorted_pairs` gives).
+fn paired(
+    raw: &[[u32; 2]],
+    contacts: &[GpuRoundContact],
+    counter: &GpuPairCounter,
+) -> Vec<GpuRoundContact> {
+    let valid = (counter.count.min(counter.capacity) as usize)
+        .min(raw.len())
+        .min(contacts.len());
+    let mut order: Vec<u32> = (0..valid as u32).collect();
+    order.sort_unstable_by_key(|&i| raw[i as usize]);
+    order.iter().map(|&i| contacts[i as usize]).collect()
 }
 
 /// The CPU twin over the same inputs.

@@ -186,3 +186,44 @@ fn degenerate_pairs_and_bad_input() {
     assert!(GpuRoundShape::new(&cube).is_err());
     assert!(contacts_cpu(&table, &bodies, &[]).unwrap().is_empty());
 }
+
+/// The whole particle frame on the GPU (bounds, broadphase, contacts; nothing read back
+/// between the stages) against the CPU twins of the same stages: the same pairs, and
+/// contacts within f32 rounding.
+#[test]
+fn the_particle_frame_matches_its_cpu_twin() {
+    let Some(ctx) = common::gpu("particle frame") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let shapes = round_shapes();
+    let table: Vec<GpuRoundShape> = shapes
+        .iter()
+        .map(|r| GpuRoundShape::new(r).unwrap())
+        .collect();
+    let bounds: Vec<_> = shapes
+        .iter()
+        .map(|r| {
+            ShapeGeometry::Rounded(Arc::new(r.clone()))
+                .gpu_bounds()
+                .unwrap()
+        })
+        .collect();
+    let pass = GpuRoundContacts::new(&engine, table.clone()).unwrap();
+    let (bodies, _) = crowd(50_000, 11);
+    for method in [Method::Hash, Method::Sweep] {
+        let gpu = pass.frame(&mut engine, &bodies, &bounds, method).unwrap();
+        let cpu = proxima::frame::cpu_full_frame(&bodies, &bounds, method).unwrap();
+        assert_eq!(gpu.pairs, cpu.pairs, "{method:?}");
+        let twin = contacts_cpu(&table, &bodies, &cpu.pairs).unwrap();
+        assert_eq!(gpu.contacts.len(), twin.len());
+        for ((g, c), p) in gpu.contacts.iter().zip(&twin).zip(&cpu.pairs) {
+            assert!(
+                (g.distance - c.distance).abs() <= 1e-5 * (1.0 + c.distance.abs()),
+                "{method:?} {p:?}: {g:?} vs {c:?}"
+            );
+        }
+        assert!(gpu.profile.stage_seconds("contacts") >= 0.0);
+        eprintln!("{method:?}: {} pairs", gpu.pairs.len());
+    }
+}

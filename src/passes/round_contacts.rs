@@ -16,9 +16,10 @@ use glam::{Quat, Vec2, Vec3};
 use crate::bodies::GpuBody;
 use crate::geometry::rounded::{Core, Rounded};
 use crate::gpu::shaders::ShaderId;
-use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
+use crate::gpu::sizes::DEFAULT_MAX_GROUPS_X;
 use crate::graph::{BufferProxy, Recording};
 use crate::passes::bounds::quat_to_mat3;
+use crate::passes::dispatch_args::record_dispatch_args;
 use crate::{Error, Result, wgsl_twin};
 
 /// Threads per workgroup.
@@ -35,20 +36,6 @@ wgsl_twin! {
         pub _pad0: u32,
         /// Padding.
         pub _pad1: u32,
-    }
-}
-
-wgsl_twin! {
-    /// Twin of `RoundParams`.
-    pub struct GpuRoundParams as "RoundParams" {
-        /// Pairs.
-        pub pairs: u32,
-        /// Padding.
-        pub _pad0: u32,
-        /// Padding.
-        pub _pad1: u32,
-        /// Padding.
-        pub _pad2: u32,
     }
 }
 
@@ -86,30 +73,27 @@ impl GpuRoundShape {
     }
 }
 
-/// Records the contacts of `pairs` (`[[u32; 2]]`, `count` of them) of `bodies`; returns
-/// the contacts buffer.
+/// Records the contacts of the first `min(count, room)` pairs of `pairs` (`[[u32; 2]]`)
+/// of `bodies`, where `counter` starts with `[count, room]` (a broadphase
+/// [`crate::passes::broadphase::GpuPairCounter`] does): the grid comes from the count on
+/// the GPU. Returns the contacts buffer (`room` entries, `capacity` given here).
 pub fn record_round_contacts(
     rec: &mut Recording,
+    counter: BufferProxy,
     bodies: BufferProxy,
     pairs: BufferProxy,
     shapes: BufferProxy,
-    count: u32,
+    capacity: u32,
 ) -> BufferProxy {
-    let params = GpuRoundParams {
-        pairs: count,
-        _pad0: 0,
-        _pad1: 0,
-        _pad2: 0,
-    };
-    let p = rec.buffer(size_of::<GpuRoundParams>() as u64, "round params");
-    rec.upload(p, &[params]);
-    let contacts = rec.array_buffer::<GpuRoundContact>(count.max(1) as usize, "round contacts");
-    rec.dispatch(
+    let contacts = rec.array_buffer::<GpuRoundContact>(capacity.max(1) as usize, "round contacts");
+    let args = record_dispatch_args(rec, counter, 0, ROUND_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
+    rec.dispatch_indirect(
         ShaderId::RoundContacts,
-        dispatch_grid(count, ROUND_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X),
-        &[p, bodies, pairs, shapes, contacts],
+        args,
+        0,
+        &[counter, bodies, pairs, shapes, contacts],
     );
-    rec.free(p);
+    rec.free(args);
     contacts
 }
 
