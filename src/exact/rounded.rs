@@ -94,14 +94,17 @@ enum Placed<'a> {
 /// The core in the world. Poses act through [`Placement`], so a quarter turn written as a
 /// quaternion is the exact turn the user meant (as in the walk).
 fn place<'a>(r: &'a Rounded, pose: &Pose) -> Placed<'a> {
-    let frame = Placement::of(pose);
     match &r.core {
+        // A point needs no rotation.
         Core::Point => Placed::Point(pose.translation),
-        Core::Segment { half_height } => Placed::Segment(
-            frame.point(DVec3::new(0.0, 0.0, -half_height)),
-            frame.point(DVec3::new(0.0, 0.0, *half_height)),
-        ),
-        Core::Polytope(p) => Placed::Polytope(p, *pose, frame),
+        Core::Segment { half_height } => {
+            let frame = Placement::of(pose);
+            Placed::Segment(
+                frame.point(DVec3::new(0.0, 0.0, -half_height)),
+                frame.point(DVec3::new(0.0, 0.0, *half_height)),
+            )
+        }
+        Core::Polytope(p) => Placed::Polytope(p, *pose, Placement::of(pose)),
     }
 }
 
