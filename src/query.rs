@@ -82,8 +82,8 @@ impl Shape {
             Shape::Convex(p) => Ok(Arc::new(HullTree::from_convex(p.clone()))),
             Shape::Tree(t) => Ok(t.clone()),
             Shape::Rounded(_) => Err(Error::Query(
-                "a sphere, capsule or rounded shape meets convex and rounded shapes, not \
-                 non-convex ones (yet)"
+                "a sphere, capsule or rounded shape meets a non-convex one in collide and \
+                 distance only (yet)"
                     .into(),
             )),
         }
@@ -95,8 +95,8 @@ impl Shape {
             Shape::Convex(p) => Ok(Arc::new(rounded::plain(p.clone()))),
             Shape::Rounded(r) => Ok(r.clone()),
             Shape::Tree(_) => Err(Error::Query(
-                "a sphere, capsule or rounded shape meets convex and rounded shapes, not \
-                 non-convex ones (yet)"
+                "a sphere, capsule or rounded shape meets a non-convex one in collide and \
+                 distance only (yet)"
                     .into(),
             )),
         }
@@ -403,6 +403,18 @@ fn rounded_answer(
     (b, pose_b): (&Shape, Pose),
     motions: Option<(ScrewMotion, ScrewMotion)>,
 ) -> Result<()> {
+    // A hull tree against a rounded body: the tree's descent with the body's distance.
+    match (a, b, kind) {
+        (Shape::Tree(t), Shape::Rounded(r), "collide" | "distance") => {
+            tree_and_rounded(out, kind, t, pose_a, r, pose_b, false);
+            return Ok(());
+        }
+        (Shape::Rounded(r), Shape::Tree(t), "collide" | "distance") => {
+            tree_and_rounded(out, kind, t, pose_b, r, pose_a, true);
+            return Ok(());
+        }
+        _ => {}
+    }
     let (ra, rb) = (a.rounded()?, b.rounded()?);
     match kind {
         "collide" => {
@@ -493,6 +505,40 @@ fn trees(
         }
     }
     Ok(())
+}
+
+/// `collide` or `distance` between a hull tree and a rounded body; `swapped` when the
+/// query named the rounded body first (the answer's sides follow the query's).
+fn tree_and_rounded(
+    out: &mut Map<String, Value>,
+    kind: &str,
+    tree: &HullTree,
+    pose_t: Pose,
+    body: &Rounded,
+    pose_r: Pose,
+    swapped: bool,
+) {
+    if kind == "collide" {
+        let hit = tree::collide_with_rounded(tree, pose_t, body, pose_r);
+        out.insert("intersecting".into(), Value::Bool(hit));
+        return;
+    }
+    let d = tree::distance_to_rounded(tree, pose_t, body, pose_r);
+    out.insert("distance".into(), json!(d.distance));
+    if d.state != TreeState::Separated {
+        out.insert("intersecting".into(), Value::Bool(true));
+    }
+    if d.state == TreeState::Penetrating {
+        return;
+    }
+    let piece = d.pieces.0;
+    if swapped {
+        insert_closest(out, d.point_b, d.point_a, (d.features.1, d.features.0));
+        out.insert("piece_b".into(), json!(piece));
+    } else {
+        insert_closest(out, d.point_a, d.point_b, d.features);
+        out.insert("piece_a".into(), json!(piece));
+    }
 }
 
 /// `piece_a` / `piece_b` for the sides that are hull trees.

@@ -729,6 +729,19 @@ fn spheres_capsules_and_rounded_shapes() {
         let e = a[k]["error"].as_str().unwrap_or_default();
         assert!(e.contains(want), "{}: {}", k + 1, a[k]);
     }
+    // A torus (tube 0.25, hole 0.75) around a sphere: apart at radius 0.5, touching the
+    // tube at radius 1.
+    let b = answers(
+        r#"{"id": 1, "query": "distance", "a": {"torus": {"major": 1, "minor": 0.25}}, "b": {"sphere": {"radius": 0.5}}}
+{"id": 2, "query": "collide", "a": {"sphere": {"radius": 1}}, "b": {"torus": {"major": 1, "minor": 0.25}}}
+"#,
+    );
+    let d = b[0]["distance"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{}", b[0]));
+    assert!(d > 0.1 && d < 0.25, "{}", b[0]);
+    assert!(b[0]["piece_a"].is_u64(), "{}", b[0]);
+    assert_eq!(b[1]["intersecting"], true, "{}", b[1]);
     // The rounded box falls from z = 6 onto the unit sphere: contact
     // when its bottom (z − 1.5) reaches 1, at z = 2.5, t = 3.5 / 6.
     assert_eq!(a[8]["hit"], true, "{}", a[8]);

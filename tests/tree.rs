@@ -707,3 +707,41 @@ fn walks_between_fine_tree_nodes_never_fail() {
     }
     assert!(walks > 50_000);
 }
+
+/// A tree against spheres and capsules: the tree's descent equals the least distance over
+/// every piece (each piece against the body by `exact::rounded`), and collide agrees.
+#[test]
+fn tree_against_rounded_bodies() {
+    use proxima::exact::rounded;
+    use proxima::geometry::rounded::Rounded;
+    let t = tree_of(&torus());
+    let bodies = [
+        Rounded::sphere(0.3).unwrap(),
+        Rounded::sphere(0.0).unwrap(),
+        Rounded::capsule(0.8, 0.2).unwrap(),
+    ];
+    let mut rng = Rng::new(13);
+    let (mut hits, mut misses) = (0, 0);
+    for body in &bodies {
+        for _ in 0..150 {
+            let pose_a = random_pose(&mut rng, 0.3);
+            let pose_b = random_pose(&mut rng, 1.3);
+            let d = tree::distance_to_rounded(&t, pose_a, body, pose_b);
+            let truth = t
+                .pieces()
+                .map(|p| {
+                    rounded::distance(&rounded::plain(p.clone()), &pose_a, body, &pose_b).distance
+                })
+                .fold(f64::INFINITY, f64::min);
+            assert!(
+                (d.distance - truth).abs() <= 1e-12 * (1.0 + truth),
+                "{d:?} vs {truth}"
+            );
+            let hit = tree::collide_with_rounded(&t, pose_a, body, pose_b);
+            assert_eq!(hit, truth == 0.0);
+            hits += usize::from(hit);
+            misses += usize::from(!hit);
+        }
+    }
+    assert!(hits > 50 && misses > 50, "{hits} / {misses}");
+}

@@ -22,10 +22,12 @@ use std::collections::{BinaryHeap, HashMap};
 
 use glam::DVec3;
 
+use super::rounded::{self, Contact};
 use super::sat;
 use super::walk::{self, WalkInput, WalkState};
 use crate::bodies::Pose;
 use crate::geometry::hull_tree::NodeKind;
+use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 
 /// Closest features per node pair, kept across queries on the same two trees.
@@ -313,4 +315,78 @@ pub fn collide(
         stack.extend([second, first]);
     }
     None
+}
+
+/// A tree against a rounded body (sphere, capsule, rounded polytope): the same descent over
+/// the tree's nodes alone, each node's hull against the body by `exact::rounded` (a node's
+/// distance to the body bounds its pieces' from below, as its hull contains them). The
+/// answer's `pieces.1` is 0.
+pub fn distance_to_rounded(a: &HullTree, pose_a: Pose, b: &Rounded, pose_b: Pose) -> TreeDistance {
+    let mut evaluated = 0;
+    let mut evaluate = |node: u32| {
+        evaluated += 1;
+        let hull = rounded::plain(a.node(node).hull.clone());
+        let d = rounded::distance(&hull, &pose_a, b, &pose_b);
+        PairAnswer {
+            state: match d.contact {
+                Contact::Separated => TreeState::Separated,
+                Contact::Touching => TreeState::Touching,
+                Contact::Penetrating => TreeState::Penetrating,
+            },
+            distance: d.distance,
+            point_a: d.point_a,
+            point_b: d.point_b,
+            features: d.features,
+        }
+    };
+    let mut heap = BinaryHeap::new();
+    let push = |heap: &mut BinaryHeap<Waiting>, node: u32, answer: PairAnswer| {
+        heap.push(Waiting {
+            distance: answer.distance,
+            inner: matches!(a.node(node).kind, NodeKind::Inner(_)),
+            na: node,
+            nb: 0,
+            answer,
+        });
+    };
+    let root = evaluate(HullTree::ROOT);
+    push(&mut heap, HullTree::ROOT, root);
+    while let Some(w) = heap.pop() {
+        match a.node(w.na).kind {
+            NodeKind::Leaf(piece) => {
+                return TreeDistance {
+                    state: w.answer.state,
+                    distance: w.answer.distance,
+                    point_a: w.answer.point_a,
+                    point_b: w.answer.point_b,
+                    pieces: (piece, 0),
+                    features: w.answer.features,
+                    node_pairs: evaluated,
+                };
+            }
+            NodeKind::Inner(children) => {
+                for child in children {
+                    let answer = evaluate(child);
+                    push(&mut heap, child, answer);
+                }
+            }
+        }
+    }
+    unreachable!("the heap holds a leaf under every inner node it opens")
+}
+
+/// Whether a tree and a rounded body touch or overlap (depth-first, early exit).
+pub fn collide_with_rounded(a: &HullTree, pose_a: Pose, b: &Rounded, pose_b: Pose) -> bool {
+    let mut stack = vec![HullTree::ROOT];
+    while let Some(node) = stack.pop() {
+        let hull = rounded::plain(a.node(node).hull.clone());
+        if !rounded::collide(&hull, &pose_a, b, &pose_b) {
+            continue;
+        }
+        match a.node(node).kind {
+            NodeKind::Leaf(_) => return true,
+            NodeKind::Inner([l, r]) => stack.extend([r, l]),
+        }
+    }
+    false
 }
