@@ -374,3 +374,28 @@ fn time_of_impact_of_rounded_bodies() {
     );
     assert!(sampled_hits > 50, "{sampled_hits}");
 }
+
+/// `scenes/particles.toml` parses (rescaled to 10,000 particles), holds only spheres and
+/// capsules, and its CPU frame finds pairs.
+#[test]
+fn the_particle_scene_parses() {
+    use proxima::scene::Scene;
+    use proxima::shape::ShapeGeometry;
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/particles.toml");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let scene = Scene::parse_resized(&path, path.parent().unwrap(), &text, Some(10_000)).unwrap();
+    assert!((9_000..=11_000).contains(&scene.world.bodies.len()));
+    assert!(
+        scene
+            .geometry
+            .iter()
+            .all(|g| matches!(g, ShapeGeometry::Rounded(_)))
+    );
+    let frame = proxima::frame::cpu_full_frame(
+        &scene.world.bodies,
+        &scene.world.shapes,
+        proxima::passes::broadphase::Method::Hash,
+    )
+    .unwrap();
+    assert!(!frame.pairs.is_empty());
+}
