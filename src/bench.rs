@@ -11,6 +11,9 @@
 //! - a whole moving frame (upload, bounds, broadphase, readback) with the hash and with the
 //!   sweep, each against the same frame on the CPU twins, with every stage's GPU time,
 //!
+//! - the particle frame (`scenes/particles.toml` resized: bounds, broadphase and sphere and
+//!   capsule contacts in one GPU submission) against the same stages on the CPU twins,
+//!
 //! checks that GPU and CPU found the same pairs (and the same sorted keys), and names the
 //! stage that dominates the faster GPU frame. A size the device cannot hold is reported
 //! with its named error and the next size still runs.
@@ -27,7 +30,9 @@ use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
+use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::radix::{record_sort_pairs, sort_pairs_cpu};
+use crate::passes::round_contacts::GpuRoundShape;
 use crate::pipeline::{Backend, Pipeline};
 use crate::plot::{Series, loglog_svg};
 use crate::rng::Rng;
@@ -134,6 +139,20 @@ pub struct DepthFigures {
     pub gpu_pairs_per_s: f64,
 }
 
+/// The particle frame at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct ParticleFigures {
+    /// Bounds, broadphase and contacts' GPU time against the CPU twins of the same stages.
+    #[serde(flatten)]
+    pub versus: Versus,
+    /// The contact pass alone, GPU against CPU twin.
+    pub contacts: Versus,
+    /// Pairs in the last frame.
+    pub pairs: usize,
+    /// Of which touching or overlapping.
+    pub touching: usize,
+}
+
 /// Everything measured at one size.
 #[derive(Clone, Debug, Serialize)]
 pub struct SizeFigures {
@@ -154,6 +173,8 @@ pub struct SizeFigures {
     pub sweep: Option<FrameFigures>,
     /// The sampled depth estimate (k = 16) over the last frame's pairs.
     pub depth: Option<DepthFigures>,
+    /// The particle frame (spheres and capsules, hash broadphase).
+    pub particles: Option<ParticleFigures>,
     /// The faster GPU method at this size.
     pub best_method: Option<String>,
     /// Best CPU-twin frame over best GPU frame.
@@ -237,6 +258,7 @@ fn size_figures(pipeline: &mut Pipeline, options: &GpuBenchOptions, n: usize) ->
         hash: None,
         sweep: None,
         depth: None,
+        particles: None,
         best_method: None,
         best_ratio: None,
         dominant_stage: None,
@@ -346,6 +368,7 @@ fn fill_size(
     {
         f.depth = depth_figures(pipeline, options, &scene, pairs)?;
     }
+    f.particles = Some(particle_figures(pipeline, options, n)?);
     let ran = [("hash", &f.hash), ("sweep", &f.sweep)];
     let best = ran
         .iter()
@@ -361,6 +384,68 @@ fn fill_size(
         f.dominant_stage = Some(best.dominant_stage.clone());
     }
     Ok(())
+}
+
+/// The particle scene resized to `n`: the whole GPU particle frame against the CPU twins
+/// of its stages, with the same pairs checked.
+fn particle_figures(
+    pipeline: &mut Pipeline,
+    options: &GpuBenchOptions,
+    n: usize,
+) -> Result<ParticleFigures> {
+    let text = include_str!("../scenes/particles.toml");
+    let path = std::path::Path::new("scenes/particles.toml");
+    let scene = Scene::parse_resized(path, std::path::Path::new("scenes"), text, Some(n as u64))?;
+    let mut table = Vec::with_capacity(scene.geometry.len());
+    for g in &scene.geometry {
+        let ShapeGeometry::Rounded(r) = g else {
+            return Err(Error::Usage("the particle scene holds a non-round shape".into()));
+        };
+        table.push(GpuRoundShape::new(r)?);
+    }
+    let Backend::Gpu(engine) = pipeline.backend_mut() else {
+        return Err(Error::Usage("the particle frame is measured on a GPU only".into()));
+    };
+    let (bodies, bounds) = (&scene.world.bodies, &scene.world.shapes);
+    let pass = GpuRoundContacts::new(engine, table.clone())?;
+    let (mut gpu, mut gpu_contacts) = (Vec::new(), Vec::new());
+    let mut last = None;
+    for r in 0..=options.runs {
+        let f = pass.frame(engine, bodies, bounds, Method::Hash)?;
+        if r > 0 {
+            let p = &f.profile;
+            gpu.push(
+                p.stage_seconds(stage::BOUNDS)
+                    + p.stage_seconds(stage::BROADPHASE)
+                    + p.stage_seconds(stage::CONTACTS),
+            );
+            gpu_contacts.push(p.stage_seconds(stage::CONTACTS));
+        }
+        last = Some(f);
+    }
+    let last = last.expect("at least one run");
+    let (mut cpu, mut cpu_contacts) = (Vec::new(), Vec::new());
+    for _ in 0..options.cpu_runs.max(1) {
+        let t = Instant::now();
+        let twin = frame::cpu_full_frame(bodies, bounds, Method::Hash)?;
+        let c = Instant::now();
+        contacts_cpu(&table, bodies, &twin.pairs)?;
+        cpu_contacts.push(c.elapsed().as_secs_f64());
+        cpu.push(t.elapsed().as_secs_f64());
+        if twin.pairs != last.pairs {
+            return Err(Error::Gpu(format!(
+                "particle frame: the GPU found {} pairs, the CPU twins {}",
+                last.pairs.len(),
+                twin.pairs.len()
+            )));
+        }
+    }
+    Ok(ParticleFigures {
+        versus: Versus::new(median(&mut gpu), median(&mut cpu)),
+        contacts: Versus::new(median(&mut gpu_contacts), median(&mut cpu_contacts)),
+        pairs: last.pairs.len(),
+        touching: last.contacts.iter().filter(|c| c.distance <= 0.0).count(),
+    })
 }
 
 /// The sampled depth estimate over `pairs` of the scene's bodies, GPU against CPU twin;
@@ -648,6 +733,21 @@ impl GpuBenchReport {
                     d.gpu_pairs_per_s,
                     d.versus.cpu_ms,
                     d.versus.ratio
+                );
+            }
+            if let Some(p) = &f.particles {
+                s += &format!(
+                    "{:>9}   particle frame ({} pairs, {} touching): gpu {:.3} ms, cpu twins \
+                     {:.3} ms, {:.1}x; contacts alone gpu {:.3} ms, cpu {:.3} ms, {:.1}x\n",
+                    "",
+                    p.pairs,
+                    p.touching,
+                    p.versus.gpu_ms,
+                    p.versus.cpu_ms,
+                    p.versus.ratio,
+                    p.contacts.gpu_ms,
+                    p.contacts.cpu_ms,
+                    p.contacts.ratio
                 );
             }
             if let Some(e) = &f.error {
