@@ -42,123 +42,80 @@ pub const SHARED: &[(&str, &str)] = &[
     ("status", include_str!("../../shaders/shared/status.wgsl")),
 ];
 
-/// Identifies one entry shader (`shaders/<name>.wgsl`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum ShaderId {
-    /// World AABBs from poses (`bounds.wgsl`).
-    Bounds,
-    /// Indirect dispatch arguments from a GPU-side count (`dispatch_args.wgsl`).
-    DispatchArgs,
-    /// Prefix scan: chunk sums (`scan_reduce.wgsl`).
-    ScanReduce,
-    /// Prefix scan: chunk scans plus offsets (`scan_block.wgsl`).
-    ScanBlock,
-    /// Radix sort: digit histograms (`radix_count.wgsl`).
-    RadixCount,
-    /// Radix sort: stable scatter (`radix_scatter.wgsl`).
-    RadixScatter,
-    /// Broadphase setup: per-workgroup box statistics (`aabb_stats.wgsl`).
-    AabbStats,
-    /// Broadphase setup: sweep axis and hash grid (`broadphase_setup.wgsl`).
-    BroadphaseSetup,
-    /// Spatial hash: cells per body (`hash_count.wgsl`).
-    HashCount,
-    /// Spatial hash: (cell, body) entries (`hash_fill.wgsl`).
-    HashFill,
-    /// Spatial hash: pairs within cells (`hash_pairs.wgsl`).
-    HashPairs,
-    /// Spatial hash: oversize bodies against all (`hash_oversize.wgsl`).
-    HashOversize,
-    /// Sort-and-sweep: sort keys (`sap_keys.wgsl`).
-    SapKeys,
-    /// Sort-and-sweep: boxes gathered in sorted order (`sap_gather.wgsl`).
-    SapGather,
-    /// Sort-and-sweep: where each sweep ends, and its work items (`sap_reach.wgsl`).
-    SapReach,
-    /// Sort-and-sweep: the sweep (`sap_sweep.wgsl`).
-    SapSweep,
-    /// Sampled depth: least s per work item (`depth_estimate.wgsl`).
-    DepthEstimate,
-    /// Sampled depth: least s per pair, with its bound (`depth_reduce.wgsl`).
-    DepthReduce,
-    /// Sphere and capsule contacts per pair (`round_contacts.wgsl`).
-    RoundContacts,
+/// The entry shaders, listed once: each line names the variant, its file in `shaders/`
+/// and what it does; the enum, [`ShaderId::ALL`], the file names and the embedded sources
+/// all come from this one table.
+macro_rules! entry_shaders {
+    ($($(#[doc = $doc:literal])* $id:ident => $file:literal,)*) => {
+        /// Identifies one entry shader (`shaders/<name>.wgsl`).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum ShaderId {
+            $($(#[doc = $doc])* $id,)*
+        }
+
+        impl ShaderId {
+            /// Every entry shader.
+            pub const ALL: &'static [ShaderId] = &[$(ShaderId::$id,)*];
+
+            /// File name inside `shaders/`.
+            pub fn file_name(self) -> &'static str {
+                match self {
+                    $(ShaderId::$id => $file,)*
+                }
+            }
+
+            /// The source as written, before imports are resolved.
+            pub fn raw_source(self) -> &'static str {
+                match self {
+                    $(ShaderId::$id => include_str!(concat!("../../shaders/", $file)),)*
+                }
+            }
+        }
+    };
+}
+
+entry_shaders! {
+    /// World AABBs from poses.
+    Bounds => "bounds.wgsl",
+    /// Indirect dispatch arguments from a GPU-side count.
+    DispatchArgs => "dispatch_args.wgsl",
+    /// Prefix scan: chunk sums.
+    ScanReduce => "scan_reduce.wgsl",
+    /// Prefix scan: chunk scans plus offsets.
+    ScanBlock => "scan_block.wgsl",
+    /// Radix sort: digit histograms.
+    RadixCount => "radix_count.wgsl",
+    /// Radix sort: stable scatter.
+    RadixScatter => "radix_scatter.wgsl",
+    /// Broadphase setup: per-workgroup box statistics.
+    AabbStats => "aabb_stats.wgsl",
+    /// Broadphase setup: sweep axis and hash grid.
+    BroadphaseSetup => "broadphase_setup.wgsl",
+    /// Spatial hash: cells per body.
+    HashCount => "hash_count.wgsl",
+    /// Spatial hash: (cell, body) entries.
+    HashFill => "hash_fill.wgsl",
+    /// Spatial hash: pairs within cells.
+    HashPairs => "hash_pairs.wgsl",
+    /// Spatial hash: oversize bodies against all.
+    HashOversize => "hash_oversize.wgsl",
+    /// Sort-and-sweep: sort keys.
+    SapKeys => "sap_keys.wgsl",
+    /// Sort-and-sweep: boxes gathered in sorted order.
+    SapGather => "sap_gather.wgsl",
+    /// Sort-and-sweep: where each sweep ends, and its work items.
+    SapReach => "sap_reach.wgsl",
+    /// Sort-and-sweep: the sweep.
+    SapSweep => "sap_sweep.wgsl",
+    /// Sampled depth: least s per work item.
+    DepthEstimate => "depth_estimate.wgsl",
+    /// Sampled depth: least s per pair, with its bound.
+    DepthReduce => "depth_reduce.wgsl",
+    /// Sphere and capsule contacts per pair.
+    RoundContacts => "round_contacts.wgsl",
 }
 
 impl ShaderId {
-    /// Every entry shader.
-    pub const ALL: &'static [ShaderId] = &[
-        ShaderId::Bounds,
-        ShaderId::DispatchArgs,
-        ShaderId::ScanReduce,
-        ShaderId::ScanBlock,
-        ShaderId::RadixCount,
-        ShaderId::RadixScatter,
-        ShaderId::AabbStats,
-        ShaderId::BroadphaseSetup,
-        ShaderId::HashCount,
-        ShaderId::HashFill,
-        ShaderId::HashPairs,
-        ShaderId::HashOversize,
-        ShaderId::SapKeys,
-        ShaderId::SapGather,
-        ShaderId::SapReach,
-        ShaderId::SapSweep,
-        ShaderId::DepthEstimate,
-        ShaderId::DepthReduce,
-        ShaderId::RoundContacts,
-    ];
-
-    /// File name inside `shaders/`.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            ShaderId::Bounds => "bounds.wgsl",
-            ShaderId::DispatchArgs => "dispatch_args.wgsl",
-            ShaderId::ScanReduce => "scan_reduce.wgsl",
-            ShaderId::ScanBlock => "scan_block.wgsl",
-            ShaderId::RadixCount => "radix_count.wgsl",
-            ShaderId::RadixScatter => "radix_scatter.wgsl",
-            ShaderId::AabbStats => "aabb_stats.wgsl",
-            ShaderId::BroadphaseSetup => "broadphase_setup.wgsl",
-            ShaderId::HashCount => "hash_count.wgsl",
-            ShaderId::HashFill => "hash_fill.wgsl",
-            ShaderId::HashPairs => "hash_pairs.wgsl",
-            ShaderId::HashOversize => "hash_oversize.wgsl",
-            ShaderId::SapKeys => "sap_keys.wgsl",
-            ShaderId::SapGather => "sap_gather.wgsl",
-            ShaderId::SapReach => "sap_reach.wgsl",
-            ShaderId::SapSweep => "sap_sweep.wgsl",
-            ShaderId::DepthEstimate => "depth_estimate.wgsl",
-            ShaderId::DepthReduce => "depth_reduce.wgsl",
-            ShaderId::RoundContacts => "round_contacts.wgsl",
-        }
-    }
-
-    /// The source as written, before imports are resolved.
-    pub fn raw_source(self) -> &'static str {
-        match self {
-            ShaderId::Bounds => include_str!("../../shaders/bounds.wgsl"),
-            ShaderId::DispatchArgs => include_str!("../../shaders/dispatch_args.wgsl"),
-            ShaderId::ScanReduce => include_str!("../../shaders/scan_reduce.wgsl"),
-            ShaderId::ScanBlock => include_str!("../../shaders/scan_block.wgsl"),
-            ShaderId::RadixCount => include_str!("../../shaders/radix_count.wgsl"),
-            ShaderId::RadixScatter => include_str!("../../shaders/radix_scatter.wgsl"),
-            ShaderId::AabbStats => include_str!("../../shaders/aabb_stats.wgsl"),
-            ShaderId::BroadphaseSetup => include_str!("../../shaders/broadphase_setup.wgsl"),
-            ShaderId::HashCount => include_str!("../../shaders/hash_count.wgsl"),
-            ShaderId::HashFill => include_str!("../../shaders/hash_fill.wgsl"),
-            ShaderId::HashPairs => include_str!("../../shaders/hash_pairs.wgsl"),
-            ShaderId::HashOversize => include_str!("../../shaders/hash_oversize.wgsl"),
-            ShaderId::SapKeys => include_str!("../../shaders/sap_keys.wgsl"),
-            ShaderId::SapGather => include_str!("../../shaders/sap_gather.wgsl"),
-            ShaderId::SapReach => include_str!("../../shaders/sap_reach.wgsl"),
-            ShaderId::SapSweep => include_str!("../../shaders/sap_sweep.wgsl"),
-            ShaderId::DepthEstimate => include_str!("../../shaders/depth_estimate.wgsl"),
-            ShaderId::DepthReduce => include_str!("../../shaders/depth_reduce.wgsl"),
-            ShaderId::RoundContacts => include_str!("../../shaders/round_contacts.wgsl"),
-        }
-    }
-
     /// The source with every import resolved: ready for naga or wgpu.
     pub fn source(self) -> Result<String> {
         resolve_imports(self.file_name(), self.raw_source())
