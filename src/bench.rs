@@ -28,9 +28,9 @@ use crate::estimate::{GpuDepthEstimator, estimate_cpu};
 use crate::frame::{self, FrameResult, stage};
 use crate::gpu::Engine;
 use crate::graph::Recording;
+use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
-use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::radix::{record_sort_pairs, sort_pairs_cpu};
 use crate::passes::round_contacts::GpuRoundShape;
 use crate::pipeline::{Backend, Pipeline};
@@ -399,12 +399,16 @@ fn particle_figures(
     let mut table = Vec::with_capacity(scene.geometry.len());
     for g in &scene.geometry {
         let ShapeGeometry::Rounded(r) = g else {
-            return Err(Error::Usage("the particle scene holds a non-round shape".into()));
+            return Err(Error::Usage(
+                "the particle scene holds a non-round shape".into(),
+            ));
         };
         table.push(GpuRoundShape::new(r)?);
     }
     let Backend::Gpu(engine) = pipeline.backend_mut() else {
-        return Err(Error::Usage("the particle frame is measured on a GPU only".into()));
+        return Err(Error::Usage(
+            "the particle frame is measured on a GPU only".into(),
+        ));
     };
     let (bodies, bounds) = (&scene.world.bodies, &scene.world.shapes);
     let pass = GpuRoundContacts::new(engine, table.clone())?;
