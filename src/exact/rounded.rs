@@ -482,3 +482,11 @@ pub fn plain(poly: Arc<ConvexPolytope>) -> Rounded {
         radius: 0.0,
     }
 }
+
+/// The cores' separation along the unit direction `n` (from A to B):
+/// `min over B's core of x·n − max over A's core of x·n`, by support queries. Positive:
+/// `n` separates the cores by that much.
+pub fn core_separation(a: &Rounded, pose_a: &Pose, b: &Rounded, pose_b: &Pose, n: DVec3) -> f64 {
+    let (ca, cb) = (place(a, pose_a), place(b, pose_b));
+    -cb.support(-n).0 - ca.support(n).0
+}
