@@ -16,6 +16,7 @@ pub mod gpu;
 pub mod graph;
 pub mod impacts;
 pub mod motion;
+pub mod narrowphase;
 pub mod particles;
 pub mod passes;
 pub mod pipeline;
