@@ -225,6 +225,13 @@ fn run(args: &RunArgs) -> Result<()> {
             proxima::broadphase::Choice::Method(proxima::passes::broadphase::Method::Sweep)
         }
     });
+    // The exact bodies first: a mesh that cannot be decomposed is an error before any
+    // frame runs, and a decomposition says so while it runs.
+    let narrow = proxima::narrowphase::Narrowphase::new(
+        &scene.geometry,
+        &proxima::geometry::decompose::Cache::from_env(),
+        &mut |line| eprintln!("proxima: {line}"),
+    )?;
     let mut world = scene.world;
     println!(
         "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {}",
@@ -284,11 +291,6 @@ fn run(args: &RunArgs) -> Result<()> {
     );
     // The exact stage on the last frame's pairs: every pair decided by the walk, the hull
     // trees or the rounded queries.
-    let narrow = proxima::narrowphase::Narrowphase::new(
-        &scene.geometry,
-        &proxima::geometry::decompose::Cache::from_env(),
-        &mut |line| eprintln!("proxima: {line}"),
-    )?;
     let t = Instant::now();
     let touching = narrow.collide_pairs(&world.bodies, &last.pairs)?;
     println!(
