@@ -1,9 +1,11 @@
 //! A piece's hull cut down to a vertex budget, so that the walks over a hull tree's leaves
 //! stay cheap: greedy insertion (start from the extreme points along 13 directions, then
-//! add the hull vertex farthest outside the current hull until the budget is spent). The
-//! result is the hull of a subset of the piece's vertices: it lies inside the piece, and
-//! [`Simplified::deviation`] says by how much it falls short (the largest height of a
-//! dropped vertex above the simplified hull's face planes).
+//! add the hull vertex farthest outside the current hull until the budget is spent), then
+//! the kept hull scaled about its centroid just enough to hold every dropped vertex again,
+//! so the piece still covers every point it covered. [`Simplified::deviation`] says how
+//! far the greedy hull fell short before the scaling (the largest height of a dropped
+//! vertex above its face planes), which bounds how far the scaled hull reaches past the
+//! piece's own.
 
 use glam::DVec3;
 
@@ -72,13 +74,37 @@ pub fn simplify(points: &[DVec3], max_vertices: usize) -> Result<Simplified> {
             && (kept.len() >= max_vertices || height <= 0.0)
         {
             return Ok(Simplified {
-                hull: h.clone(),
+                hull: covering(h, candidates)?,
                 deviation: height.max(0.0),
             });
         }
         kept.push(far);
         hull = hull_of(candidates, &kept);
     }
+}
+
+/// `hull` scaled about its centroid by the least factor that puts every point inside:
+/// for face `f` (normal `n`, offset `d`, centroid `c` at height `h_f = d − n·c > 0` below
+/// it) a point `p` is inside the scaled hull when `n·(p − c) ≤ s h_f`, so
+/// `s = max(1, max n·(p − c) / h_f)`, grown by a few ulps against rounding.
+fn covering(hull: &ConvexPolytope, points: &[DVec3]) -> Result<ConvexPolytope> {
+    let c = hull.centroid();
+    let (mut s, mut min_h) = (1.0f64, f64::INFINITY);
+    for f in 0..hull.num_faces() {
+        let n = hull.face_normal(f);
+        let h = hull.face_offset(f) - n.dot(c);
+        min_h = min_h.min(h);
+        for p in points {
+            s = s.max(n.dot(*p - c) / h);
+        }
+    }
+    if s == 1.0 {
+        return Ok(hull.clone());
+    }
+    // Rounding of c + (v − c) s is a few ulps of the coordinates: grow s past it.
+    let s = s * (1.0 + 16.0 * f64::EPSILON) + 16.0 * f64::EPSILON * c.abs().max_element() / min_h;
+    let scaled: Vec<DVec3> = hull.vertices().iter().map(|v| c + (*v - c) * s).collect();
+    ConvexPolytope::from_points(&scaled)
 }
 
 fn hull_of(candidates: &[DVec3], kept: &[usize]) -> Option<ConvexPolytope> {
