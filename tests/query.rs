@@ -530,9 +530,8 @@ fn queries_take_every_scene_shape() {
 
 /// Non-convex shapes answer `collide` and `distance` through their hull trees: a box
 /// through the torus's hole does not touch it, one across its ring does; the distance to
-/// a box beside the torus is analytic (the torus's outermost vertex, at major + minor on
-/// x, is kept by the decomposition); `piece_a` names the piece; `penetration` and `toi`
-/// are named errors.
+/// a box beside the torus is the analytic one to within the decomposition's reach past
+/// the mesh; `piece_a` names the piece; `penetration` is a named error.
 #[test]
 fn non_convex_shapes_answer_collide_and_distance() {
     let torus = r#"{"torus": {"major": 1, "minor": 0.25}}"#;
@@ -545,11 +544,14 @@ fn non_convex_shapes_answer_collide_and_distance() {
     ));
     assert_eq!(a[0]["intersecting"], false, "{}", a[0]);
     assert_eq!(a[1]["intersecting"], true, "{}", a[1]);
-    assert_eq!(a[2]["distance"].as_f64(), Some(2.75), "{}", a[2]);
+    // The torus reaches x = 1.25 (a vertex); its pieces cover every vertex, a simplified
+    // piece scaled about its centroid to do so, so they reach at most a hundredth further.
+    let d = a[2]["distance"].as_f64().unwrap();
+    assert!(d <= 2.75 && d > 2.74, "{}", a[2]);
     let point_a = a[2]["point_a"].as_array().unwrap();
     let point_a: Vec<f64> = point_a.iter().map(|x| x.as_f64().unwrap()).collect();
     assert!(
-        DVec3::from_slice(&point_a).distance(DVec3::new(1.25, 0.0, 0.0)) < 1e-12,
+        DVec3::from_slice(&point_a).distance(DVec3::new(1.25, 0.0, 0.0)) < 1e-2,
         "{}",
         a[2]
     );
