@@ -82,8 +82,8 @@ impl Shape {
             Shape::Convex(p) => Ok(Arc::new(HullTree::from_convex(p.clone()))),
             Shape::Tree(t) => Ok(t.clone()),
             Shape::Rounded(_) => Err(Error::Query(
-                "a sphere, capsule or rounded shape meets a non-convex one in collide and \
-                 distance only (yet)"
+                "a sphere, capsule or rounded shape meets a non-convex one in collide, \
+                 distance and toi, not penetration (yet)"
                     .into(),
             )),
         }
@@ -95,8 +95,8 @@ impl Shape {
             Shape::Convex(p) => Ok(Arc::new(rounded::plain(p.clone()))),
             Shape::Rounded(r) => Ok(r.clone()),
             Shape::Tree(_) => Err(Error::Query(
-                "a sphere, capsule or rounded shape meets a non-convex one in collide and \
-                 distance only (yet)"
+                "a sphere, capsule or rounded shape meets a non-convex one in collide, \
+                 distance and toi, not penetration (yet)"
                     .into(),
             )),
         }
@@ -411,6 +411,29 @@ fn rounded_answer(
         }
         (Shape::Rounded(r), Shape::Tree(t), "collide" | "distance") => {
             tree_and_rounded(out, kind, t, pose_b, r, pose_a, true);
+            return Ok(());
+        }
+        (Shape::Tree(t), Shape::Rounded(r), "toi") => {
+            let (ma, mb) = motions.expect("parsed for toi");
+            let hit = tree_toi::time_of_impact_rounded(t, ma, r, mb);
+            toi(out, &hit.output);
+            if hit.output.state != ToiState::Miss {
+                out.insert("piece_a".into(), json!(hit.pieces.0));
+            }
+            return Ok(());
+        }
+        (Shape::Rounded(r), Shape::Tree(t), "toi") => {
+            let (ma, mb) = motions.expect("parsed for toi");
+            let mut hit = tree_toi::time_of_impact_rounded(t, mb, r, ma);
+            // Back to the query's sides: a is the rounded body.
+            let o = &mut hit.output;
+            (o.point_a, o.point_b) = (o.point_b, o.point_a);
+            o.normal = -o.normal;
+            o.features = (o.features.1, o.features.0);
+            toi(out, &hit.output);
+            if hit.output.state != ToiState::Miss {
+                out.insert("piece_b".into(), json!(hit.pieces.0));
+            }
             return Ok(());
         }
         _ => {}

@@ -744,6 +744,20 @@ fn spheres_capsules_and_rounded_shapes() {
     assert!(d > 0.1 && d < 0.25, "{}", b[0]);
     assert!(b[0]["piece_a"].is_u64(), "{}", b[0]);
     assert_eq!(b[1]["intersecting"], true, "{}", b[1]);
+    // A sphere dropped along the torus's axis falls through the hole; one dropped onto the
+    // ring hits it.
+    let c = answers(
+        r#"{"id": 1, "query": "toi", "a": {"torus": {"major": 1, "minor": 0.25}}, "b": {"sphere": {"radius": 0.5}}, "pose_b": {"translation": [0, 0, 3]}, "pose_b_end": {"translation": [0, 0, -3]}}
+{"id": 2, "query": "toi", "a": {"sphere": {"radius": 0.2}}, "b": {"torus": {"major": 1, "minor": 0.25}}, "pose_a": {"translation": [1, 0, 3]}, "pose_a_end": {"translation": [1, 0, -3]}}
+"#,
+    );
+    assert_eq!(c[0]["hit"], false, "{}", c[0]);
+    assert_eq!(c[1]["hit"], true, "{}", c[1]);
+    // Contact near z = 0.25 + 0.2: t ≈ (3 − 0.45) / 6 (the pieces reach a little past the
+    // mesh, so a little earlier).
+    let t = c[1]["toi"].as_f64().unwrap();
+    assert!(t <= 2.55 / 6.0 + 1e-9 && t > 2.5 / 6.0, "{}", c[1]);
+    assert!(c[1]["piece_b"].is_u64(), "{}", c[1]);
     // The rounded box falls from z = 6 onto the unit sphere: contact
     // when its bottom (z − 1.5) reaches 1, at z = 2.5, t = 3.5 / 6.
     assert_eq!(a[8]["hit"], true, "{}", a[8]);

@@ -111,3 +111,47 @@ fn never_later_than_sampled_contact() {
     }
     assert!(hits > 20 && misses > 10, "{hits} hits, {misses} misses");
 }
+
+/// A hull tree against spheres and capsules: equal to the rounded advancement over every
+/// piece, and never later than sampled contact.
+#[test]
+fn a_tree_against_rounded_bodies() {
+    use proxima::exact::rounded::plain;
+    use proxima::exact::rounded_toi;
+    use proxima::geometry::rounded::Rounded;
+    let t = torus();
+    let bodies = [
+        Rounded::sphere(0.3).unwrap(),
+        Rounded::capsule(0.6, 0.15).unwrap(),
+    ];
+    let mut rng = Rng::new(808);
+    let mut hits = 0;
+    for k in 0..60 {
+        let body = &bodies[k % 2];
+        let ma = random_motion(&mut rng, DVec3::ZERO, DVec3::ZERO);
+        let from = rng.unit_vector() * rng.range(1.5, 3.0);
+        let shift = -from * rng.range(0.3, 1.6);
+        let mb = random_motion(&mut rng, from, shift);
+        let ours = tree_toi::time_of_impact_rounded(&t, ma, body, mb);
+        let every = t
+            .pieces()
+            .map(|p| rounded_toi::time_of_impact(&plain(p.clone()), ma, body, mb, None, None))
+            .filter(|o| o.state != ToiState::Miss)
+            .map(|o| o.toi)
+            .fold(f64::INFINITY, f64::min);
+        if every.is_finite() {
+            assert_eq!(ours.output.toi, every, "{ours:?}");
+            hits += 1;
+        } else {
+            assert_eq!(ours.output.state, ToiState::Miss, "{ours:?}");
+        }
+        let sampled = (0..=1000)
+            .map(|k| f64::from(k) / 1000.0)
+            .find(|&s| tree::collide_with_rounded(&t, ma.at(s), body, mb.at(s)));
+        if let Some(s) = sampled {
+            assert_ne!(ours.output.state, ToiState::Miss, "sampled contact at {s}");
+            assert!(ours.output.toi <= s, "{} after {s}", ours.output.toi);
+        }
+    }
+    assert!(hits > 15, "{hits}");
+}

@@ -11,9 +11,15 @@
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
 
+use glam::DVec3;
+
 use super::advance::{Advancement, Progress, ToiInput, ToiOutput, ToiState};
-use super::dynamic_obb::{self, MAX_DEPTH};
-use crate::geometry::HullTree;
+use super::dynamic_obb::{self, MAX_DEPTH, MovingBox, separated_during};
+use super::{rounded, rounded_toi};
+use crate::geometry::hull_tree::NodeKind;
+use crate::geometry::obb::Obb;
+use crate::geometry::rounded::{Core, Rounded};
+use crate::geometry::{FeatureId, HullTree};
 use crate::motion::ScrewMotion;
 
 /// The first contact of two trees over a step.
@@ -95,30 +101,92 @@ pub fn time_of_impact(
             }
         }
     }
-    let (output, pieces) = miss.unwrap_or_else(|| {
-        // No pair survived the filter: apart through the whole step.
-        let end = (motion_a.end(), motion_b.end());
-        (
-            ToiOutput {
-                state: ToiState::Miss,
-                toi: 1.0,
-                distance: f64::INFINITY,
-                point_a: end.0.translation,
-                point_b: end.1.translation,
-                normal: glam::DVec3::ZERO,
-                features: (
-                    crate::geometry::FeatureId::Vertex(0),
-                    crate::geometry::FeatureId::Vertex(0),
-                ),
-                iterations: 0,
-            },
-            (0, 0),
-        )
-    });
+    // No pair survived the filter: apart through the whole step.
+    let (output, pieces) = miss.unwrap_or_else(|| (miss_output(&motion_a, &motion_b), (0, 0)));
     TreeToi {
         output,
         pieces,
         candidates: candidates.len(),
         evaluations,
+    }
+}
+
+/// The first contact of a hull tree and a rounded body (sphere, capsule, rounded
+/// polytope) over their motions: the tree's OBBs against the body's box (its core's box
+/// grown by its radius) list the pieces that may touch it during the step, and each runs
+/// the rounded advancement (`exact::rounded_toi`) against the body; the earliest answer
+/// is the first contact (each is never later than its own pair's).
+pub fn time_of_impact_rounded(
+    a: &HullTree,
+    motion_a: ScrewMotion,
+    b: &Rounded,
+    motion_b: ScrewMotion,
+) -> TreeToi {
+    let core: Vec<DVec3> = match &b.core {
+        Core::Point => vec![DVec3::ZERO],
+        Core::Segment { half_height } => vec![
+            DVec3::new(0.0, 0.0, -half_height),
+            DVec3::new(0.0, 0.0, *half_height),
+        ],
+        Core::Polytope(p) => p.vertices().to_vec(),
+    };
+    let mut body_box = Obb::fit(&core);
+    body_box.half += DVec3::splat(b.radius);
+    let moving_body = MovingBox::new(&body_box, &motion_b);
+    let mut candidates = Vec::new();
+    let mut stack = vec![HullTree::ROOT];
+    while let Some(node) = stack.pop() {
+        let n = a.node(node);
+        if separated_during(&MovingBox::new(&n.obb, &motion_a), &moving_body, MAX_DEPTH) {
+            continue;
+        }
+        match n.kind {
+            NodeKind::Leaf(piece) => candidates.push(piece),
+            NodeKind::Inner([l, r]) => stack.extend([l, r]),
+        }
+    }
+    let mut best: Option<(ToiOutput, u32)> = None;
+    let mut evaluations = 0;
+    for &piece in &candidates {
+        let out = rounded_toi::time_of_impact(
+            &rounded::plain(a.piece(piece).clone()),
+            motion_a,
+            b,
+            motion_b,
+            None,
+            None,
+        );
+        evaluations += out.iterations;
+        if out.state != ToiState::Miss && best.is_none_or(|(o, _)| out.toi < o.toi) {
+            best = Some((out, piece));
+        }
+    }
+    match best {
+        Some((output, piece)) => TreeToi {
+            output,
+            pieces: (piece, 0),
+            candidates: candidates.len(),
+            evaluations,
+        },
+        None => TreeToi {
+            output: miss_output(&motion_a, &motion_b),
+            pieces: (0, 0),
+            candidates: candidates.len(),
+            evaluations,
+        },
+    }
+}
+
+/// A miss with nothing evaluated: apart through the whole step.
+fn miss_output(motion_a: &ScrewMotion, motion_b: &ScrewMotion) -> ToiOutput {
+    ToiOutput {
+        state: ToiState::Miss,
+        toi: 1.0,
+        distance: f64::INFINITY,
+        point_a: motion_a.end().translation,
+        point_b: motion_b.end().translation,
+        normal: DVec3::ZERO,
+        features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
+        iterations: 0,
     }
 }
