@@ -13,7 +13,7 @@ use std::sync::Arc;
 use crate::bodies::{GpuBody, Pose};
 use crate::exact::rounded::{self, plain};
 use crate::exact::tree::{self, TreeCache};
-use crate::exact::{sat, walk};
+use crate::exact::walk;
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, HullTree};
@@ -124,28 +124,39 @@ impl Narrowphase {
     pub fn collide(&self, a: &ExactShape, pa: &Pose, b: &ExactShape, pb: &Pose) -> bool {
         use ExactShape::{Convex, Rounded as Round, Tree};
         match (a, b) {
-            (Convex(x), Convex(y)) => {
-                let w = walk::walk(&walk::WalkInput::new(x, *pa, y, *pb));
-                match w.state {
-                    walk::WalkState::Penetrating | walk::WalkState::Touching => true,
-                    walk::WalkState::Separated => false,
-                    walk::WalkState::Failed(_) => sat::intersects(x, pa, y, pb),
-                }
-            }
-            (Round(x), Round(y)) => rounded::collide(x, pa, y, pb),
-            (Round(x), Convex(y)) => rounded::collide(x, pa, &plain(y.clone()), pb),
-            (Convex(x), Round(y)) => rounded::collide(&plain(x.clone()), pa, y, pb),
+            (Convex(x), Convex(y)) => walk::collide(x, pa, y, pb),
             (Tree(t), Round(r)) => tree::collide_with_rounded(t, *pa, r, *pb),
             (Round(r), Tree(t)) => tree::collide_with_rounded(t, *pb, r, *pa),
-            (Tree(t), Convex(c)) => {
-                let c = HullTree::from_convex(c.clone());
-                tree::collide(t, *pa, &c, *pb, &mut TreeCache::new()).is_some()
-            }
-            (Convex(c), Tree(t)) => {
-                let c = HullTree::from_convex(c.clone());
-                tree::collide(&c, *pa, t, *pb, &mut TreeCache::new()).is_some()
-            }
-            (Tree(x), Tree(y)) => tree::collide(x, *pa, y, *pb, &mut TreeCache::new()).is_some(),
+            (Round(_), _) | (_, Round(_)) => match (a.rounded(), b.rounded()) {
+                (Some(x), Some(y)) => rounded::collide(&x, pa, &y, pb),
+                _ => unreachable!("a tree against a rounded body is matched above"),
+            },
+            _ => match (a.tree(), b.tree()) {
+                (Some(x), Some(y)) => {
+                    tree::collide(&x, *pa, &y, *pb, &mut TreeCache::new()).is_some()
+                }
+                _ => unreachable!("rounded bodies are matched above"),
+            },
+        }
+    }
+}
+
+impl ExactShape {
+    /// The shape as a hull tree (a polytope is a one-node tree); `None` for a rounded body.
+    pub fn tree(&self) -> Option<Arc<HullTree>> {
+        match self {
+            ExactShape::Convex(p) => Some(Arc::new(HullTree::from_convex(p.clone()))),
+            ExactShape::Tree(t) => Some(t.clone()),
+            ExactShape::Rounded(_) => None,
+        }
+    }
+
+    /// The shape as a rounded body (a polytope is one of radius 0); `None` for a tree.
+    pub fn rounded(&self) -> Option<Arc<Rounded>> {
+        match self {
+            ExactShape::Convex(p) => Some(Arc::new(plain(p.clone()))),
+            ExactShape::Rounded(r) => Some(r.clone()),
+            ExactShape::Tree(_) => None,
         }
     }
 }

@@ -32,6 +32,7 @@ use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
+use crate::narrowphase::ExactShape as Shape;
 use crate::rng::Rng;
 use crate::shape::{ShapeGeometry, ShapeSpec};
 use crate::{Error, Result};
@@ -66,41 +67,20 @@ impl Default for QueryEngine {
     }
 }
 
-/// A query's shape: convex, a non-convex shape's hull tree, or a rounded body (sphere,
-/// capsule, polytope with a `radius`).
-#[derive(Clone, Debug)]
-enum Shape {
-    Convex(Arc<ConvexPolytope>),
-    Tree(Arc<HullTree>),
-    Rounded(Arc<Rounded>),
+/// The pairs of shapes no query answers yet.
+const TREE_AND_ROUNDED: &str = "a sphere, capsule or rounded shape meets a non-convex one \
+     in collide, distance and toi, not penetration (yet)";
+
+/// A shape as the answers need it: a hull tree, or an error naming the pair.
+fn tree_of(s: &Shape) -> Result<Arc<HullTree>> {
+    s.tree()
+        .ok_or_else(|| Error::Query(TREE_AND_ROUNDED.into()))
 }
 
-impl Shape {
-    /// The shape as a tree (a convex shape is a one-node tree).
-    fn tree(&self) -> Result<Arc<HullTree>> {
-        match self {
-            Shape::Convex(p) => Ok(Arc::new(HullTree::from_convex(p.clone()))),
-            Shape::Tree(t) => Ok(t.clone()),
-            Shape::Rounded(_) => Err(Error::Query(
-                "a sphere, capsule or rounded shape meets a non-convex one in collide, \
-                 distance and toi, not penetration (yet)"
-                    .into(),
-            )),
-        }
-    }
-
-    /// The shape as a rounded body (a polytope is one of radius 0), if it is convex.
-    fn rounded(&self) -> Result<Arc<Rounded>> {
-        match self {
-            Shape::Convex(p) => Ok(Arc::new(rounded::plain(p.clone()))),
-            Shape::Rounded(r) => Ok(r.clone()),
-            Shape::Tree(_) => Err(Error::Query(
-                "a sphere, capsule or rounded shape meets a non-convex one in collide, \
-                 distance and toi, not penetration (yet)"
-                    .into(),
-            )),
-        }
-    }
+/// A shape as a rounded body, or an error naming the pair.
+fn rounded_of(s: &Shape) -> Result<Arc<Rounded>> {
+    s.rounded()
+        .ok_or_else(|| Error::Query(TREE_AND_ROUNDED.into()))
 }
 
 /// The longest line a batch reads; a longer one is answered with an error and skipped.
@@ -272,14 +252,10 @@ impl QueryEngine {
         };
         match kind {
             "collide" => {
-                let w = walk::walk(&WalkInput::new(&a, pose_a, &b, pose_b));
-                let intersecting = match w.state {
-                    WalkState::Penetrating | WalkState::Touching => true,
-                    WalkState::Separated => false,
-                    // A walk that gave up is settled by the exact separating-axis test.
-                    WalkState::Failed(_) => sat::intersects(&a, &pose_a, &b, &pose_b),
-                };
-                out.insert("intersecting".into(), Value::Bool(intersecting));
+                out.insert(
+                    "intersecting".into(),
+                    Value::Bool(walk::collide(&a, &pose_a, &b, &pose_b)),
+                );
             }
             "distance" => {
                 let w = walk::walk(&WalkInput::new(&a, pose_a, &b, pose_b));
@@ -438,7 +414,7 @@ fn rounded_answer(
         }
         _ => {}
     }
-    let (ra, rb) = (a.rounded()?, b.rounded()?);
+    let (ra, rb) = (rounded_of(a)?, rounded_of(b)?);
     match kind {
         "collide" => {
             out.insert(
@@ -494,7 +470,7 @@ fn trees(
     (b, pose_b): (&Shape, Pose),
     motions: Option<(ScrewMotion, ScrewMotion)>,
 ) -> Result<()> {
-    let (ta, tb) = (a.tree()?, b.tree()?);
+    let (ta, tb) = (tree_of(a)?, tree_of(b)?);
     let mut cache = TreeCache::new();
     match kind {
         "collide" => {

@@ -145,6 +145,18 @@ impl Pair<'_> {
         }
     }
 
+    /// A node pair evaluated, as the heap holds it.
+    fn waiting(&mut self, na: u32, nb: u32) -> Waiting {
+        let answer = self.evaluate(na, nb);
+        Waiting {
+            distance: answer.distance,
+            inner: !self.leaf_pair(na, nb),
+            na,
+            nb,
+            answer,
+        }
+    }
+
     fn leaf_pair(&self, na: u32, nb: u32) -> bool {
         matches!(
             (self.a.node(na).kind, self.b.node(nb).kind),
@@ -259,28 +271,13 @@ pub fn distance(
         evaluated: 0,
     };
     let mut heap = BinaryHeap::new();
-    let root = HullTree::ROOT;
-    let answer = pair.evaluate(root, root);
-    heap.push(Waiting {
-        distance: answer.distance,
-        inner: pair.leaf_answer(root, root, answer).is_none(),
-        na: root,
-        nb: root,
-        answer,
-    });
+    heap.push(pair.waiting(HullTree::ROOT, HullTree::ROOT));
     while let Some(w) = heap.pop() {
         if let Some(found) = pair.leaf_answer(w.na, w.nb, w.answer) {
             return found;
         }
         for (ca, cb) in pair.children(w.na, w.nb) {
-            let answer = pair.evaluate(ca, cb);
-            heap.push(Waiting {
-                distance: answer.distance,
-                inner: pair.leaf_answer(ca, cb, answer).is_none(),
-                na: ca,
-                nb: cb,
-                answer,
-            });
+            heap.push(pair.waiting(ca, cb));
         }
     }
     unreachable!("the heap holds a leaf pair under every inner pair it opens")

@@ -112,6 +112,16 @@ pub struct WalkOutput {
     pub steps: u32,
 }
 
+/// Whether two polytopes touch or overlap: the walk, and where it gives up the exact
+/// separating-axis test.
+pub fn collide(a: &ConvexPolytope, pose_a: &Pose, b: &ConvexPolytope, pose_b: &Pose) -> bool {
+    match walk(&WalkInput::new(a, *pose_a, b, *pose_b)).state {
+        WalkState::Penetrating | WalkState::Touching => true,
+        WalkState::Separated => false,
+        WalkState::Failed(_) => sat::intersects(a, pose_a, b, pose_b),
+    }
+}
+
 /// A per-pair cache: keeps the last closest features so a sequence of slightly moved poses
 /// is answered in expected constant time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
