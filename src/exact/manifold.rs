@@ -1,0 +1,677 @@
+//! Contact manifolds: one normal per pair of convex bodies (from A to B) and up to four
+//! points with their signed separation and ids that stay the same while the touching
+//! features do, as a physics solver wants them (Box2D v3 `manifold.c`, Jolt
+//! `ManifoldBetweenTwoFaces`).
+//!
+//! The normal is exact: the closest-feature walk's direction between the closest points
+//! for bodies apart (within the speculative distance), the Gauss-map walk's penetration
+//! normal for bodies that touch or overlap (`exact::depth`; for curved bodies
+//! `exact::rounded`). The points come from clipping, in f64:
+//!
+//! - The reference face is the face, of either body, whose outward normal is closest to
+//!   the pair normal (for A: n; for B: −n), looked for among the faces at each body's
+//!   support vertex in that direction, so the deepest vertex is on the faces compared. A
+//!   tie goes to A (within [`REFERENCE_BIAS`]), so a resting box does not swap its
+//!   reference face under a tiny perturbation. The incident face is the other body's face
+//!   at its support vertex most opposed to the reference normal.
+//! - Sutherland–Hodgman clips the incident face against the reference face's side planes
+//!   (each through an edge of the face and along the pair normal, so a point kept lies
+//!   over the face along the normal even where the normal is a little off the face's);
+//!   each point left is measured along the pair normal to the reference face's plane, and
+//!   those no farther than the speculative distance are kept. More than four are reduced
+//!   to four: the deepest, the farthest from it, then the two that span the largest
+//!   triangles on either side (Box2D's and Bullet's reduction).
+//! - A point's id is the pair of features that made it: an incident vertex inside the
+//!   reference face is (face, vertex); an incident edge crossing a side plane is (edge,
+//!   edge); a reference corner inside the incident face is (vertex, face). Clipping keeps
+//!   the labels as it cuts, so the ids are those features whatever the exact coordinates.
+//! - No face within [`FACE_COS`] of the normal (edge against edge, a vertex against an
+//!   edge, a sphere): one point, the exact witnesses, with the exact features as its id.
+//!
+//! Curved bodies. A capsule's core segment is its incident "face" when it lies across
+//! the normal (clipped against the reference face's side planes as a segment); two
+//! parallel capsules clip one segment against the other's end planes. A sphere gives one
+//! point. The radii move each point from the core to the surface along the normal.
+//!
+//! What this does not do: a box edge lying along a capsule gives one point, not two (the
+//! segment against an edge has no face to clip against); hull trees get one manifold per
+//! touching piece pair (`exact::tree::pieces_within`), not one per body pair.
+
+use glam::DVec3;
+
+use super::depth::DepthCache;
+use super::placement::Placement;
+use super::rounded::{self, Contact};
+use super::sat;
+use super::walk::{WalkCache, WalkState};
+use crate::bodies::Pose;
+use crate::geometry::rounded::{Core, Rounded};
+use crate::geometry::{ConvexPolytope, FeatureId, brute};
+
+/// At most this many points per manifold.
+pub const MAX_POINTS: usize = 4;
+
+/// The smallest cosine between the pair normal and a face normal for the face to be
+/// clipped against (about 1.1°): below it the contact is at an edge or a vertex and one
+/// point says all there is.
+pub const FACE_COS: f64 = 0.9998;
+
+/// How much better aligned B's face must be than A's to become the reference face.
+pub const REFERENCE_BIAS: f64 = 1e-7;
+
+/// Which features made a contact point: a feature of A's core and one of B's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ContactId {
+    /// A's feature.
+    pub a: FeatureId,
+    /// B's feature.
+    pub b: FeatureId,
+}
+
+impl ContactId {
+    /// The id as one number (for solvers that key warm starts by an integer): each
+    /// feature's kind in two bits above its index (polytopes have far fewer than 2^30
+    /// features).
+    pub fn key(&self) -> u64 {
+        let code = |f: FeatureId| -> u64 {
+            match f {
+                FeatureId::Vertex(i) => u64::from(i),
+                FeatureId::Edge(i) => (1 << 30) | u64::from(i),
+                FeatureId::Face(i) => (2 << 30) | u64::from(i),
+            }
+        };
+        (code(self.a) << 32) | code(self.b)
+    }
+}
+
+/// One contact point.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ContactPoint {
+    /// On A's surface, world space.
+    pub point_a: DVec3,
+    /// On B's surface, world space.
+    pub point_b: DVec3,
+    /// `(point_b − point_a)·normal`: negative where the bodies overlap.
+    pub separation: f64,
+    /// The features that made it.
+    pub id: ContactId,
+}
+
+/// The contact of two convex bodies.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Manifold {
+    /// Unit normal from A to B, world space.
+    pub normal: DVec3,
+    /// One to four points.
+    pub points: Vec<ContactPoint>,
+}
+
+impl Manifold {
+    /// The smallest separation (minus the deepest point's depth).
+    pub fn min_separation(&self) -> f64 {
+        self.points
+            .iter()
+            .map(|p| p.separation)
+            .fold(f64::INFINITY, f64::min)
+    }
+}
+
+/// The exact answer a manifold is built around.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PairNormal {
+    /// Unit normal from A to B.
+    pub normal: DVec3,
+    /// Distance (≥ 0) or minus the depth.
+    pub separation: f64,
+    /// Closest or deepest point on A.
+    pub point_a: DVec3,
+    /// Closest or deepest point on B.
+    pub point_b: DVec3,
+    /// The features of the closest or deepest points.
+    pub features: (FeatureId, FeatureId),
+}
+
+/// Warm starts of one pair of polytopes across frames.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ManifoldCache {
+    /// The closest-feature walk's.
+    pub walk: WalkCache,
+    /// The Gauss-map walk's.
+    pub depth: DepthCache,
+}
+
+/// The exact normal of two polytopes no farther apart than `speculative`, or `None`.
+pub fn polytope_normal(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+    speculative: f64,
+    cache: &mut ManifoldCache,
+) -> Option<PairNormal> {
+    let w = cache.walk.query(a, *pose_a, b, *pose_b);
+    let overlap = match w.state {
+        WalkState::Separated => false,
+        WalkState::Touching | WalkState::Penetrating => true,
+        WalkState::Failed(_) => {
+            let s = sat::max_separation(a, pose_a, b, pose_b);
+            if s.distance > speculative {
+                return None;
+            }
+            s.distance <= 0.0 && sat::intersects(a, pose_a, b, pose_b)
+        }
+    };
+    if !overlap {
+        let (distance, pa, pb, features) = if let WalkState::Failed(_) = w.state {
+            let c = brute::polytope_closest_pair(a, pose_a, b, pose_b);
+            (c.distance, c.point_a, c.point_b, c.features)
+        } else {
+            (w.distance, w.point_a, w.point_b, w.features)
+        };
+        if distance > speculative {
+            return None;
+        }
+        return Some(PairNormal {
+            normal: (pb - pa) / distance,
+            separation: distance,
+            point_a: pa,
+            point_b: pb,
+            features,
+        });
+    }
+    let p = cache
+        .depth
+        .query(a, *pose_a, b, *pose_b)
+        .or_else(|| super::depth::enumerate(a, pose_a, b, pose_b))?;
+    Some(PairNormal {
+        normal: p.normal,
+        separation: -p.depth,
+        point_a: p.point_a,
+        point_b: p.point_b,
+        features: p.features,
+    })
+}
+
+/// The manifold of two polytopes no farther apart than `speculative`, or `None`.
+pub fn polytopes(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+    speculative: f64,
+    cache: &mut ManifoldCache,
+) -> Option<Manifold> {
+    let exact = polytope_normal(a, pose_a, b, pose_b, speculative, cache)?;
+    let side_a = Side::new(CoreRef::Polytope(a), pose_a, 0.0);
+    let side_b = Side::new(CoreRef::Polytope(b), pose_b, 0.0);
+    Some(build(&side_a, &side_b, &exact, speculative))
+}
+
+/// The exact normal of two rounded bodies (spheres, capsules, rounded polytopes) no
+/// farther apart than `speculative`, or `None`.
+pub fn rounded_normal(
+    a: &Rounded,
+    pose_a: &Pose,
+    b: &Rounded,
+    pose_b: &Pose,
+    speculative: f64,
+) -> Option<PairNormal> {
+    let d = rounded::distance(a, pose_a, b, pose_b);
+    if d.contact == Contact::Separated {
+        if d.distance > speculative {
+            return None;
+        }
+        return Some(PairNormal {
+            normal: d.normal,
+            separation: d.distance,
+            point_a: d.point_a,
+            point_b: d.point_b,
+            features: d.features,
+        });
+    }
+    let p = rounded::penetration(a, pose_a, b, pose_b)?;
+    Some(PairNormal {
+        normal: p.normal,
+        separation: -p.depth,
+        point_a: p.point_a,
+        point_b: p.point_b,
+        features: p.features,
+    })
+}
+
+/// The manifold of two rounded bodies no farther apart than `speculative`, or `None`.
+pub fn rounded(
+    a: &Rounded,
+    pose_a: &Pose,
+    b: &Rounded,
+    pose_b: &Pose,
+    speculative: f64,
+) -> Option<Manifold> {
+    let exact = rounded_normal(a, pose_a, b, pose_b, speculative)?;
+    let side_a = Side::new(CoreRef::of(a), pose_a, a.radius);
+    let side_b = Side::new(CoreRef::of(b), pose_b, b.radius);
+    Some(build(&side_a, &side_b, &exact, speculative))
+}
+
+/// A body's core, borrowed.
+#[derive(Clone, Copy)]
+enum CoreRef<'a> {
+    Point,
+    Segment(f64),
+    Polytope(&'a ConvexPolytope),
+}
+
+impl<'a> CoreRef<'a> {
+    fn of(r: &'a Rounded) -> Self {
+        match &r.core {
+            Core::Point => CoreRef::Point,
+            Core::Segment { half_height } => CoreRef::Segment(*half_height),
+            Core::Polytope(p) => CoreRef::Polytope(p),
+        }
+    }
+}
+
+/// One body of the pair: its core placed in the world and its radius.
+struct Side<'a> {
+    core: CoreRef<'a>,
+    frame: Placement,
+    radius: f64,
+}
+
+/// A face (or a capsule's segment) a body offers for clipping, world space.
+struct Patch {
+    /// Corners in order (counter-clockwise about `normal` for a face), with their ids.
+    corners: Vec<(DVec3, FeatureId)>,
+    /// The edge from corner `k` to corner `k + 1`.
+    edges: Vec<FeatureId>,
+    /// Outward unit normal (a face's; for a segment, the pair direction).
+    normal: DVec3,
+    /// The face's id (a segment's: its edge).
+    feature: FeatureId,
+    /// Cosine between `normal` and the direction it should face.
+    alignment: f64,
+}
+
+impl<'a> Side<'a> {
+    fn new(core: CoreRef<'a>, pose: &Pose, radius: f64) -> Self {
+        Side {
+            core,
+            frame: Placement::of(pose),
+            radius,
+        }
+    }
+
+    /// The face at the support vertex in world direction `dir` best aligned with it.
+    fn face(&self, dir: DVec3) -> Option<Patch> {
+        let CoreRef::Polytope(poly) = self.core else {
+            return None;
+        };
+        let local = self.frame.inverse_vector(dir);
+        let (v, _) = poly.support(local, 0);
+        let (f, alignment) = poly
+            .vertex_out(v as usize)
+            .iter()
+            .map(|&h| poly.half_edge_face(h))
+            .map(|f| (f, poly.face_normal(f as usize).dot(local)))
+            .fold((u32::MAX, f64::NEG_INFINITY), |best, c| {
+                if c.1 > best.1 { c } else { best }
+            });
+        let f = f as usize;
+        Some(Patch {
+            corners: poly
+                .face_vertices(f)
+                .map(|v| (self.frame.point(poly.vertex(v)), FeatureId::Vertex(v)))
+                .collect(),
+            edges: poly.face_edges(f).map(FeatureId::Edge).collect(),
+            normal: self.frame.vector(poly.face_normal(f)),
+            feature: FeatureId::Face(f as u32),
+            alignment,
+        })
+    }
+
+    /// The core segment, when the core is one, with `alignment` the cosine of its angle to
+    /// the plane across `dir` (1: the segment lies across the normal).
+    fn segment(&self, dir: DVec3) -> Option<Patch> {
+        let CoreRef::Segment(h) = self.core else {
+            return None;
+        };
+        let (p0, p1) = (
+            self.frame.point(DVec3::new(0.0, 0.0, -h)),
+            self.frame.point(DVec3::new(0.0, 0.0, h)),
+        );
+        let axis = (p1 - p0).try_normalize()?;
+        Some(Patch {
+            corners: vec![(p0, FeatureId::Vertex(0)), (p1, FeatureId::Vertex(1))],
+            edges: vec![FeatureId::Edge(0)],
+            normal: dir,
+            feature: FeatureId::Edge(0),
+            alignment: (1.0 - axis.dot(dir).powi(2)).max(0.0).sqrt(),
+        })
+    }
+}
+
+/// The manifold around an exact answer.
+fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Manifold {
+    let n = exact.normal;
+    let single = || Manifold {
+        normal: n,
+        points: vec![ContactPoint {
+            point_a: exact.point_a,
+            point_b: exact.point_b,
+            separation: exact.separation,
+            id: ContactId {
+                a: exact.features.0,
+                b: exact.features.1,
+            },
+        }],
+    };
+    let Some((reference, incident, a_is_reference)) = choose(a, b, n) else {
+        return single();
+    };
+    let mut points = clip(&reference, &incident, a_is_reference, n);
+    let radii = a.radius + b.radius;
+    points.retain_mut(|p| {
+        p.point_a += n * a.radius;
+        p.point_b -= n * b.radius;
+        p.separation -= radii;
+        p.separation <= speculative
+    });
+    if points.is_empty() {
+        // Clipping lost the contact to rounding (a vertex on a side plane): the exact one.
+        return single();
+    }
+    Manifold {
+        normal: n,
+        points: reduce(points, n),
+    }
+}
+
+/// The reference and incident patches, and whether A holds the reference; `None` when
+/// no face lies across the normal.
+fn choose(a: &Side<'_>, b: &Side<'_>, n: DVec3) -> Option<(Patch, Patch, bool)> {
+    let (fa, fb) = (a.face(n), b.face(-n));
+    let align = |p: &Option<Patch>| p.as_ref().map_or(f64::NEG_INFINITY, |p| p.alignment);
+    let (aa, ab) = (align(&fa), align(&fb));
+    if aa.max(ab) >= FACE_COS {
+        let a_is_reference = aa + REFERENCE_BIAS >= ab;
+        let (reference, other, other_dir) = if a_is_reference {
+            (fa?, b, -n)
+        } else {
+            (fb?, a, n)
+        };
+        let incident = match other.core {
+            CoreRef::Polytope(_) => other.face(other_dir)?,
+            CoreRef::Segment(_) => {
+                let s = other.segment(other_dir)?;
+                (s.alignment >= FACE_COS).then_some(s)?
+            }
+            CoreRef::Point => return None,
+        };
+        return Some((reference, incident, a_is_reference));
+    }
+    // Two capsules lying side by side.
+    let (sa, sb) = (a.segment(n)?, b.segment(-n)?);
+    let (da, db) = (
+        sa.corners[1].0 - sa.corners[0].0,
+        sb.corners[1].0 - sb.corners[0].0,
+    );
+    let parallel = da.normalize().dot(db.normalize()).abs() >= FACE_COS;
+    (sa.alignment >= FACE_COS && sb.alignment >= FACE_COS && parallel).then_some((sa, sb, true))
+}
+
+/// A side plane of the reference patch: points with `outward·(x − point) > 0` are cut.
+struct Cut {
+    point: DVec3,
+    outward: DVec3,
+    /// The reference feature the plane stands on (an edge of a face, an end of a segment).
+    feature: FeatureId,
+    /// The reference corners at the plane's ends, for naming a corner two planes make.
+    ends: [FeatureId; 2],
+}
+
+fn cuts(reference: &Patch, toward: DVec3) -> Vec<Cut> {
+    let c = &reference.corners;
+    if reference.edges.len() == 1 {
+        // A segment: its two end planes.
+        let d = c[1].0 - c[0].0;
+        return vec![
+            Cut {
+                point: c[0].0,
+                outward: -d,
+                feature: c[0].1,
+                ends: [c[0].1, c[0].1],
+            },
+            Cut {
+                point: c[1].0,
+                outward: d,
+                feature: c[1].1,
+                ends: [c[1].1, c[1].1],
+            },
+        ];
+    }
+    (0..c.len())
+        .map(|k| {
+            let (p, q) = (c[k], c[(k + 1) % c.len()]);
+            Cut {
+                point: p.0,
+                outward: (q.0 - p.0).cross(toward),
+                feature: reference.edges[k],
+                ends: [p.1, q.1],
+            }
+        })
+        .collect()
+}
+
+/// A polygon vertex during clipping: its point, its (reference, incident) features, and
+/// what the edge to the next vertex lies on.
+#[derive(Clone, Copy)]
+struct Corner {
+    point: DVec3,
+    id: (FeatureId, FeatureId),
+    out: Along,
+}
+
+#[derive(Clone, Copy)]
+enum Along {
+    /// An edge of the incident patch.
+    Incident(FeatureId),
+    /// The side plane with this index.
+    Cut(usize),
+}
+
+/// Clips the incident patch against the reference's side planes and measures each point
+/// left along `n` to the reference plane.
+fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> Vec<ContactPoint> {
+    let toward = if a_is_reference { n } else { -n };
+    let planes = cuts(reference, toward);
+    let scale = reference
+        .corners
+        .iter()
+        .chain(&incident.corners)
+        .map(|c| c.0.abs().max_element())
+        .fold(0.0, f64::max)
+        .max(f64::MIN_POSITIVE);
+    let tol = 1e-12 * scale;
+    let polygon: Vec<Corner> = if incident.edges.len() == 1 {
+        clip_segment(incident, reference, &planes, tol)
+    } else {
+        let mut poly: Vec<Corner> = incident
+            .corners
+            .iter()
+            .zip(&incident.edges)
+            .map(|(&(p, f), &e)| Corner {
+                point: p,
+                id: (reference.feature, f),
+                out: Along::Incident(e),
+            })
+            .collect();
+        for (j, plane) in planes.iter().enumerate() {
+            poly = clip_polygon(&poly, j, plane, &planes, incident.feature, tol);
+            if poly.is_empty() {
+                break;
+            }
+        }
+        poly
+    };
+    // Measured along the pair normal from the reference plane to the incident point.
+    let (m, origin) = (reference.normal, reference.corners[0].0);
+    let slope = m.dot(toward);
+    polygon
+        .into_iter()
+        .map(|c| {
+            let t = m.dot(c.point - origin) / slope;
+            let on_reference = c.point - toward * t;
+            let (point_a, point_b, id) = if a_is_reference {
+                (on_reference, c.point, (c.id.0, c.id.1))
+            } else {
+                (c.point, on_reference, (c.id.1, c.id.0))
+            };
+            ContactPoint {
+                point_a,
+                point_b,
+                separation: t,
+                id: ContactId { a: id.0, b: id.1 },
+            }
+        })
+        .collect()
+}
+
+/// One Sutherland–Hodgman step: the polygon's part on the inner side of plane `j`.
+fn clip_polygon(
+    poly: &[Corner],
+    j: usize,
+    plane: &Cut,
+    planes: &[Cut],
+    incident_face: FeatureId,
+    tol: f64,
+) -> Vec<Corner> {
+    let height = |x: DVec3| plane.outward.dot(x - plane.point) / plane.outward.length();
+    let heights: Vec<f64> = poly.iter().map(|c| height(c.point)).collect();
+    let mut out = Vec::with_capacity(poly.len() + 1);
+    for k in 0..poly.len() {
+        let next = (k + 1) % poly.len();
+        let (p, q) = (poly[k], poly[next]);
+        let (hp, hq) = (heights[k], heights[next]);
+        let crossing = |out: Along| Corner {
+            point: p.point + (q.point - p.point) * (hp / (hp - hq)),
+            id: match p.out {
+                Along::Incident(e) => (plane.feature, e),
+                Along::Cut(i) => (corner_between(&planes[i], plane), incident_face),
+            },
+            out,
+        };
+        match (hp <= tol, hq <= tol) {
+            (true, true) => out.push(p),
+            (true, false) if hp < -tol => {
+                // Leaving: p, the crossing, then along the plane.
+                out.push(p);
+                out.push(crossing(Along::Cut(j)));
+            }
+            // Leaving from a point on the plane: the edge after it runs along the plane.
+            (true, false) => out.push(Corner {
+                out: Along::Cut(j),
+                ..p
+            }),
+            // Entering: the crossing (unless q is on the plane), q comes next.
+            (false, true) if hq < -tol => out.push(crossing(p.out)),
+            (false, _) => {}
+        }
+    }
+    dedup(out, tol)
+}
+
+/// Removes consecutive points closer than `tol` (clipping a vertex on a plane twice).
+fn dedup(mut poly: Vec<Corner>, tol: f64) -> Vec<Corner> {
+    let mut k = 0;
+    while poly.len() > 1 && k < poly.len() {
+        let next = (k + 1) % poly.len();
+        if poly[k].point.distance(poly[next].point) <= tol {
+            poly.remove(next);
+        } else {
+            k += 1;
+        }
+    }
+    poly
+}
+
+/// The reference corner where two side planes meet (their shared end), or the planes'
+/// first's feature where they share none.
+fn corner_between(p: &Cut, q: &Cut) -> FeatureId {
+    p.ends
+        .into_iter()
+        .find(|e| q.ends.contains(e))
+        .unwrap_or(p.feature)
+}
+
+/// A segment clipped against the side planes (Cyrus–Beck), as its two ends.
+fn clip_segment(segment: &Patch, reference: &Patch, planes: &[Cut], tol: f64) -> Vec<Corner> {
+    let (p0, p1) = (segment.corners[0].0, segment.corners[1].0);
+    let mut ends = [
+        (0.0f64, (reference.feature, segment.corners[0].1)),
+        (1.0f64, (reference.feature, segment.corners[1].1)),
+    ];
+    for plane in planes {
+        let unit = plane.outward / plane.outward.length();
+        let (h0, h1) = (unit.dot(p0 - plane.point), unit.dot(p1 - plane.point));
+        if h0 > tol && h1 > tol {
+            return Vec::new();
+        }
+        let cut = (plane.feature, segment.edges[0]);
+        if h0 > tol {
+            let s = h0 / (h0 - h1);
+            if s > ends[0].0 {
+                ends[0] = (s, cut);
+            }
+        } else if h1 > tol {
+            let s = h0 / (h0 - h1);
+            if s < ends[1].0 {
+                ends[1] = (s, cut);
+            }
+        }
+    }
+    if ends[0].0 > ends[1].0 {
+        return Vec::new();
+    }
+    ends.iter()
+        .map(|&(s, id)| Corner {
+            point: p0 + (p1 - p0) * s,
+            id,
+            out: Along::Incident(segment.edges[0]),
+        })
+        .collect()
+}
+
+/// At most [`MAX_POINTS`]: the deepest, the farthest from it, then the largest triangle
+/// on each side of the line between them; kept in their clipping order.
+fn reduce(points: Vec<ContactPoint>, n: DVec3) -> Vec<ContactPoint> {
+    if points.len() <= MAX_POINTS {
+        return points;
+    }
+    let at = |i: usize| points[i].point_b;
+    let deepest = (0..points.len())
+        .min_by(|&i, &j| points[i].separation.total_cmp(&points[j].separation))
+        .expect("points");
+    let flat = |v: DVec3| v - n * n.dot(v);
+    let farthest = (0..points.len())
+        .max_by(|&i, &j| {
+            flat(at(i) - at(deepest))
+                .length_squared()
+                .total_cmp(&flat(at(j) - at(deepest)).length_squared())
+        })
+        .expect("points");
+    let area = |i: usize| {
+        (at(farthest) - at(deepest))
+            .cross(at(i) - at(deepest))
+            .dot(n)
+    };
+    let left = (0..points.len())
+        .max_by(|&i, &j| area(i).total_cmp(&area(j)))
+        .expect("points");
+    let right = (0..points.len())
+        .min_by(|&i, &j| area(i).total_cmp(&area(j)))
+        .expect("points");
+    let mut keep = vec![deepest, farthest, left, right];
+    keep.sort_unstable();
+    keep.dedup();
+    keep.into_iter().map(|i| points[i]).collect()
+}

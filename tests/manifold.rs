@@ -1,0 +1,455 @@
+//! Contact manifolds against analytic answers, the exact penetration depth, and
+//! parry3d-f64's box–box manifold.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use glam::{DQuat, DVec3};
+use proxima::bodies::Pose;
+use proxima::exact::depth;
+use proxima::exact::manifold::{self, ContactId, Manifold, ManifoldCache};
+use proxima::geometry::generators::{cuboid, random_hull};
+use proxima::geometry::rounded::Rounded;
+use proxima::geometry::{ConvexPolytope, FeatureId};
+use proxima::rng::Rng;
+
+fn boxed(x: f64, y: f64, z: f64) -> ConvexPolytope {
+    cuboid(DVec3::new(x, y, z)).unwrap()
+}
+
+fn contact(
+    a: &ConvexPolytope,
+    pa: &Pose,
+    b: &ConvexPolytope,
+    pb: &Pose,
+    speculative: f64,
+) -> Option<Manifold> {
+    manifold::polytopes(a, pa, b, pb, speculative, &mut ManifoldCache::default())
+}
+
+/// Sorted points of a manifold (on B), for comparing with analytic corner sets.
+fn sorted(points: impl Iterator<Item = DVec3>) -> Vec<DVec3> {
+    let mut v: Vec<DVec3> = points.collect();
+    v.sort_by(|p, q| {
+        p.x.total_cmp(&q.x)
+            .then(p.y.total_cmp(&q.y))
+            .then(p.z.total_cmp(&q.z))
+    });
+    v
+}
+
+fn assert_close(got: &[DVec3], want: &[DVec3], tol: f64, what: &str) {
+    assert_eq!(got.len(), want.len(), "{what}: {got:?} vs {want:?}");
+    for (g, w) in got.iter().zip(want) {
+        assert!(g.distance(*w) <= tol, "{what}: {g} vs {w}");
+    }
+}
+
+#[test]
+fn an_offset_box_resting_on_a_box_gives_its_four_corners_at_the_depth() {
+    let floor = boxed(2.0, 2.0, 0.5);
+    let crate_ = boxed(0.5, 0.5, 0.5);
+    for (k, turn) in [0.0, 0.3, 1.0, std::f64::consts::FRAC_PI_4]
+        .into_iter()
+        .enumerate()
+    {
+        let depth = 0.01 * (k + 1) as f64;
+        let centre = DVec3::new(0.7, -0.4, 1.0 - depth);
+        let rotation = DQuat::from_rotation_z(turn);
+        let pb = Pose::new(centre, rotation);
+        let m = contact(&floor, &Pose::IDENTITY, &crate_, &pb, 0.0).expect("they overlap");
+        assert!(m.normal.distance(DVec3::Z) < 1e-12, "normal {}", m.normal);
+        assert_eq!(m.points.len(), 4, "turn {turn}");
+        let corners: Vec<DVec3> = [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+            .iter()
+            .map(|&(x, y)| pb.transform_point(DVec3::new(0.5 * x, 0.5 * y, -0.5)))
+            .collect();
+        assert_close(
+            &sorted(m.points.iter().map(|p| p.point_b)),
+            &sorted(corners.into_iter()),
+            1e-12,
+            "corners on the crate",
+        );
+        for p in &m.points {
+            assert!((p.separation + depth).abs() < 1e-12, "{p:?}");
+            assert!(
+                (p.point_a.z - 0.5).abs() < 1e-12,
+                "on the floor's top: {p:?}"
+            );
+            assert!(matches!(p.id.b, FeatureId::Vertex(_)), "{p:?}");
+            assert!(matches!(p.id.a, FeatureId::Face(_)), "{p:?}");
+        }
+    }
+}
+
+#[test]
+fn a_box_over_the_edge_gives_the_corners_of_the_overlap() {
+    // The crate hangs 0.3 past the floor's +x edge: the overlap is the rectangle
+    // x ∈ [1.5, 2], y ∈ [-0.5, 0.5]; two of its corners are the floor's edge crossings.
+    let floor = boxed(2.0, 2.0, 0.5);
+    let crate_ = boxed(0.4, 0.5, 0.5);
+    let pb = Pose::new(DVec3::new(1.9, 0.0, 0.99), DQuat::IDENTITY);
+    let m = contact(&floor, &Pose::IDENTITY, &crate_, &pb, 0.0).unwrap();
+    let want: Vec<DVec3> = [(1.5, -0.5), (2.0, -0.5), (2.0, 0.5), (1.5, 0.5)]
+        .iter()
+        .map(|&(x, y)| DVec3::new(x, y, 0.49))
+        .collect();
+    assert_close(
+        &sorted(m.points.iter().map(|p| p.point_b)),
+        &sorted(want.into_iter()),
+        1e-12,
+        "overlap corners",
+    );
+    let crossings = m
+        .points
+        .iter()
+        .filter(|p| matches!((p.id.a, p.id.b), (FeatureId::Edge(_), FeatureId::Edge(_))))
+        .count();
+    assert_eq!(crossings, 2, "{m:?}");
+}
+
+#[test]
+fn crossed_planks_touch_at_the_corners_of_their_square() {
+    // A plank on a plank turned a quarter turn, exactly touching: the contact is the square
+    // where they cross, its corners made by the two planks' edges.
+    let plank = boxed(2.0, 0.25, 0.1);
+    let pb = Pose::new(
+        DVec3::new(0.0, 0.0, 0.2),
+        DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2),
+    );
+    let m = contact(&plank, &Pose::IDENTITY, &plank, &pb, 0.0).unwrap();
+    assert!(m.normal.distance(DVec3::Z) < 1e-12);
+    let want: Vec<DVec3> = [(-0.25, -0.25), (0.25, -0.25), (0.25, 0.25), (-0.25, 0.25)]
+        .iter()
+        .map(|&(x, y)| DVec3::new(x, y, 0.1))
+        .collect();
+    assert_close(
+        &sorted(m.points.iter().map(|p| p.point_b)),
+        &sorted(want.into_iter()),
+        1e-12,
+        "square",
+    );
+    assert!(m.points.iter().all(|p| p.separation.abs() < 1e-12));
+    // Both on an edge (turned 45° about their long axes), crossed: edge on edge, one point,
+    // the exact deepest pair.
+    let ridge = std::f64::consts::FRAC_PI_4;
+    let pa = Pose::new(DVec3::ZERO, DQuat::from_rotation_x(ridge));
+    let top = 0.35 / 2f64.sqrt();
+    let pb = Pose::new(
+        DVec3::new(0.0, 0.0, 2.0 * top - 0.01),
+        DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2) * DQuat::from_rotation_x(ridge),
+    );
+    let m = contact(&plank, &pa, &plank, &pb, 0.0).unwrap();
+    let exact = depth::enumerate(&plank, &pa, &plank, &pb).unwrap();
+    assert_eq!(m.points.len(), 1, "{m:?}");
+    assert!(matches!(
+        exact.features,
+        (FeatureId::Edge(_), FeatureId::Edge(_))
+    ));
+    assert!((m.points[0].separation + 0.01).abs() < 1e-12 && (exact.depth - 0.01).abs() < 1e-12);
+    assert!(m.points[0].point_a.distance(exact.point_a) < 1e-12);
+}
+
+#[test]
+fn speculative_points_have_positive_separation_and_stop_at_the_distance() {
+    let floor = boxed(2.0, 2.0, 0.5);
+    let crate_ = boxed(0.5, 0.5, 0.5);
+    let pb = Pose::new(DVec3::new(0.0, 0.0, 1.01), DQuat::IDENTITY);
+    let m = contact(&floor, &Pose::IDENTITY, &crate_, &pb, 0.02).unwrap();
+    assert_eq!(m.points.len(), 4);
+    assert!(m.points.iter().all(|p| (p.separation - 0.01).abs() < 1e-12));
+    assert!(contact(&floor, &Pose::IDENTITY, &crate_, &pb, 0.005).is_none());
+    // Tilted so that one edge is within the speculative distance and the other is not.
+    let tilt = Pose::new(DVec3::new(0.0, 0.0, 1.01), DQuat::from_rotation_x(0.02));
+    let m = contact(&floor, &Pose::IDENTITY, &crate_, &tilt, 0.012).unwrap();
+    assert_eq!(m.points.len(), 2, "{m:?}");
+    assert!(m.points.iter().all(|p| p.separation <= 0.012));
+}
+
+/// Random hull pairs and boxes near contact: every point on both surfaces, separation
+/// along the normal, and, where the exact depth has a face, the deepest point at it.
+#[test]
+fn points_lie_on_both_surfaces_and_the_deepest_is_the_exact_depth() {
+    let mut rng = Rng::new(0x3a1f);
+    let mut shapes: Vec<ConvexPolytope> = (0..6)
+        .map(|k| random_hull(&mut rng, 8 + 4 * k, 0.5).unwrap())
+        .collect();
+    shapes.push(boxed(0.5, 0.3, 0.2));
+    shapes.push(boxed(1.0, 0.05, 1.0));
+    let (mut multi, mut face_depths, mut checked) = (0, 0, 0);
+    for _ in 0..4000 {
+        let a = &shapes[rng.below(shapes.len() as u64) as usize];
+        let b = &shapes[rng.below(shapes.len() as u64) as usize];
+        let pa = Pose::new(
+            rng.point_in(DVec3::splat(-0.1), DVec3::splat(0.1)),
+            rng.rotation(),
+        );
+        let pb = Pose::new(
+            pa.translation + rng.unit_vector() * rng.range(0.3, 1.2),
+            rng.rotation(),
+        );
+        let Some(m) = contact(a, &pa, b, &pb, 0.05) else {
+            continue;
+        };
+        checked += 1;
+        assert!((m.normal.length() - 1.0).abs() < 1e-12);
+        assert!(!m.points.is_empty() && m.points.len() <= 4);
+        multi += usize::from(m.points.len() > 1);
+        for p in &m.points {
+            let (ha, hb) = (
+                common::height(a, &pa, p.point_a),
+                common::height(b, &pb, p.point_b),
+            );
+            assert!(
+                ha.abs() < 1e-9 && hb.abs() < 1e-9,
+                "off the surface: {ha} {hb} {m:?}"
+            );
+            let gap = p.point_b - p.point_a;
+            assert!((gap.dot(m.normal) - p.separation).abs() < 1e-9, "{p:?}");
+            assert!(
+                (gap - m.normal * p.separation).length() < 1e-9,
+                "not along n: {p:?}"
+            );
+            assert!(p.separation <= 0.05 + 1e-12);
+        }
+        if let Some(exact) = depth::enumerate(a, &pa, b, &pb) {
+            let face = matches!(exact.features.0, FeatureId::Face(_))
+                || matches!(exact.features.1, FeatureId::Face(_));
+            if face && exact.depth > 0.0 {
+                face_depths += 1;
+                assert!(
+                    (m.min_separation() + exact.depth).abs() < 1e-9,
+                    "deepest {} vs depth {}: {m:?}",
+                    m.min_separation(),
+                    exact.depth
+                );
+            }
+        }
+    }
+    assert!(
+        checked > 1500 && multi > 300 && face_depths > 500,
+        "{checked} {multi} {face_depths}"
+    );
+}
+
+#[test]
+fn ids_do_not_change_under_a_tiny_perturbation() {
+    let mut rng = Rng::new(77);
+    let floor = boxed(2.0, 2.0, 0.5);
+    let hull = random_hull(&mut rng, 20, 0.5).unwrap();
+    let crate_ = boxed(0.5, 0.3, 0.4);
+    let mut compared = 0;
+    for trial in 0..400 {
+        let (b, pb) = if trial % 2 == 0 {
+            let turn = DQuat::from_rotation_z(rng.range(0.0, 6.0));
+            let x = rng.range(-1.0, 1.0);
+            let pb = Pose::new(DVec3::new(x, rng.range(-1.0, 1.0), 0.9 - 0.01), turn);
+            (&crate_, pb)
+        } else {
+            (&hull, Pose::new(DVec3::new(0.0, 0.0, 0.9), rng.rotation()))
+        };
+        let Some(m) = contact(&floor, &Pose::IDENTITY, b, &pb, 0.0) else {
+            continue;
+        };
+        let ids: BTreeSet<ContactId> = m.points.iter().map(|p| p.id).collect();
+        let nudged = Pose::new(
+            pb.translation + rng.unit_vector() * 1e-6,
+            (DQuat::from_scaled_axis(rng.unit_vector() * 1e-6) * pb.rotation).normalize(),
+        );
+        let Some(m2) = contact(&floor, &Pose::IDENTITY, b, &nudged, 0.0) else {
+            continue;
+        };
+        let ids2: BTreeSet<ContactId> = m2.points.iter().map(|p| p.id).collect();
+        assert_eq!(ids, ids2, "trial {trial}: {m:?} vs {m2:?}");
+        compared += 1;
+    }
+    assert!(compared > 150, "{compared}");
+}
+
+#[test]
+fn capsules_and_spheres_rest_on_points_and_lines() {
+    let floor = Arc::new(boxed(2.0, 2.0, 0.5));
+    let floor = manifold_rounded_plain(floor);
+    // A capsule lying along x on the floor, sunk by 0.01: two points at its ends.
+    let capsule = Rounded::capsule(0.6, 0.2).unwrap();
+    let lying = Pose::new(
+        DVec3::new(0.3, 0.1, 0.69),
+        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+    );
+    let m = manifold::rounded(&floor, &Pose::IDENTITY, &capsule, &lying, 0.0).unwrap();
+    assert!(m.normal.distance(DVec3::Z) < 1e-12);
+    let want = [DVec3::new(-0.3, 0.1, 0.49), DVec3::new(0.9, 0.1, 0.49)];
+    assert_close(
+        &sorted(m.points.iter().map(|p| p.point_b)),
+        &want,
+        1e-12,
+        "capsule ends",
+    );
+    assert!(m.points.iter().all(|p| (p.separation + 0.01).abs() < 1e-12));
+    // Hanging over the floor's edge: the point past the edge is cut there.
+    let over = Pose::new(
+        DVec3::new(1.8, 0.1, 0.69),
+        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+    );
+    let m = manifold::rounded(&floor, &Pose::IDENTITY, &capsule, &over, 0.0).unwrap();
+    let xs: Vec<f64> = sorted(m.points.iter().map(|p| p.point_b))
+        .iter()
+        .map(|p| p.x)
+        .collect();
+    assert_eq!(xs.len(), 2);
+    assert!(
+        (xs[0] - 1.2).abs() < 1e-12 && (xs[1] - 2.0).abs() < 1e-12,
+        "{xs:?}"
+    );
+    // Standing on its end: one point.
+    let standing = Pose::new(DVec3::new(0.0, 0.0, 1.29), DQuat::IDENTITY);
+    let m = manifold::rounded(&floor, &Pose::IDENTITY, &capsule, &standing, 0.0).unwrap();
+    assert_eq!(m.points.len(), 1);
+    assert!((m.points[0].separation + 0.01).abs() < 1e-12);
+    // Two parallel capsules side by side, overlapping over x ∈ [0.2, 0.6].
+    let left = Pose::new(DVec3::new(-0.4, 0.0, 0.0), lying.rotation);
+    let right = Pose::new(DVec3::new(0.4, 0.39, 0.0), lying.rotation);
+    let m = manifold::rounded(&capsule, &left, &capsule, &right, 0.0).unwrap();
+    assert!(m.normal.distance(DVec3::Y) < 1e-12);
+    let xs: Vec<f64> = sorted(m.points.iter().map(|p| p.point_a))
+        .iter()
+        .map(|p| p.x)
+        .collect();
+    assert_eq!(xs.len(), 2);
+    assert!(
+        (xs[0] + 0.2).abs() < 1e-12 && (xs[1] - 0.2).abs() < 1e-12,
+        "{xs:?}"
+    );
+    assert!(m.points.iter().all(|p| (p.separation + 0.01).abs() < 1e-12));
+    // A sphere: one point, exact.
+    let ball = Rounded::sphere(0.3).unwrap();
+    let m = manifold::rounded(
+        &floor,
+        &Pose::IDENTITY,
+        &ball,
+        &Pose::new(DVec3::new(0.5, 0.5, 0.79), DQuat::IDENTITY),
+        0.0,
+    )
+    .unwrap();
+    assert_eq!(m.points.len(), 1);
+    assert!((m.points[0].separation + 0.01).abs() < 1e-12);
+    assert!(m.points[0].point_a.distance(DVec3::new(0.5, 0.5, 0.5)) < 1e-12);
+}
+
+fn manifold_rounded_plain(p: Arc<ConvexPolytope>) -> Rounded {
+    proxima::exact::rounded::plain(p)
+}
+
+/// parry3d-f64's box–box manifold as a peer: same normal, same deepest separation, and
+/// where both keep the same reference face, the same points.
+#[test]
+fn box_box_manifolds_agree_with_parry() {
+    use parry3d_f64::query::ContactManifold;
+    use parry3d_f64::query::details::contact_manifold_cuboid_cuboid;
+    use parry3d_f64::shape::Cuboid;
+    let mut rng = Rng::new(0xb0c5);
+    let (mut compared, mut same_points, mut ties) = (0, 0, 0);
+    for _ in 0..3000 {
+        let ha = DVec3::new(
+            rng.range(0.1, 1.0),
+            rng.range(0.1, 1.0),
+            rng.range(0.1, 1.0),
+        );
+        let hb = DVec3::new(
+            rng.range(0.1, 1.0),
+            rng.range(0.1, 1.0),
+            rng.range(0.1, 1.0),
+        );
+        let (a, b) = (cuboid(ha).unwrap(), cuboid(hb).unwrap());
+        let pa = Pose::new(DVec3::ZERO, rng.rotation());
+        // Resting-like poses (B turned about A's normal) half the time, any pose otherwise.
+        let pb = if rng.below(2) == 0 {
+            let up = pa.rotation * DVec3::Z;
+            Pose::new(
+                up * (ha.z + hb.z - rng.range(0.0, 0.05))
+                    + pa.rotation * DVec3::new(rng.range(-0.5, 0.5), rng.range(-0.5, 0.5), 0.0),
+                DQuat::from_axis_angle(up, rng.range(0.0, 6.0)) * pa.rotation,
+            )
+        } else {
+            Pose::new(
+                rng.unit_vector() * rng.range(0.1, (ha + hb).length()),
+                rng.rotation(),
+            )
+        };
+        let Some(ours) = contact(&a, &pa, &b, &pb, 0.0) else {
+            continue;
+        };
+        let mut theirs = ContactManifold::<(), ()>::new();
+        let pos12 = common::parry_pose(&pa).inv_mul(&common::parry_pose(&pb));
+        contact_manifold_cuboid_cuboid(
+            &pos12,
+            &Cuboid::new(ha),
+            &Cuboid::new(hb),
+            0.0,
+            &mut theirs,
+        );
+        if theirs.points.is_empty() {
+            // parry keeps only penetrating or touching points; ours too at speculative 0.
+            assert!(ours.min_separation() > -1e-9, "{ours:?}");
+            continue;
+        }
+        compared += 1;
+        let normal = pa.rotation * theirs.local_n1;
+        let deepest = theirs
+            .points
+            .iter()
+            .map(|p| p.dist)
+            .fold(f64::INFINITY, f64::min);
+        assert!(
+            (deepest - ours.min_separation()).abs() < 1e-9,
+            "deepest {deepest} vs {}",
+            ours.min_separation()
+        );
+        if normal.dot(ours.normal) < 1.0 - 1e-9 {
+            // Two axes give the same depth: both are right.
+            ties += 1;
+            continue;
+        }
+        // parry keeps every clipped point (up to 8), we keep at most 4 of them: ours must be
+        // among its.
+        let theirs_points: Vec<(DVec3, f64)> = theirs
+            .points
+            .iter()
+            .map(|p| (pa.transform_point(p.local_p1), p.dist))
+            .collect();
+        let found = ours.points.iter().all(|p| {
+            theirs_points
+                .iter()
+                .any(|(q, d)| q.distance(p.point_a) < 1e-9 && (d - p.separation).abs() < 1e-9)
+        });
+        if found {
+            same_points += 1;
+        }
+    }
+    assert!(compared > 800, "{compared}");
+    assert_eq!(same_points, compared, "our points among parry's");
+    assert!(ties * 20 < compared, "{ties} ties of {compared}");
+}
+
+#[test]
+fn a_resting_crate_far_away_and_tiny_keeps_its_four_points() {
+    for (scale, offset) in [(1e-4, 0.0), (1.0, 1e6), (1e3, -1e7), (1e-3, 1e4)] {
+        let floor = boxed(2.0 * scale, 2.0 * scale, 0.5 * scale);
+        let crate_ = boxed(0.5 * scale, 0.5 * scale, 0.5 * scale);
+        let origin = DVec3::new(offset, -offset, offset);
+        let pa = Pose::new(origin, DQuat::IDENTITY);
+        let pb = Pose::new(
+            origin + DVec3::new(0.7, -0.4, 0.99) * scale,
+            DQuat::from_rotation_z(0.3),
+        );
+        let m = contact(&floor, &pa, &crate_, &pb, 0.0).expect("they overlap");
+        assert_eq!(m.points.len(), 4, "scale {scale} offset {offset}");
+        let tol = 1e-12 * (offset.abs() + scale);
+        for p in &m.points {
+            assert!((p.separation + 0.01 * scale).abs() < tol, "{p:?}");
+            assert!((p.point_a.z - origin.z - 0.5 * scale).abs() < tol, "{p:?}");
+        }
+    }
+}
