@@ -12,17 +12,17 @@ mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::bodies::GpuShapeBounds;
+use proxima::crowd::Crowd;
 use proxima::frame::{self, record_frame};
 use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::bounds::{GpuBoundsParams, record_bounds};
-use proxima::world::World;
 
 fn bounds(c: &mut Criterion) {
     let ctx = common::gpu("bounds");
     let mut group = c.benchmark_group("bounds");
     for n in [10_000usize, 100_000, 1_000_000] {
-        let world = World::crowd(n, 1);
+        let world = Crowd::random(n, 1);
         group.throughput(criterion::Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("cpu_twin", n), &world, |b, w| {
             b.iter(|| frame::cpu_frame(&w.bodies, &w.shapes).expect("valid scene"));

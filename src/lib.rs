@@ -7,6 +7,7 @@
 pub mod bench;
 pub mod bodies;
 pub mod broadphase;
+pub mod crowd;
 pub mod error;
 pub mod estimate;
 pub mod exact;

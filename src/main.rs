@@ -9,12 +9,12 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use proxima::bench::median;
 use proxima::bodies::GpuAabb;
+use proxima::crowd::Crowd;
 use proxima::frame::{self, FrameResult};
 use proxima::gpu::{ContextOptions, GpuContext};
 use proxima::pipeline::Backend;
 use proxima::query::QueryEngine;
 use proxima::scene::Scene;
-use proxima::world::World;
 use proxima::{DeviceChoice, Error, Pipeline, Result};
 
 #[derive(Parser, Debug)]
@@ -382,7 +382,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
         "bodies", "cpu twin ms", "gpu pass ms", "gpu frame ms", "cpu/gpu"
     );
     for &n in &args.bodies {
-        let world = World::crowd(n, 1);
+        let world = Crowd::random(n, 1);
         let mut cpu_s = Vec::new();
         let mut pass_s = Vec::new();
         let mut frame_s = Vec::new();

@@ -5,18 +5,25 @@
 //! decomposition is cached on disk), or a sphere or capsule (`exact::rounded`). Pairs are
 //! split over all cores.
 //!
-//! This is the first exact stage a frame has; contacts, depths and impacts per pair are
-//! the pipeline's next steps.
+//! Three questions per pair: do they touch ([`Narrowphase::collide_pairs`]), where
+//! (contact manifolds, [`Narrowphase::contacts`], warm-started per pair across frames by
+//! a [`ContactState`]), and when do they first touch over a step
+//! ([`Narrowphase::time_of_impact`]). A non-convex body gives one manifold per touching
+//! piece pair, each with its own normal.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::bodies::{GpuBody, Pose};
+use crate::exact::advance::{self, ToiInput, ToiOutput};
+use crate::exact::manifold::{self, Manifold, ManifoldCache};
 use crate::exact::rounded::{self, plain};
 use crate::exact::tree::{self, TreeCache};
-use crate::exact::walk;
+use crate::exact::{rounded_toi, tree_toi, walk};
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, HullTree};
+use crate::motion::ScrewMotion;
 use crate::shape::ShapeGeometry;
 use crate::{Error, Result};
 
@@ -32,7 +39,7 @@ pub enum ExactShape {
 }
 
 /// The exact shapes of a scene's shape table.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Narrowphase {
     shapes: Vec<ExactShape>,
 }
@@ -64,6 +71,12 @@ impl Narrowphase {
         Ok(Narrowphase { shapes })
     }
 
+    /// Adds a shape; returns its index.
+    pub fn push(&mut self, shape: ExactShape) -> u32 {
+        self.shapes.push(shape);
+        self.shapes.len() as u32 - 1
+    }
+
     /// The exact shapes.
     pub fn shapes(&self) -> &[ExactShape] {
         &self.shapes
@@ -71,26 +84,8 @@ impl Narrowphase {
 
     /// Whether each pair of `bodies` touches or overlaps, exactly, on all cores.
     pub fn collide_pairs(&self, bodies: &[GpuBody], pairs: &[[u32; 2]]) -> Result<Vec<bool>> {
-        for (i, &[a, b]) in pairs.iter().enumerate() {
-            for body in [a, b] {
-                let Some(g) = bodies.get(body as usize) else {
-                    return Err(Error::Usage(format!(
-                        "narrowphase: pair {i} names body {body}, but there are {} bodies",
-                        bodies.len()
-                    )));
-                };
-                if g.shape as usize >= self.shapes.len() {
-                    return Err(Error::InvalidShape {
-                        body,
-                        what: format!(
-                            "shape index {} is past the {} shapes",
-                            g.shape,
-                            self.shapes.len()
-                        ),
-                    });
-                }
-            }
-        }
+        let shape_of: Vec<u32> = bodies.iter().map(|b| b.shape).collect();
+        self.check_pairs(&shape_of, pairs)?;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = pairs.len().div_ceil(threads).max(1);
         let parts: Vec<Vec<bool>> = std::thread::scope(|scope| {
@@ -120,6 +115,182 @@ impl Narrowphase {
         Ok(parts.concat())
     }
 
+    /// Every body a pair names exists and has a shape.
+    fn check_pairs(&self, shape_of: &[u32], pairs: &[[u32; 2]]) -> Result<()> {
+        for (i, &[a, b]) in pairs.iter().enumerate() {
+            for body in [a, b] {
+                let Some(&shape) = shape_of.get(body as usize) else {
+                    return Err(Error::Usage(format!(
+                        "narrowphase: pair {i} names body {body}, but there are {} bodies",
+                        shape_of.len()
+                    )));
+                };
+                if shape as usize >= self.shapes.len() {
+                    return Err(Error::InvalidShape {
+                        body,
+                        what: format!(
+                            "shape index {shape} is past the {} shapes",
+                            self.shapes.len()
+                        ),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The contact manifolds of every pair no farther apart than `speculative`, on all
+    /// cores, warm-started from `state` (which then holds exactly these pairs' warm
+    /// starts). `bodies[i]` is body `i`'s shape and pose.
+    pub fn contacts(
+        &self,
+        bodies: &[ExactBody],
+        pairs: &[[u32; 2]],
+        speculative: f64,
+        state: &mut ContactState,
+    ) -> Result<Vec<PairContact>> {
+        if !(speculative.is_finite() && speculative >= 0.0) {
+            return Err(Error::Usage(format!(
+                "the speculative distance must be finite and non-negative, got {speculative}"
+            )));
+        }
+        let shape_of: Vec<u32> = bodies.iter().map(|b| b.shape).collect();
+        self.check_pairs(&shape_of, pairs)?;
+        let mut warm: Vec<PairState> = pairs
+            .iter()
+            .map(|p| state.pairs.remove(p).unwrap_or_default())
+            .collect();
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = pairs.len().div_ceil(threads).max(1);
+        let parts: Vec<Vec<PairContact>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = pairs
+                .chunks(chunk)
+                .zip(warm.chunks_mut(chunk))
+                .map(|(part, caches)| {
+                    scope.spawn(move || {
+                        let mut out = Vec::new();
+                        for (&[a, b], cache) in part.iter().zip(caches) {
+                            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+                            for (pieces, manifold) in self.manifolds(ba, bb, speculative, cache) {
+                                out.push(PairContact {
+                                    bodies: [a, b],
+                                    pieces,
+                                    manifold,
+                                });
+                            }
+                        }
+                        out
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().expect("a narrowphase thread panicked"))
+                .collect()
+        });
+        state.pairs = pairs.iter().copied().zip(warm).collect();
+        Ok(parts.concat())
+    }
+
+    /// The manifolds of one pair, each with its pieces (0 for a convex or rounded body).
+    fn manifolds(
+        &self,
+        a: &ExactBody,
+        b: &ExactBody,
+        speculative: f64,
+        cache: &mut PairState,
+    ) -> Vec<((u32, u32), Manifold)> {
+        use ExactShape::{Convex, Rounded as Round, Tree};
+        let (sa, sb) = (
+            &self.shapes[a.shape as usize],
+            &self.shapes[b.shape as usize],
+        );
+        let (pa, pb) = (&a.pose, &b.pose);
+        let flip = |(p, m): (u32, Manifold)| ((0, p), m.swapped());
+        match (sa, sb) {
+            (Convex(x), Convex(y)) => {
+                manifold::polytopes(x, pa, y, pb, speculative, &mut cache.manifold)
+                    .map(|m| ((0, 0), m))
+                    .into_iter()
+                    .collect()
+            }
+            (Tree(t), Round(r)) => tree_and_rounded(t, pa, r, pb, speculative)
+                .into_iter()
+                .map(|(p, m)| ((p, 0), m))
+                .collect(),
+            (Round(r), Tree(t)) => tree_and_rounded(t, pb, r, pa, speculative)
+                .into_iter()
+                .map(flip)
+                .collect(),
+            (Round(_), _) | (_, Round(_)) => match (sa.rounded(), sb.rounded()) {
+                (Some(x), Some(y)) => manifold::rounded(&x, pa, &y, pb, speculative)
+                    .map(|m| ((0, 0), m))
+                    .into_iter()
+                    .collect(),
+                _ => unreachable!("a tree against a rounded body is matched above"),
+            },
+            _ => match (sa.tree(), sb.tree()) {
+                (Some(x), Some(y)) => {
+                    tree::pieces_within(&x, *pa, &y, *pb, speculative, &mut cache.tree)
+                        .into_iter()
+                        .filter_map(|(i, j)| {
+                            manifold::polytopes(
+                                x.piece(i),
+                                pa,
+                                y.piece(j),
+                                pb,
+                                speculative,
+                                &mut ManifoldCache::default(),
+                            )
+                            .map(|m| ((i, j), m))
+                        })
+                        .collect()
+                }
+                _ => unreachable!("rounded bodies are matched above"),
+            },
+        }
+    }
+
+    /// The first contact of two exact shapes over their motions (`t` in `[0, 1]`), and the
+    /// pieces that make it (0 for a convex or rounded body).
+    pub fn time_of_impact(
+        &self,
+        a: &ExactShape,
+        motion_a: ScrewMotion,
+        b: &ExactShape,
+        motion_b: ScrewMotion,
+    ) -> (ToiOutput, (u32, u32)) {
+        use ExactShape::{Convex, Rounded as Round, Tree};
+        match (a, b) {
+            (Convex(x), Convex(y)) => (
+                advance::time_of_impact(&ToiInput::new(x, motion_a, y, motion_b)),
+                (0, 0),
+            ),
+            (Tree(t), Round(r)) => {
+                let hit = tree_toi::time_of_impact_rounded(t, motion_a, r, motion_b);
+                (hit.output, (hit.pieces.0, 0))
+            }
+            (Round(r), Tree(t)) => {
+                let hit = tree_toi::time_of_impact_rounded(t, motion_b, r, motion_a);
+                (swapped_toi(hit.output), (0, hit.pieces.0))
+            }
+            (Round(_), _) | (_, Round(_)) => match (a.rounded(), b.rounded()) {
+                (Some(x), Some(y)) => (
+                    rounded_toi::time_of_impact(&x, motion_a, &y, motion_b, None, None),
+                    (0, 0),
+                ),
+                _ => unreachable!("a tree against a rounded body is matched above"),
+            },
+            _ => match (a.tree(), b.tree()) {
+                (Some(x), Some(y)) => {
+                    let hit = tree_toi::time_of_impact(&x, motion_a, &y, motion_b);
+                    (hit.output, hit.pieces)
+                }
+                _ => unreachable!("rounded bodies are matched above"),
+            },
+        }
+    }
+
     /// Whether two exact shapes at their poses touch or overlap.
     pub fn collide(&self, a: &ExactShape, pa: &Pose, b: &ExactShape, pb: &Pose) -> bool {
         use ExactShape::{Convex, Rounded as Round, Tree};
@@ -138,6 +309,76 @@ impl Narrowphase {
                 _ => unreachable!("rounded bodies are matched above"),
             },
         }
+    }
+}
+
+/// A tree's pieces against a rounded body: one manifold per piece within `speculative`.
+fn tree_and_rounded(
+    t: &HullTree,
+    pose_t: &Pose,
+    r: &Rounded,
+    pose_r: &Pose,
+    speculative: f64,
+) -> Vec<(u32, Manifold)> {
+    tree::pieces_within_rounded(t, *pose_t, r, *pose_r, speculative)
+        .into_iter()
+        .filter_map(|i| {
+            manifold::rounded(&plain(t.piece(i).clone()), pose_t, r, pose_r, speculative)
+                .map(|m| (i, m))
+        })
+        .collect()
+}
+
+/// An answer for (B, A) as one for (A, B).
+pub fn swapped_toi(mut o: ToiOutput) -> ToiOutput {
+    (o.point_a, o.point_b) = (o.point_b, o.point_a);
+    o.normal = -o.normal;
+    o.features = (o.features.1, o.features.0);
+    o
+}
+
+/// A body as the exact stage sees it: its shape's index and its pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ExactBody {
+    /// Index into the shapes.
+    pub shape: u32,
+    /// Pose, f64.
+    pub pose: Pose,
+}
+
+/// The contact of one pair of bodies (one pair of pieces, for non-convex bodies).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairContact {
+    /// The bodies (lower index first, as the broadphase gives them).
+    pub bodies: [u32; 2],
+    /// The pieces of non-convex bodies that touch (0 for convex and rounded bodies).
+    pub pieces: (u32, u32),
+    /// Normal from the first body to the second, and the points.
+    pub manifold: Manifold,
+}
+
+/// Warm starts of one pair.
+#[derive(Clone, Debug, Default)]
+pub struct PairState {
+    manifold: ManifoldCache,
+    tree: TreeCache,
+}
+
+/// Warm starts of every pair of the last frame, kept across frames.
+#[derive(Clone, Debug, Default)]
+pub struct ContactState {
+    pairs: HashMap<[u32; 2], PairState>,
+}
+
+impl ContactState {
+    /// Pairs held.
+    pub fn len(&self) -> usize {
+        self.pairs.len()
+    }
+
+    /// True when no pair is held.
+    pub fn is_empty(&self) -> bool {
+        self.pairs.is_empty()
     }
 }
 

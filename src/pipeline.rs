@@ -1,13 +1,13 @@
 //! The pipeline a user drives: frames on the GPU through the engine, or on the CPU twins
-//! when there is no adapter (or when asked to). Both paths take the same [`World`] and
+//! when there is no adapter (or when asked to). Both paths take the same [`Crowd`] and
 //! return the same [`FrameResult`].
 
 use crate::Result;
 use crate::broadphase::{Attempt, Choice, run_until_fits};
+use crate::crowd::Crowd;
 use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext};
 use crate::passes::broadphase::{self, Capacities, Method};
-use crate::world::World;
 
 /// Which hardware runs the wide passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,7 +109,7 @@ impl Pipeline {
 
     /// Runs one full frame (bounds, broadphase) over the world's current poses. A pair
     /// buffer that overflows is grown and the frame re-run: no pair is dropped.
-    pub fn frame(&mut self, world: &World) -> Result<FrameResult> {
+    pub fn frame(&mut self, world: &Crowd) -> Result<FrameResult> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
         let method = match self.method {
@@ -151,7 +151,7 @@ impl Pipeline {
     }
 
     /// Runs the bounds pass alone over the world's current poses.
-    pub fn step(&mut self, world: &World) -> Result<FrameResult> {
+    pub fn step(&mut self, world: &Crowd) -> Result<FrameResult> {
         world.validate()?;
         match &mut self.backend {
             Backend::Gpu(engine) => {

@@ -402,10 +402,7 @@ fn rounded_answer(
             let (ma, mb) = motions.expect("parsed for toi");
             let mut hit = tree_toi::time_of_impact_rounded(t, mb, r, ma);
             // Back to the query's sides: a is the rounded body.
-            let o = &mut hit.output;
-            (o.point_a, o.point_b) = (o.point_b, o.point_a);
-            o.normal = -o.normal;
-            o.features = (o.features.1, o.features.0);
+            hit.output = crate::narrowphase::swapped_toi(hit.output);
             toi(out, &hit.output);
             if hit.output.state != ToiState::Miss {
                 out.insert("piece_b".into(), json!(hit.pieces.0));

@@ -27,9 +27,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::bodies::{GpuBody, MAX_BODIES};
+use crate::crowd::{Crowd, Motion};
 use crate::rng::Rng;
 use crate::shape::{ShapeGeometry, ShapeSpec};
-use crate::world::{Motion, World};
 use crate::{Error, Result};
 
 /// The default scene's file name and text.
@@ -86,7 +86,7 @@ pub struct Scene {
     /// File the scene came from.
     pub path: PathBuf,
     /// Bodies, shape bounds, motions.
-    pub world: World,
+    pub world: Crowd,
     /// Geometry per shape-table entry.
     pub geometry: Vec<ShapeGeometry>,
 }
@@ -230,7 +230,7 @@ impl Scene {
             }
             None => None,
         };
-        let mut world = World {
+        let mut world = Crowd {
             wrap,
             ..Default::default()
         };

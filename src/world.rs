@@ -1,75 +1,218 @@
-//! The bodies of a scene as the pipeline consumes them: the shape table (local bounds), one
-//! [`GpuBody`] per body, and a motion per body so frames can be stepped. The built-in
-//! default scene, [`World::crowd`], is what `proxima` runs with no arguments.
+//! The one thing a user drives: shapes registered once, bodies referencing them, poses
+//! (and, for impacts, velocities) set each frame, and [`World::step`] returning a
+//! [`FrameReport`]: the broadphase pairs, the contact manifolds, the first contacts over
+//! the coming step, and the time each stage took.
+//!
+//! A frame: bounds and broadphase on the GPU (or their CPU twins without an adapter, see
+//! [`Pipeline`]), then on all cores the exact stage over the pairs (`narrowphase`): a
+//! manifold per touching pair, warm-started from the last frame's features, and the time
+//! of impact of every pair whose swept boxes meet.
+//!
+//! Poses are f64 here; the GPU gets them rounded to f32. The bounds pass's margin
+//! (`passes::bounds`, 128 ulps of f32 of each coordinate's scale, of which its own
+//! arithmetic uses about 20) also covers that rounding (half an ulp of the position, a
+//! few of the rotation), so a box holds its body at the f64 pose too. Each shape's bounds
+//! are grown by half the speculative distance, so two bodies closer than it have boxes
+//! that meet: no pair within the speculative distance is left out.
+//!
+//! What it does not do yet: bind a renderer's own pose buffer, overlap the CPU stages of
+//! one frame with the GPU stages of the next, or take penetration from the GPU estimate.
 
-use glam::{Quat, Vec3};
+use std::sync::Arc;
+use std::time::Instant;
 
-use crate::bodies::{GpuBody, GpuShapeBounds, MAX_BODIES};
-use crate::rng::Rng;
+use glam::{DVec3, Vec3};
+
+use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose, UNIT_TOLERANCE};
+use crate::broadphase::{Choice, cpu_pairs};
+use crate::crowd::{Crowd, Motion};
+use crate::exact::advance::{ToiOutput, ToiState};
+use crate::geometry::decompose::{Cache, DecomposeParams};
+use crate::geometry::polytope::{round_down, round_up};
+use crate::geometry::{ConvexPolytope, HullTree};
+use crate::gpu::{ContextOptions, GpuContext};
+use crate::motion::ScrewMotion;
+use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
+use crate::passes::broadphase::Method;
+use crate::pipeline::{DeviceChoice, Pipeline};
+use crate::profile::{Profile, StageTime};
+use crate::shape::ShapeGeometry;
 use crate::{Error, Result};
 
-/// Constant linear and angular velocity of a body (world frame, per second).
+/// A registered shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct ShapeId(pub u32);
+
+/// A body.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BodyId(pub u32);
+
+/// Constant velocities of a body over a step (world frame, per second).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Motion {
-    /// Linear velocity of the body frame's origin.
-    pub linear: Vec3,
-    /// Angular velocity (axis × radians per second).
-    pub angular: Vec3,
+pub struct Velocity {
+    /// Of the body frame's origin.
+    pub linear: DVec3,
+    /// Axis × radians per second, about the body frame's origin.
+    pub angular: DVec3,
 }
 
-/// Bodies, their shapes and their motions.
-#[derive(Clone, Debug, Default)]
+/// The first contact of one pair during the step.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Impact {
+    /// The bodies (lower index first).
+    pub bodies: [u32; 2],
+    /// The pieces of non-convex bodies that meet (0 for convex and rounded bodies).
+    pub pieces: (u32, u32),
+    /// Seconds after the frame's poses.
+    pub time: f64,
+    /// Conservative advancement's answer (`toi` a fraction of the step): `Hit` with the
+    /// points, normal and features, or `Capped` (no contact before `toi`, unknown after).
+    pub output: ToiOutput,
+}
+
+/// What one frame found.
+#[derive(Clone, Debug)]
+pub struct FrameReport {
+    /// Frame number, from 0.
+    pub frame: u64,
+    /// Pairs whose boxes overlap, `[a, b]` with `a < b`, sorted.
+    pub pairs: Vec<[u32; 2]>,
+    /// A manifold per touching pair (per piece pair of non-convex bodies), in pair order.
+    pub contacts: Vec<PairContact>,
+    /// First contacts over the step under the bodies' velocities, earliest first (empty
+    /// when nothing moves).
+    pub impacts: Vec<Impact>,
+    /// The broadphase that ran.
+    pub broadphase: Option<Method>,
+    /// Per-stage timings: the pipeline's stages, then `contacts` and `impacts` (CPU clock).
+    pub profile: Profile,
+}
+
+/// Shapes, bodies and the pipeline that runs their frames.
+#[derive(Debug)]
 pub struct World {
-    /// Local bounds of every shape.
-    pub shapes: Vec<GpuShapeBounds>,
-    /// Pose and shape index of every body.
-    pub bodies: Vec<GpuBody>,
-    /// Motion of every body (same length as `bodies`).
-    pub motions: Vec<Motion>,
-    /// Bodies that leave this box re-enter on the opposite side (`None`: no wrapping).
-    pub wrap: Option<(Vec3, Vec3)>,
-}
-
-/// Shapes of the built-in crowd: a cube, a rod, a plate, a ball, and a box whose bounds are
-/// off its body origin (so rotation about the origin is exercised).
-fn crowd_shapes() -> Vec<GpuShapeBounds> {
-    vec![
-        GpuShapeBounds::from_box(Vec3::ZERO, Vec3::splat(0.5)),
-        GpuShapeBounds::from_box(Vec3::ZERO, Vec3::new(0.15, 0.15, 1.0)),
-        GpuShapeBounds::from_box(Vec3::ZERO, Vec3::new(0.8, 0.08, 0.6)),
-        GpuShapeBounds::new(Vec3::ZERO, Vec3::splat(0.45), 0.45),
-        GpuShapeBounds::from_box(Vec3::new(0.4, 0.0, 0.0), Vec3::new(0.4, 0.25, 0.25)),
-    ]
+    pipeline: Pipeline,
+    narrow: Narrowphase,
+    /// Each shape's own bounds (before the speculative growth).
+    bounds: Vec<GpuShapeBounds>,
+    /// Each shape's reach (largest distance of a point from its origin).
+    reach: Vec<f64>,
+    bodies: Vec<ExactBody>,
+    velocities: Vec<Velocity>,
+    crowd: Crowd,
+    state: ContactState,
+    speculative: f64,
+    frame: u64,
+    cache: Cache,
 }
 
 impl World {
-    /// The default crowd: `count` bodies of five shapes, uniformly placed in a cube sized
-    /// for about one body per 8 unit cells (a few overlaps per body), random orientations,
-    /// speeds up to 2 units/s and spins up to 3 rad/s, wrapping at the cube's faces.
-    pub fn crowd(count: usize, seed: u64) -> Self {
-        let mut rng = Rng::new(seed);
-        let shapes = crowd_shapes();
-        let side = (count.max(1) as f64 * 8.0).cbrt();
-        let lo = glam::DVec3::splat(-side / 2.0);
-        let hi = glam::DVec3::splat(side / 2.0);
-        let mut bodies = Vec::with_capacity(count);
-        let mut motions = Vec::with_capacity(count);
-        for _ in 0..count {
-            let shape = rng.below(shapes.len() as u64) as u32;
-            let position = rng.point_in(lo, hi).as_vec3();
-            let rotation = rng.rotation().as_quat();
-            bodies.push(GpuBody::new(position, rotation, shape));
-            motions.push(Motion {
-                linear: (rng.unit_vector() * rng.range(0.0, 2.0)).as_vec3(),
-                angular: (rng.unit_vector() * rng.range(0.0, 3.0)).as_vec3(),
+    /// An empty world on the chosen device (`Auto`: the GPU, or the CPU twins with a
+    /// notice when there is no adapter).
+    pub fn new(device: DeviceChoice) -> Result<Self> {
+        Ok(Self::on(Pipeline::new(device, &ContextOptions::default())?))
+    }
+
+    /// An empty world on a renderer's device (its limits and features are respected).
+    pub fn on_context(ctx: GpuContext) -> Self {
+        Self::on(Pipeline::on_gpu(ctx))
+    }
+
+    /// An empty world on a pipeline.
+    pub fn on(pipeline: Pipeline) -> Self {
+        World {
+            pipeline,
+            narrow: Narrowphase::default(),
+            bounds: Vec::new(),
+            reach: Vec::new(),
+            bodies: Vec::new(),
+            velocities: Vec::new(),
+            crowd: Crowd::default(),
+            state: ContactState::default(),
+            speculative: 0.0,
+            frame: 0,
+            cache: Cache::from_env(),
+        }
+    }
+
+    /// The cache non-convex meshes are decomposed through (default: `Cache::from_env`).
+    pub fn set_decomposition_cache(&mut self, cache: Cache) {
+        self.cache = cache;
+    }
+
+    /// The line to show when `Auto` fell back to the CPU twins.
+    pub fn fallback_notice(&self) -> Option<&str> {
+        self.pipeline.fallback_notice.as_deref()
+    }
+
+    /// One line naming the device the wide passes run on.
+    pub fn device_name(&self) -> String {
+        self.pipeline.device_name()
+    }
+
+    /// The broadphase (hash, sweep, or chosen from the first frame's boxes).
+    pub fn set_broadphase(&mut self, choice: Choice) {
+        self.pipeline.set_broadphase(choice);
+    }
+
+    /// Registers a shape: a convex polytope, a sphere, capsule or rounded polytope, or a
+    /// closed non-convex mesh (decomposed into a hull tree through the cache; `progress`
+    /// hears about a decomposition that has to run).
+    pub fn add_shape(
+        &mut self,
+        geometry: &ShapeGeometry,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<ShapeId> {
+        let id = self.bounds.len() as u32;
+        let (exact, reach) = match geometry {
+            ShapeGeometry::Convex(p) => (ExactShape::Convex(p.clone()), p.radius()),
+            ShapeGeometry::Rounded(r) => (ExactShape::Rounded(r.clone()), r.reach()),
+            ShapeGeometry::Mesh(m) => {
+                let tree =
+                    HullTree::decompose(m, &DecomposeParams::default(), &self.cache, progress)
+                        .map_err(|e| {
+                            Error::Geometry(format!("shape {id} cannot be decomposed: {e}"))
+                        })?;
+                let reach = tree.hull().radius();
+                (ExactShape::Tree(Arc::new(tree)), reach)
+            }
+        };
+        let bounds = geometry.gpu_bounds()?;
+        bounds.validate(id)?;
+        self.narrow.push(exact);
+        self.bounds.push(bounds);
+        self.reach.push(reach);
+        self.crowd.shapes.push(grown(&bounds, self.speculative));
+        Ok(ShapeId(id))
+    }
+
+    /// Registers a convex polytope.
+    pub fn add_convex(&mut self, polytope: ConvexPolytope) -> Result<ShapeId> {
+        self.add_shape(&ShapeGeometry::Convex(Arc::new(polytope)), &mut |_| {})
+    }
+
+    /// Adds a body of a registered shape at `pose`.
+    pub fn add_body(&mut self, shape: ShapeId, pose: Pose) -> Result<BodyId> {
+        let id = self.bodies.len() as u32;
+        if shape.0 as usize >= self.bounds.len() {
+            return Err(Error::InvalidShape {
+                body: id,
+                what: format!(
+                    "shape {} does not exist ({} shapes)",
+                    shape.0,
+                    self.bounds.len()
+                ),
             });
         }
-        World {
-            shapes,
-            bodies,
-            motions,
-            wrap: Some((lo.as_vec3(), hi.as_vec3())),
-        }
+        let pose = checked(id, pose)?;
+        self.bodies.push(ExactBody {
+            shape: shape.0,
+            pose,
+        });
+        self.velocities.push(Velocity::default());
+        self.crowd.bodies.push(gpu_body(&pose, shape.0));
+        self.crowd.motions.push(Motion::default());
+        Ok(BodyId(id))
     }
 
     /// Number of bodies.
@@ -82,46 +225,265 @@ impl World {
         self.bodies.is_empty()
     }
 
-    /// Checks the shape table (finite, non-negative bounds) and that `motions` matches.
-    pub fn validate(&self) -> Result<()> {
-        for (i, s) in self.shapes.iter().enumerate() {
-            s.validate(i as u32)?;
+    /// Every body's shape and pose.
+    pub fn bodies(&self) -> &[ExactBody] {
+        &self.bodies
+    }
+
+    /// The exact shapes, by shape id.
+    pub fn shapes(&self) -> &[ExactShape] {
+        self.narrow.shapes()
+    }
+
+    /// Moves one body. A non-finite pose or a quaternion far from unit length is a named
+    /// error and changes nothing.
+    pub fn set_pose(&mut self, body: BodyId, pose: Pose) -> Result<()> {
+        let i = self.index(body)?;
+        let pose = checked(body.0, pose)?;
+        self.bodies[i].pose = pose;
+        self.crowd.bodies[i] = gpu_body(&pose, self.bodies[i].shape);
+        Ok(())
+    }
+
+    /// Moves every body (one pose per body, in body order). Every pose is checked first:
+    /// one bad pose is a named error and changes nothing.
+    pub fn set_poses(&mut self, poses: &[Pose]) -> Result<()> {
+        if poses.len() != self.bodies.len() {
+            return Err(Error::Usage(format!(
+                "{} poses for {} bodies",
+                poses.len(),
+                self.bodies.len()
+            )));
         }
-        if self.motions.len() != self.bodies.len() {
-            return Err(Error::Scene {
-                path: "<world>".into(),
-                message: format!(
-                    "{} bodies but {} motions",
-                    self.bodies.len(),
-                    self.motions.len()
-                ),
-            });
-        }
-        if self.bodies.len() > MAX_BODIES {
-            return Err(Error::Scene {
-                path: "<world>".into(),
-                message: format!(
-                    "{} bodies: at most {MAX_BODIES} (2^28) are supported",
-                    self.bodies.len()
-                ),
-            });
+        let poses = poses
+            .iter()
+            .enumerate()
+            .map(|(i, p)| checked(i as u32, *p))
+            .collect::<Result<Vec<_>>>()?;
+        for ((body, gpu), pose) in self
+            .bodies
+            .iter_mut()
+            .zip(&mut self.crowd.bodies)
+            .zip(poses)
+        {
+            body.pose = pose;
+            *gpu = gpu_body(&pose, body.shape);
         }
         Ok(())
     }
 
-    /// Advances every body by `dt` seconds along its motion (screw motion about the body
-    /// origin), wrapping positions if the world wraps.
-    pub fn advance(&mut self, dt: f32) {
-        for (body, motion) in self.bodies.iter_mut().zip(&self.motions) {
-            let mut p = Vec3::from_array(body.position) + motion.linear * dt;
-            if let Some((lo, hi)) = self.wrap {
-                let size = hi - lo;
-                p = lo + (p - lo).rem_euclid(size);
-            }
-            let spin = Quat::from_scaled_axis(motion.angular * dt);
-            let q = (spin * Quat::from_array(body.rotation)).normalize();
-            body.position = p.to_array();
-            body.rotation = q.to_array();
+    /// Sets a body's velocities (for the impacts of the coming steps).
+    pub fn set_velocity(&mut self, body: BodyId, velocity: Velocity) -> Result<()> {
+        let i = self.index(body)?;
+        if !(velocity.linear.is_finite() && velocity.angular.is_finite()) {
+            return Err(Error::Motion(format!(
+                "body {}: velocity {} / {} is not finite",
+                body.0, velocity.linear, velocity.angular
+            )));
         }
+        self.velocities[i] = velocity;
+        Ok(())
     }
+
+    /// A body's velocities.
+    pub fn velocity(&self, body: BodyId) -> Result<Velocity> {
+        Ok(self.velocities[self.index(body)?])
+    }
+
+    /// Contacts are reported for pairs up to this far apart (default 0: touching or
+    /// overlapping only); their points carry a positive separation.
+    pub fn set_speculative(&mut self, distance: f64) -> Result<()> {
+        if !(distance.is_finite() && distance >= 0.0) {
+            return Err(Error::Usage(format!(
+                "the speculative distance must be finite and non-negative, got {distance}"
+            )));
+        }
+        self.speculative = distance;
+        self.crowd.shapes = self.bounds.iter().map(|b| grown(b, distance)).collect();
+        Ok(())
+    }
+
+    /// Runs one frame on the current poses: the pairs, a manifold per touching pair, and
+    /// the first contacts over the next `dt` seconds under the bodies' velocities (`dt` 0:
+    /// no impacts). Bodies do not move: [`World::advance`] moves them.
+    pub fn step(&mut self, dt: f64) -> Result<FrameReport> {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(Error::Usage(format!(
+                "the step must be finite and non-negative, got {dt} s"
+            )));
+        }
+        let frame = self.pipeline.frame(&self.crowd)?;
+        let mut profile = frame.profile;
+        let t = Instant::now();
+        let contacts = self.narrow.contacts(
+            &self.bodies,
+            &frame.pairs,
+            self.speculative,
+            &mut self.state,
+        )?;
+        profile.stages.push(StageTime {
+            name: "contacts",
+            seconds: t.elapsed().as_secs_f64(),
+        });
+        let t = Instant::now();
+        let impacts = self.impacts(dt)?;
+        profile.stages.push(StageTime {
+            name: "impacts",
+            seconds: t.elapsed().as_secs_f64(),
+        });
+        let report = FrameReport {
+            frame: self.frame,
+            pairs: frame.pairs,
+            contacts,
+            impacts,
+            broadphase: frame.broadphase,
+            profile,
+        };
+        self.frame += 1;
+        Ok(report)
+    }
+
+    /// Moves every body along its velocities for `dt` seconds (a screw motion: the origin
+    /// on a line, the rotation at constant angular velocity).
+    pub fn advance(&mut self, dt: f64) -> Result<()> {
+        let ends = self
+            .motions(dt)?
+            .into_iter()
+            .map(|m| m.end())
+            .collect::<Vec<_>>();
+        self.set_poses(&ends)
+    }
+
+    /// Each body's motion over the next `dt` seconds.
+    pub fn motions(&self, dt: f64) -> Result<Vec<ScrewMotion>> {
+        self.bodies
+            .iter()
+            .zip(&self.velocities)
+            .enumerate()
+            .map(|(i, (b, v))| {
+                ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt)
+                    .map_err(|e| Error::Motion(format!("body {i}: {e}")))
+            })
+            .collect()
+    }
+
+    /// First contacts over the next `dt`: swept boxes, the CPU broadphase over them, then
+    /// conservative advancement of every candidate pair on all cores.
+    fn impacts(&self, dt: f64) -> Result<Vec<Impact>> {
+        let moving = self
+            .velocities
+            .iter()
+            .any(|v| v.linear != DVec3::ZERO || v.angular != DVec3::ZERO);
+        if dt == 0.0 || !moving {
+            return Ok(Vec::new());
+        }
+        let motions = self.motions(dt)?;
+        let boxes: Vec<GpuAabb> = self
+            .bodies
+            .iter()
+            .zip(&motions)
+            .map(|(b, m)| swept_box(self.reach[b.shape as usize], m))
+            .collect();
+        let candidates = cpu_pairs(&boxes, Method::Hash)?;
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let chunk = candidates.len().div_ceil(threads).max(1);
+        let shapes = self.narrow.shapes();
+        let mut impacts: Vec<Impact> = std::thread::scope(|scope| {
+            let handles: Vec<_> = candidates
+                .chunks(chunk)
+                .map(|part| {
+                    let motions = &motions;
+                    let bodies = &self.bodies;
+                    let narrow = &self.narrow;
+                    scope.spawn(move || {
+                        part.iter()
+                            .filter_map(|&[a, b]| {
+                                let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+                                let (output, pieces) = narrow.time_of_impact(
+                                    &shapes[ba.shape as usize],
+                                    motions[a as usize],
+                                    &shapes[bb.shape as usize],
+                                    motions[b as usize],
+                                );
+                                matches!(output.state, ToiState::Hit | ToiState::Capped).then(
+                                    || Impact {
+                                        bodies: [a, b],
+                                        pieces,
+                                        time: output.toi * dt,
+                                        output,
+                                    },
+                                )
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .flat_map(|h| h.join().expect("an impact thread panicked"))
+                .collect()
+        });
+        impacts.sort_by(|x, y| x.time.total_cmp(&y.time).then(x.bodies.cmp(&y.bodies)));
+        Ok(impacts)
+    }
+
+    fn index(&self, body: BodyId) -> Result<usize> {
+        let i = body.0 as usize;
+        if i >= self.bodies.len() {
+            return Err(Error::Usage(format!(
+                "body {} does not exist ({} bodies)",
+                body.0,
+                self.bodies.len()
+            )));
+        }
+        Ok(i)
+    }
+}
+
+/// A pose the exact stage can use: finite, its quaternion unit within
+/// [`UNIT_TOLERANCE`] (then normalised).
+fn checked(body: u32, pose: Pose) -> Result<Pose> {
+    if !(pose.translation.is_finite() && pose.rotation.is_finite()) {
+        return Err(Error::InvalidPose {
+            body,
+            what: format!(
+                "position {} rotation {} is not finite",
+                pose.translation, pose.rotation
+            ),
+        });
+    }
+    let norm = pose.rotation.length();
+    if (norm - 1.0).abs() > UNIT_TOLERANCE {
+        return Err(Error::InvalidPose {
+            body,
+            what: format!("rotation quaternion has length {norm}, not 1"),
+        });
+    }
+    Ok(Pose::new(pose.translation, pose.rotation / norm))
+}
+
+fn gpu_body(pose: &Pose, shape: u32) -> GpuBody {
+    GpuBody::new(pose.translation.as_vec3(), pose.rotation.as_quat(), shape)
+}
+
+/// Bounds grown by half the speculative distance (rounded up).
+fn grown(b: &GpuShapeBounds, speculative: f64) -> GpuShapeBounds {
+    if speculative == 0.0 {
+        return *b;
+    }
+    let half = DVec3::from_array(b.half_extents.map(f64::from)) + DVec3::splat(speculative / 2.0);
+    let radius = round_up(DVec3::splat(f64::from(b.radius) + speculative / 2.0)).x;
+    GpuShapeBounds::new(Vec3::from_array(b.center), round_up(half), radius)
+}
+
+/// A box that holds a body of `reach` over its motion: the origin's path (a segment)
+/// grown by the reach, rounded outward to f32.
+fn swept_box(reach: f64, motion: &ScrewMotion) -> GpuAabb {
+    let (s, e) = (motion.start().translation, motion.end().translation);
+    let (lo, hi) = (
+        s.min(e) - DVec3::splat(reach),
+        s.max(e) + DVec3::splat(reach),
+    );
+    let widen = |x: DVec3| DVec3::splat(x.abs().max_element() * 1e-12);
+    GpuAabb::new(round_down(lo - widen(lo)), round_up(hi + widen(hi)))
 }

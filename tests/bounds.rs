@@ -245,7 +245,7 @@ fn gpu_reports_the_same_bad_body_as_the_cpu() {
     };
     let (bodies, shapes, expect) = bad_bodies();
     let mut pipeline = Pipeline::on_gpu(ctx);
-    let mut world = proxima::world::World {
+    let mut world = proxima::crowd::Crowd {
         shapes,
         bodies: bodies.clone(),
         motions: vec![Default::default(); bodies.len()],
@@ -343,7 +343,7 @@ fn gpu_handles_empty_and_single_body_scenes() {
     };
     let mut pipeline = Pipeline::on_gpu(ctx);
     for n in [0, 1] {
-        let mut world = proxima::world::World::crowd(n, 3);
+        let mut world = proxima::crowd::Crowd::random(n, 3);
         world.validate().unwrap();
         let r = pipeline.step(&world).expect("tiny frame");
         assert_eq!(r.aabbs.len(), n);
@@ -357,7 +357,7 @@ fn gpu_one_million_bodies_match_the_cpu_twin() {
     let Some(ctx) = common::gpu("gpu 1M") else {
         return;
     };
-    let world = proxima::world::World::crowd(1_000_000, 5);
+    let world = proxima::crowd::Crowd::random(1_000_000, 5);
     let mut pipeline = Pipeline::on_gpu(ctx);
     let gpu = pipeline.step(&world).expect("1M frame");
     let cpu = cpu_boxes(&world.bodies, &world.shapes);

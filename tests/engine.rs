@@ -4,13 +4,13 @@
 
 mod common;
 
+use proxima::crowd::Crowd;
 use proxima::frame::{self, record_frame, stage};
 use proxima::gpu::{ContextOptions, Engine, GpuContext, TimingMode, shaders::ShaderId};
 use proxima::graph::Recording;
 use proxima::passes::bounds::{GpuBoundsParams, bounds_cpu};
 use proxima::pipeline::Backend;
 use proxima::profile::Clock;
-use proxima::world::World;
 use proxima::{DeviceChoice, Error, Pipeline};
 
 fn words(n: u32, base: u32) -> Vec<u32> {
@@ -86,7 +86,7 @@ fn stages_are_timed_by_timestamps_or_by_the_cpu_clock() {
     let Some(ctx) = common::gpu("engine timing") else {
         return;
     };
-    let world = World::crowd(20_000, 2);
+    let world = Crowd::random(20_000, 2);
     let (rec, _) = record_frame(&world.bodies, &world.shapes);
     let mut engine = Engine::new(ctx.clone());
     let out = engine.run(&rec, &[]).expect("frame");
@@ -117,7 +117,7 @@ fn external_buffers_are_used_in_place_and_checked() {
     let Some(ctx) = common::gpu("engine external") else {
         return;
     };
-    let world = World::crowd(3000, 4);
+    let world = Crowd::random(3000, 4);
     // A renderer's instance buffer, created and filled outside proxima.
     let instances = ctx.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("renderer instances"),
@@ -199,7 +199,7 @@ fn a_lost_device_is_an_error_not_a_panic() {
     let Some(ctx) = common::fresh_gpu("engine device lost") else {
         return;
     };
-    let world = World::crowd(1000, 6);
+    let world = Crowd::random(1000, 6);
     let mut pipeline = Pipeline::on_gpu(ctx.clone());
     pipeline.step(&world).expect("healthy frame");
     ctx.device.destroy();
@@ -226,7 +226,7 @@ fn a_renderers_device_can_be_handed_in() {
         pollster::block_on(adapter.request_device(&Default::default())).expect("device");
     let ctx = GpuContext::from_device(device, queue);
     assert_eq!(ctx.info.name, adapter.get_info().name);
-    let world = World::crowd(5000, 8);
+    let world = Crowd::random(5000, 8);
     let mut pipeline = Pipeline::on_gpu(ctx);
     let gpu = pipeline.step(&world).expect("frame on a handed-in device");
     let cpu = frame::cpu_frame(&world.bodies, &world.shapes).unwrap();
@@ -263,7 +263,7 @@ fn a_missing_adapter_is_an_error_or_a_cpu_fallback() {
         notice.contains("mesa-vulkan-drivers") && !notice.contains('\n'),
         "{notice}"
     );
-    let world = World::crowd(100, 1);
+    let world = Crowd::random(100, 1);
     let r = pipeline.step(&world).expect("cpu frame");
     let mut want = Vec::new();
     let params = GpuBoundsParams::new(100, world.shapes.len() as u32);

@@ -107,6 +107,19 @@ pub struct Manifold {
 }
 
 impl Manifold {
+    /// The same contact seen from B: normal reversed, points and features swapped.
+    pub fn swapped(mut self) -> Self {
+        self.normal = -self.normal;
+        for p in &mut self.points {
+            (p.point_a, p.point_b) = (p.point_b, p.point_a);
+            p.id = ContactId {
+                a: p.id.b,
+                b: p.id.a,
+            };
+        }
+        self
+    }
+
     /// The smallest separation (minus the deepest point's depth).
     pub fn min_separation(&self) -> f64 {
         self.points

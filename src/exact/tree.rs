@@ -314,6 +314,68 @@ pub fn collide(
     None
 }
 
+/// Every piece pair of two trees no farther apart than `margin` (touching and overlapping
+/// pairs included), depth-first: a node pair whose hulls are farther apart than `margin`
+/// is dropped with everything under it. The pieces a contact manifold is built on.
+pub fn pieces_within(
+    a: &HullTree,
+    pose_a: Pose,
+    b: &HullTree,
+    pose_b: Pose,
+    margin: f64,
+    cache: &mut TreeCache,
+) -> Vec<(u32, u32)> {
+    let mut pair = Pair {
+        a,
+        pose_a,
+        b,
+        pose_b,
+        cache,
+        evaluated: 0,
+    };
+    let mut found = Vec::new();
+    let mut stack = vec![(HullTree::ROOT, HullTree::ROOT)];
+    while let Some((na, nb)) = stack.pop() {
+        let answer = pair.evaluate(na, nb);
+        if answer.state == TreeState::Separated && answer.distance > margin {
+            continue;
+        }
+        if let Some(leaf) = pair.leaf_answer(na, nb, answer) {
+            found.push(leaf.pieces);
+            continue;
+        }
+        let [first, second] = pair.children(na, nb);
+        stack.extend([second, first]);
+    }
+    found.sort_unstable();
+    found
+}
+
+/// Every piece of a tree no farther than `margin` from a rounded body.
+pub fn pieces_within_rounded(
+    a: &HullTree,
+    pose_a: Pose,
+    b: &Rounded,
+    pose_b: Pose,
+    margin: f64,
+) -> Vec<u32> {
+    let mut found = Vec::new();
+    let mut stack = vec![HullTree::ROOT];
+    while let Some(node) = stack.pop() {
+        let hull = rounded::plain(a.node(node).hull.clone());
+        let d = rounded::distance(&hull, &pose_a, b, &pose_b);
+        if d.contact == Contact::Separated && d.distance > margin {
+            continue;
+        }
+        match a.node(node).kind {
+            NodeKind::Leaf(piece) => found.push(piece),
+            NodeKind::Inner([l, r]) => stack.extend([r, l]),
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
 /// A tree against a rounded body (sphere, capsule, rounded polytope): the same descent over
 /// the tree's nodes alone, each node's hull against the body by `exact::rounded` (a node's
 /// distance to the body bounds its pieces' from below, as its hull contains them). The

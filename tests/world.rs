@@ -1,0 +1,370 @@
+//! The World API: every pair within the speculative distance reported with its manifold,
+//! against brute force over all pairs; impacts against all-pairs advancement; the GPU and
+//! the CPU twins give the same report; bad input is a named error.
+
+mod common;
+
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+use glam::{DQuat, DVec3};
+use proxima::bodies::Pose;
+use proxima::exact::rounded::{self, Contact};
+use proxima::geometry::generators::{cuboid, random_hull, torus};
+use proxima::geometry::rounded::Rounded;
+use proxima::geometry::{ConvexPolytope, brute};
+use proxima::narrowphase::ExactShape;
+use proxima::rng::Rng;
+use proxima::shape::ShapeGeometry;
+use proxima::world::{BodyId, ShapeId, Velocity, World};
+use proxima::{DeviceChoice, Error, Pipeline};
+
+fn cpu_world() -> World {
+    let mut w = World::on(Pipeline::cpu());
+    w.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+    ));
+    w
+}
+
+/// The exact distance of two bodies by brute force: closest pair of every piece pair
+/// (trees), the rounded closed forms, or enumeration over feature pairs.
+fn brute_distance(a: &ExactShape, pa: &Pose, b: &ExactShape, pb: &Pose) -> f64 {
+    let pieces = |s: &ExactShape| -> Vec<Arc<ConvexPolytope>> {
+        match s {
+            ExactShape::Convex(p) => vec![p.clone()],
+            ExactShape::Tree(t) => t.pieces().cloned().collect(),
+            ExactShape::Rounded(_) => Vec::new(),
+        }
+    };
+    match (a, b) {
+        (ExactShape::Rounded(_), _) | (_, ExactShape::Rounded(_)) => {
+            let round = |s: &ExactShape| -> Vec<Rounded> {
+                match s {
+                    ExactShape::Rounded(r) => vec![(**r).clone()],
+                    _ => pieces(s).into_iter().map(rounded::plain).collect(),
+                }
+            };
+            let mut best = f64::INFINITY;
+            for x in round(a) {
+                for y in round(b) {
+                    let d = rounded::distance(&x, pa, &y, pb);
+                    best = best.min(if d.contact == Contact::Separated {
+                        d.distance
+                    } else {
+                        0.0
+                    });
+                }
+            }
+            best
+        }
+        _ => {
+            let mut best = f64::INFINITY;
+            for x in pieces(a) {
+                for y in pieces(b) {
+                    let d = if proxima::exact::sat::intersects(&x, pa, &y, pb) {
+                        0.0
+                    } else {
+                        brute::polytope_closest_pair(&x, pa, &y, pb).distance
+                    };
+                    best = best.min(d);
+                }
+            }
+            best
+        }
+    }
+}
+
+/// A mixed crowd: hulls, boxes, spheres, capsules and a torus, packed so that many touch.
+fn mixed_world(world: &mut World, n: usize, seed: u64) {
+    let mut rng = Rng::new(seed);
+    let mut shapes: Vec<ShapeId> = Vec::new();
+    for k in 0..3 {
+        shapes.push(
+            world
+                .add_convex(random_hull(&mut rng, 8 + 6 * k, 0.5).unwrap())
+                .unwrap(),
+        );
+    }
+    shapes.push(
+        world
+            .add_convex(cuboid(DVec3::new(0.6, 0.1, 0.4)).unwrap())
+            .unwrap(),
+    );
+    for r in [
+        Rounded::sphere(0.35).unwrap(),
+        Rounded::capsule(0.4, 0.2).unwrap(),
+    ] {
+        shapes.push(
+            world
+                .add_shape(&ShapeGeometry::Rounded(Arc::new(r)), &mut |_| {})
+                .unwrap(),
+        );
+    }
+    let ring = torus(0.6, 0.2, 16, 8).unwrap();
+    shapes.push(
+        world
+            .add_shape(&ShapeGeometry::Mesh(Arc::new(ring)), &mut |_| {})
+            .unwrap(),
+    );
+    let side = (n as f64 * 1.2).cbrt();
+    for _ in 0..n {
+        let shape = shapes[rng.below(shapes.len() as u64) as usize];
+        let pose = Pose::new(
+            rng.point_in(DVec3::ZERO, DVec3::splat(side)),
+            rng.rotation(),
+        );
+        world.add_body(shape, pose).unwrap();
+    }
+}
+
+#[test]
+fn every_pair_within_the_speculative_distance_has_a_manifold() {
+    let mut world = cpu_world();
+    mixed_world(&mut world, 400, 5);
+    let speculative = 0.05;
+    world.set_speculative(speculative).unwrap();
+    let report = world.step(0.0).unwrap();
+    let found: BTreeSet<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
+    // Brute force over all pairs, with a band either side of the speculative distance
+    // where rounding may decide.
+    let (bodies, shapes) = (world.bodies(), world.shapes());
+    let (mut near, mut checked) = (0, 0);
+    for i in 0..bodies.len() {
+        for j in i + 1..bodies.len() {
+            let (a, b) = (&bodies[i], &bodies[j]);
+            if a.pose.translation.distance(b.pose.translation) > 2.5 {
+                continue;
+            }
+            checked += 1;
+            let d = brute_distance(
+                &shapes[a.shape as usize],
+                &a.pose,
+                &shapes[b.shape as usize],
+                &b.pose,
+            );
+            let pair = [i as u32, j as u32];
+            if d <= speculative - 1e-9 {
+                near += 1;
+                assert!(found.contains(&pair), "pair {pair:?} at {d} has no contact");
+            } else if d > speculative + 1e-9 {
+                assert!(!found.contains(&pair), "pair {pair:?} at {d} has a contact");
+            }
+        }
+    }
+    assert!(near > 100 && checked > near, "{near} near of {checked}");
+    for c in &report.contacts {
+        let m = &c.manifold;
+        assert!(!m.points.is_empty() && m.points.len() <= 4);
+        assert!(m.points.iter().all(|p| p.separation <= speculative + 1e-12));
+        assert!(report.pairs.contains(&c.bodies));
+    }
+    // The profile names the exact stages.
+    let stages: Vec<&str> = report.profile.stages.iter().map(|s| s.name).collect();
+    assert!(
+        stages.contains(&"contacts") && stages.contains(&"impacts"),
+        "{stages:?}"
+    );
+}
+
+#[test]
+fn stacked_crates_report_four_corners_each() {
+    let mut world = cpu_world();
+    let floor = world
+        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+        .unwrap();
+    let crate_ = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    world.add_body(floor, Pose::IDENTITY).unwrap();
+    // Three crates stacked exactly (touching, dyadic coordinates), each turned a little.
+    for k in 0..3 {
+        let z = 1.0 + f64::from(k);
+        let turn = DQuat::from_rotation_z(0.25 * f64::from(k));
+        world
+            .add_body(crate_, Pose::new(DVec3::new(0.0, 0.0, z), turn))
+            .unwrap();
+    }
+    let report = world.step(0.0).unwrap();
+    let pairs: Vec<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
+    assert_eq!(pairs, vec![[0, 1], [1, 2], [2, 3]], "{report:?}");
+    for c in &report.contacts {
+        assert_eq!(c.manifold.points.len(), 4, "{c:?}");
+        assert!(c.manifold.normal.distance(DVec3::Z) < 1e-12);
+        assert!(c.manifold.points.iter().all(|p| p.separation.abs() < 1e-12));
+    }
+}
+
+#[test]
+fn impacts_equal_all_pairs_advancement() {
+    let (shapes, moving) = common::moving_crowd(600, 0x1a7);
+    let mut world = cpu_world();
+    let ids: Vec<ShapeId> = shapes
+        .iter()
+        .map(|s| world.add_convex(s.clone()).unwrap())
+        .collect();
+    let dt = 0.5;
+    for m in &moving {
+        let start = m.motion.start();
+        let b = world.add_body(ids[m.shape as usize], start).unwrap();
+        world
+            .set_velocity(
+                b,
+                Velocity {
+                    linear: m.motion.linear() / dt,
+                    angular: m.motion.angular() / dt,
+                },
+            )
+            .unwrap();
+    }
+    let report = world.step(dt).unwrap();
+    let truth = common::all_pairs_first_contacts(&shapes, &moving);
+    let hits: BTreeSet<[u32; 2]> = truth
+        .iter()
+        .filter(|(_, _, o)| {
+            matches!(
+                o.state,
+                proxima::exact::advance::ToiState::Hit | proxima::exact::advance::ToiState::Capped
+            )
+        })
+        .map(|&(a, b, _)| [a, b])
+        .collect();
+    let ours: BTreeSet<[u32; 2]> = report.impacts.iter().map(|i| i.bodies).collect();
+    assert!(hits.len() > 20, "{}", hits.len());
+    assert_eq!(ours, hits);
+    for w in report.impacts.windows(2) {
+        assert!(w[0].time <= w[1].time, "earliest first");
+    }
+    for i in &report.impacts {
+        let (_, _, o) = truth
+            .iter()
+            .find(|(a, b, _)| [*a, *b] == i.bodies)
+            .expect("in truth");
+        // Velocities round-trip through `dt`: the motions agree to rounding.
+        assert!(
+            (i.output.toi - o.toi).abs() < 1e-6,
+            "{} vs {}",
+            i.output.toi,
+            o.toi
+        );
+        assert!((i.time - i.output.toi * dt).abs() < 1e-15);
+    }
+    // Advancing by the step moves each body to its motion's end.
+    world.advance(dt).unwrap();
+    for (b, m) in world.bodies().iter().zip(&moving) {
+        assert!(b.pose.translation.distance(m.motion.end().translation) < 1e-9);
+    }
+}
+
+#[test]
+fn the_gpu_and_the_cpu_twins_give_the_same_report() {
+    let Some(ctx) = common::gpu("the_gpu_and_the_cpu_twins_give_the_same_report") else {
+        return;
+    };
+    let mut gpu = World::on_context(ctx);
+    gpu.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+    ));
+    let mut cpu = cpu_world();
+    for w in [&mut gpu, &mut cpu] {
+        mixed_world(w, 3000, 9);
+        w.set_speculative(0.02).unwrap();
+    }
+    for frame in 0..2 {
+        let (g, c) = (gpu.step(0.0).unwrap(), cpu.step(0.0).unwrap());
+        assert_eq!(g.pairs, c.pairs, "frame {frame}");
+        assert_eq!(g.contacts, c.contacts, "frame {frame}");
+        assert!(!g.contacts.is_empty());
+        // Move everything a little for the next frame (warm starts on both sides).
+        let poses: Vec<Pose> = gpu
+            .bodies()
+            .iter()
+            .map(|b| {
+                Pose::new(
+                    b.pose.translation + DVec3::new(0.01, 0.0, 0.0),
+                    b.pose.rotation,
+                )
+            })
+            .collect();
+        gpu.set_poses(&poses).unwrap();
+        cpu.set_poses(&poses).unwrap();
+    }
+}
+
+#[test]
+fn bad_input_is_a_named_error_and_changes_nothing() {
+    let mut world = cpu_world();
+    let shape = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    let a = world.add_body(shape, Pose::IDENTITY).unwrap();
+    let b = world
+        .add_body(shape, Pose::new(DVec3::new(0.9, 0.0, 0.0), DQuat::IDENTITY))
+        .unwrap();
+    let nan = Pose::new(DVec3::new(f64::NAN, 0.0, 0.0), DQuat::IDENTITY);
+    assert!(matches!(
+        world.set_pose(b, nan),
+        Err(Error::InvalidPose { body: 1, .. })
+    ));
+    assert!(matches!(
+        world.set_poses(&[Pose::IDENTITY, nan]),
+        Err(Error::InvalidPose { body: 1, .. })
+    ));
+    let squashed = Pose::new(DVec3::ZERO, DQuat::from_xyzw(0.0, 0.0, 0.0, 0.5));
+    assert!(matches!(
+        world.add_body(shape, squashed),
+        Err(Error::InvalidPose { body: 2, .. })
+    ));
+    assert!(world.set_poses(&[Pose::IDENTITY]).is_err());
+    assert!(world.add_body(ShapeId(7), Pose::IDENTITY).is_err());
+    assert!(world.set_pose(BodyId(9), Pose::IDENTITY).is_err());
+    assert!(world.set_speculative(-1.0).is_err());
+    assert!(world.set_speculative(f64::INFINITY).is_err());
+    assert!(world.step(f64::NAN).is_err());
+    let spin = Velocity {
+        linear: DVec3::ZERO,
+        angular: DVec3::new(0.0, 0.0, 100.0),
+    };
+    assert!(
+        world
+            .set_velocity(
+                a,
+                Velocity {
+                    linear: DVec3::new(f64::NAN, 0.0, 0.0),
+                    ..spin
+                }
+            )
+            .is_err()
+    );
+    world.set_velocity(a, spin).unwrap();
+    let err = world.step(1.0).unwrap_err().to_string();
+    assert!(
+        err.contains("body 0") && err.contains("half a turn"),
+        "{err}"
+    );
+    // Nothing changed: the pair still touches and is reported.
+    let report = world.step(0.0).unwrap();
+    assert_eq!(report.contacts.len(), 1);
+    assert_eq!(
+        world.bodies()[1].pose.translation,
+        DVec3::new(0.9, 0.0, 0.0)
+    );
+    // A mesh with a hole cannot be decomposed: a named error.
+    let mut open = torus(0.6, 0.2, 8, 6).unwrap();
+    open.triangles.pop();
+    let open = proxima::geometry::TriMesh::new(open.vertices.clone(), open.triangles.clone());
+    if let Ok(open) = open {
+        let err = world.add_shape(&ShapeGeometry::Mesh(Arc::new(open)), &mut |_| {});
+        assert!(err.is_err());
+    }
+}
+
+#[test]
+fn the_default_device_choice_opens_a_world() {
+    // Auto: the GPU when there is one, the CPU twins with a one-line notice otherwise.
+    let world = World::new(DeviceChoice::Auto).unwrap();
+    if let Some(notice) = world.fallback_notice() {
+        assert!(!notice.contains('\n'));
+    }
+    assert!(!world.device_name().is_empty());
+}
