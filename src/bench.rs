@@ -280,7 +280,7 @@ fn fill_size(
         return Err(Error::Usage("0 bodies: nothing to measure".into()));
     }
     let mut scene = Scene::default_scene(Some(n as u64))?;
-    let world = &mut scene.world;
+    let world = &mut scene.crowd;
 
     // Bounds alone.
     let mut gpu = Vec::new();
@@ -410,7 +410,7 @@ fn particle_figures(
             "the particle frame is measured on a GPU only".into(),
         ));
     };
-    let (bodies, bounds) = (&scene.world.bodies, &scene.world.shapes);
+    let (bodies, bounds) = (&scene.crowd.bodies, &scene.crowd.shapes);
     let pass = GpuRoundContacts::new(engine, table.clone())?;
     let (mut gpu, mut gpu_contacts) = (Vec::new(), Vec::new());
     let mut last = None;
@@ -473,7 +473,7 @@ fn depth_figures(
             "the depth estimate is measured on a GPU only".into(),
         ));
     };
-    let bodies = &scene.world.bodies;
+    let bodies = &scene.crowd.bodies;
     let estimator = GpuDepthEstimator::new(engine, tables);
     let mut gpu = Vec::new();
     for r in 0..=options.runs {

@@ -16,6 +16,7 @@ pub mod geometry;
 pub mod gpu;
 pub mod graph;
 pub mod impacts;
+pub mod kinematic;
 pub mod motion;
 pub mod narrowphase;
 pub mod particles;

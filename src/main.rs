@@ -8,13 +8,14 @@ use std::time::Instant;
 use clap::{Parser, Subcommand, ValueEnum};
 
 use proxima::bench::median;
-use proxima::bodies::GpuAabb;
 use proxima::crowd::Crowd;
-use proxima::frame::{self, FrameResult};
+use proxima::frame;
 use proxima::gpu::{ContextOptions, GpuContext};
+use proxima::kinematic::{CrowdFrame, KinematicCrowd};
 use proxima::pipeline::Backend;
 use proxima::query::QueryEngine;
 use proxima::scene::Scene;
+use proxima::world::World;
 use proxima::{DeviceChoice, Error, Pipeline, Result};
 
 #[derive(Parser, Debug)]
@@ -114,13 +115,15 @@ enum MethodArg {
 #[derive(clap::Args, Debug, Clone)]
 struct RunArgs {
     /// Scene file (TOML); the built-in scenes/crowd.toml when absent.
-    #[arg(long)]
+    scene_file: Option<PathBuf>,
+    /// Scene file (TOML), as an option.
+    #[arg(long, conflicts_with = "scene_file")]
     scene: Option<PathBuf>,
     /// Resize the scene to about this many bodies (counts and regions scale together).
     #[arg(long)]
     bodies: Option<u64>,
     /// Frames to run (at least 1).
-    #[arg(long, default_value_t = 20, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     frames: u32,
     /// Where the wide passes run.
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
@@ -128,6 +131,12 @@ struct RunArgs {
     /// Broadphase method.
     #[arg(long, value_enum, default_value_t = BroadphaseArg::Auto)]
     broadphase: BroadphaseArg,
+    /// Contacts are reported for pairs up to this far apart.
+    #[arg(long, default_value_t = 0.0)]
+    speculative: f64,
+    /// Write per-frame pairs, contacts, impacts and stage times here (JSON).
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,11 +149,14 @@ enum BroadphaseArg {
 impl Default for RunArgs {
     fn default() -> Self {
         Self {
+            scene_file: None,
             scene: None,
             bodies: None,
-            frames: 20,
+            frames: 10,
             device: DeviceArg::Auto,
             broadphase: BroadphaseArg::Auto,
+            speculative: 0.0,
+            report: None,
         }
     }
 }
@@ -211,7 +223,8 @@ fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
 }
 
 fn run(args: &RunArgs) -> Result<()> {
-    let scene = match &args.scene {
+    let scene_path = args.scene.clone().or_else(|| args.scene_file.clone());
+    let scene = match &scene_path {
         Some(path) => Scene::load_resized(path, args.bodies)?,
         None => Scene::default_scene(args.bodies)?,
     };
@@ -225,56 +238,78 @@ fn run(args: &RunArgs) -> Result<()> {
             proxima::broadphase::Choice::Method(proxima::passes::broadphase::Method::Sweep)
         }
     });
+    let device = pipeline.device_name();
+    let mut world = World::on(pipeline);
     // The exact bodies first: a mesh that cannot be decomposed is an error before any
     // frame runs, and a decomposition says so while it runs.
-    let narrow = proxima::narrowphase::Narrowphase::new(
-        &scene.geometry,
-        &proxima::geometry::decompose::Cache::from_env(),
-        &mut |line| eprintln!("proxima: {line}"),
-    )?;
-    let mut world = scene.world;
+    world.add_scene(&scene, &mut |line| eprintln!("proxima: {line}"))?;
+    world.set_speculative(args.speculative)?;
+    let walls = scene
+        .crowd
+        .wrap
+        .map(|(lo, hi)| (lo.as_dvec3(), hi.as_dvec3()));
+    let mut crowd = KinematicCrowd::new(world, walls);
     println!(
-        "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {}",
+        "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {device}",
         scene.path.display(),
-        if args.scene.is_none() {
+        if scene_path.is_none() {
             " (built-in)"
         } else {
             ""
         },
-        world.len(),
-        world.shapes.len(),
+        crowd.world.len(),
+        scene.geometry.len(),
         args.frames,
-        pipeline.device_name()
     );
     let dt = 1.0 / 60.0;
+    let bar = indicatif::ProgressBar::new(u64::from(args.frames));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec} {msg}")
+            .expect("a valid template"),
+    );
     let mut totals: Vec<(&'static str, f64)> = Vec::new();
-    let mut wall = 0.0;
-    let mut last: Option<FrameResult> = None;
-    let mut timed = 0;
-    for f in 0..args.frames.max(1) {
-        let result = pipeline.frame(&world)?;
+    let (mut wall, mut timed) = (0.0, 0u32);
+    let mut rows = Vec::new();
+    let mut last = None;
+    for f in 0..args.frames {
+        let t = Instant::now();
+        let frame = crowd.frame(dt)?;
+        let seconds = t.elapsed().as_secs_f64();
+        bar.inc(1);
+        bar.set_message(format!(
+            "{} contacts, {} impacts",
+            frame.report.contacts.len(),
+            frame.impacts.len()
+        ));
         // Frame 0 pays for pipeline compilation and first allocations: not averaged.
         if f > 0 || args.frames == 1 {
             timed += 1;
-            wall += result.profile.wall.as_secs_f64();
-            for s in &result.profile.stages {
-                match totals.iter_mut().find(|(n, _)| *n == s.name) {
-                    Some((_, t)) => *t += s.seconds,
-                    None => totals.push((s.name, s.seconds)),
+            wall += seconds;
+            let stages = frame
+                .report
+                .profile
+                .stages
+                .iter()
+                .map(|s| (s.name, s.seconds));
+            for (name, t) in stages.chain([("impacts", frame.impact_seconds)]) {
+                match totals.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, sum)) => *sum += t,
+                    None => totals.push((name, t)),
                 }
             }
         }
-        last = Some(result);
-        if f + 1 < args.frames {
-            world.advance(dt);
+        if args.report.is_some() {
+            rows.push(frame_row(&frame, seconds));
         }
+        last = Some(frame);
     }
+    bar.finish_and_clear();
     let last = last.expect("at least one frame ran");
-    let clock = match last.profile.clock {
-        proxima::profile::Clock::GpuTimestamps => "gpu timestamps",
+    let clock = match last.report.profile.clock {
+        proxima::profile::Clock::GpuTimestamps => "gpu timestamps for the GPU stages",
         proxima::profile::Clock::Cpu => "cpu clock",
     };
-    println!("stage timings, mean over {timed} frames ({clock}):");
+    println!("stage timings, mean over {timed} frames ({clock}; contacts and impacts on the CPU):");
     for (name, t) in &totals {
         println!("  {name:<18} {:>10.3} ms", t / f64::from(timed) * 1e3);
     }
@@ -283,52 +318,102 @@ fn run(args: &RunArgs) -> Result<()> {
         "frame",
         wall / f64::from(timed) * 1e3
     );
-    println!("result (last frame): {}", summarize(&last.aabbs));
+    let r = &last.report;
     println!(
         "pairs (last frame): {} overlapping box pairs ({} broadphase)",
-        last.pairs.len(),
-        last.broadphase.map_or("no", |m| m.name())
+        r.pairs.len(),
+        r.broadphase.map_or("no", |m| m.name())
     );
-    // The exact stage on the last frame's pairs: every pair decided by the walk, the hull
-    // trees or the rounded queries.
-    let t = Instant::now();
-    let touching = narrow.collide_pairs(&world.bodies, &last.pairs)?;
     println!(
-        "touching (last frame, exact): {} of the {} pairs ({:.1} ms on {} threads)",
-        touching.iter().filter(|&&x| x).count(),
-        last.pairs.len(),
-        t.elapsed().as_secs_f64() * 1e3,
-        std::thread::available_parallelism().map_or(1, |n| n.get())
+        "contacts (last frame, exact): {} manifolds, {} points, deepest {:.4}",
+        r.contacts.len(),
+        r.contacts
+            .iter()
+            .map(|c| c.manifold.points.len())
+            .sum::<usize>(),
+        -r.contacts
+            .iter()
+            .map(|c| c.manifold.min_separation())
+            .fold(0.0, f64::min),
     );
+    println!(
+        "impacts (last frame): {} first contacts in {} rounds; {} bodies stopped, {} contact pairs bounced",
+        last.impacts.len(),
+        last.rounds,
+        last.stopped,
+        last.bounced
+    );
+    println!("result: {}", summarize(&crowd.world, &last));
+    if let Some(path) = &args.report {
+        let doc = serde_json::json!({
+            "scene": scene.path.display().to_string(),
+            "bodies": crowd.world.len(),
+            "device": device,
+            "dt": dt,
+            "frames": rows,
+        });
+        let text = serde_json::to_string_pretty(&doc).expect("json values serialise");
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        println!("report: {}", path.display());
+    }
     Ok(())
 }
 
-/// A backend-independent summary of the boxes: their union and mean volume, to 4
-/// significant digits. GPU and CPU boxes differ by a few ulps (both lie within the bounds
-/// margin of the exact box), which shows at 6 digits for some scenes but not at 4.
-fn summarize(aabbs: &[GpuAabb]) -> String {
-    if aabbs.is_empty() {
-        return "no bodies".into();
+/// One frame of the `--report` file.
+fn frame_row(frame: &CrowdFrame, seconds: f64) -> serde_json::Value {
+    let r = &frame.report;
+    let stages: serde_json::Map<String, serde_json::Value> = r
+        .profile
+        .stages
+        .iter()
+        .map(|s| (s.name.to_string(), serde_json::json!(s.seconds)))
+        .chain([(
+            "impacts".to_string(),
+            serde_json::json!(frame.impact_seconds),
+        )])
+        .collect();
+    serde_json::json!({
+        "frame": r.frame,
+        "pairs": r.pairs.len(),
+        "contacts": r.contacts.len(),
+        "contact_points": r.contacts.iter().map(|c| c.manifold.points.len()).sum::<usize>(),
+        "impacts": frame.impacts.len(),
+        "impact_rounds": frame.rounds,
+        "stopped": frame.stopped,
+        "bounced": frame.bounced,
+        "seconds": seconds,
+        "stages": stages,
+    })
+}
+
+/// A backend-independent summary of the run: the last frame's pairs and contacts and an
+/// FNV-1a hash of every body's final pose bits and the last frame's contact pairs. The GPU
+/// broadphase and its CPU twin give the same pair sets, and everything after them is the
+/// same f64 arithmetic, so both paths must print the same line.
+fn summarize(world: &World, last: &CrowdFrame) -> String {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |x: u64| {
+        for byte in x.to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for b in world.bodies() {
+        let (t, q) = (b.pose.translation, b.pose.rotation);
+        for v in [t.x, t.y, t.z, q.x, q.y, q.z, q.w] {
+            eat(v.to_bits());
+        }
     }
-    let mut lo = glam::DVec3::INFINITY;
-    let mut hi = glam::DVec3::NEG_INFINITY;
-    let mut volume = 0.0;
-    for b in aabbs {
-        let b = b.to_f64();
-        lo = lo.min(b.min);
-        hi = hi.max(b.max);
-        volume += (b.max - b.min).element_product();
+    for c in &last.report.contacts {
+        eat(u64::from(c.bodies[0]) << 32 | u64::from(c.bodies[1]));
     }
     format!(
-        "{} boxes, union [{:.3e}, {:.3e}, {:.3e}] .. [{:.3e}, {:.3e}, {:.3e}], mean volume {:.3e}",
-        aabbs.len(),
-        lo.x,
-        lo.y,
-        lo.z,
-        hi.x,
-        hi.y,
-        hi.z,
-        volume / aabbs.len() as f64
+        "{} pairs, {} contact manifolds, {} impacts in the last frame; state hash {hash:016x}",
+        last.report.pairs.len(),
+        last.report.contacts.len(),
+        last.impacts.len()
     )
 }
 
@@ -470,7 +555,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         .collect();
     for &n in &sizes {
         let scene = Scene::default_scene(Some(n as u64))?;
-        let aabbs = pipeline.step(&scene.world)?.aabbs;
+        let aabbs = pipeline.step(&scene.crowd)?.aabbs;
         let mut times = [f64::NAN; 4];
         let mut pairs = 0;
         let mut gpu = GpuBroadphase::default();

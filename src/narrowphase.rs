@@ -383,6 +383,15 @@ impl ContactState {
 }
 
 impl ExactShape {
+    /// The largest distance of a point of the shape from its body origin.
+    pub fn reach(&self) -> f64 {
+        match self {
+            ExactShape::Convex(p) => p.radius(),
+            ExactShape::Tree(t) => t.hull().radius(),
+            ExactShape::Rounded(r) => r.reach(),
+        }
+    }
+
     /// The shape as a hull tree (a polytope is a one-node tree); `None` for a rounded body.
     pub fn tree(&self) -> Option<Arc<HullTree>> {
         match self {

@@ -79,14 +79,14 @@ fn one() -> Spanned<u32> {
     Spanned::new(0..0, 1)
 }
 
-/// A loaded scene: the world the pipeline runs, and the geometry of every shape-table
-/// entry (same indices as `world.shapes`).
+/// A loaded scene: the bodies the pipeline runs, and the geometry of every shape-table
+/// entry (same indices as `crowd.shapes`).
 #[derive(Clone, Debug)]
 pub struct Scene {
     /// File the scene came from.
     pub path: PathBuf,
     /// Bodies, shape bounds, motions.
-    pub world: Crowd,
+    pub crowd: Crowd,
     /// Geometry per shape-table entry.
     pub geometry: Vec<ShapeGeometry>,
 }
@@ -314,7 +314,7 @@ impl Scene {
         world.validate()?;
         Ok(Scene {
             path: path.to_owned(),
-            world,
+            crowd: world,
             geometry,
         })
     }

@@ -18,6 +18,7 @@
 //! What it does not do yet: bind a renderer's own pose buffer, overlap the CPU stages of
 //! one frame with the GPU stages of the next, or take penetration from the GPU estimate.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -36,6 +37,7 @@ use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairC
 use crate::passes::broadphase::Method;
 use crate::pipeline::{DeviceChoice, Pipeline};
 use crate::profile::{Profile, StageTime};
+use crate::scene::Scene;
 use crate::shape::ShapeGeometry;
 use crate::{Error, Result};
 
@@ -84,7 +86,8 @@ pub struct FrameReport {
     pub impacts: Vec<Impact>,
     /// The broadphase that ran.
     pub broadphase: Option<Method>,
-    /// Per-stage timings: the pipeline's stages, then `contacts` and `impacts` (CPU clock).
+    /// Per-stage timings: the pipeline's stages, then `contacts` and (for a step with a
+    /// duration) `impacts`, on the CPU clock.
     pub profile: Profile,
 }
 
@@ -164,19 +167,17 @@ impl World {
         progress: &mut dyn FnMut(&str),
     ) -> Result<ShapeId> {
         let id = self.bounds.len() as u32;
-        let (exact, reach) = match geometry {
-            ShapeGeometry::Convex(p) => (ExactShape::Convex(p.clone()), p.radius()),
-            ShapeGeometry::Rounded(r) => (ExactShape::Rounded(r.clone()), r.reach()),
-            ShapeGeometry::Mesh(m) => {
-                let tree =
-                    HullTree::decompose(m, &DecomposeParams::default(), &self.cache, progress)
-                        .map_err(|e| {
-                            Error::Geometry(format!("shape {id} cannot be decomposed: {e}"))
-                        })?;
-                let reach = tree.hull().radius();
-                (ExactShape::Tree(Arc::new(tree)), reach)
-            }
+        let exact = match geometry {
+            ShapeGeometry::Convex(p) => ExactShape::Convex(p.clone()),
+            ShapeGeometry::Rounded(r) => ExactShape::Rounded(r.clone()),
+            ShapeGeometry::Mesh(m) => ExactShape::Tree(Arc::new(
+                HullTree::decompose(m, &DecomposeParams::default(), &self.cache, progress)
+                    .map_err(|e| {
+                        Error::Geometry(format!("shape {id} cannot be decomposed: {e}"))
+                    })?,
+            )),
         };
+        let reach = exact.reach();
         let bounds = geometry.gpu_bounds()?;
         bounds.validate(id)?;
         self.narrow.push(exact);
@@ -184,6 +185,27 @@ impl World {
         self.reach.push(reach);
         self.crowd.shapes.push(grown(&bounds, self.speculative));
         Ok(ShapeId(id))
+    }
+
+    /// Adds a scene's shapes and bodies (poses and velocities as the scene gives them);
+    /// returns the first new body's index.
+    pub fn add_scene(&mut self, scene: &Scene, progress: &mut dyn FnMut(&str)) -> Result<u32> {
+        let first_shape = self.bounds.len() as u32;
+        for g in &scene.geometry {
+            self.add_shape(g, progress)?;
+        }
+        let first = self.bodies.len() as u32;
+        for (body, motion) in scene.crowd.bodies.iter().zip(&scene.crowd.motions) {
+            let id = self.add_body(ShapeId(first_shape + body.shape), Pose::from_gpu(body))?;
+            self.set_velocity(
+                id,
+                Velocity {
+                    linear: motion.linear.as_dvec3(),
+                    angular: motion.angular.as_dvec3(),
+                },
+            )?;
+        }
+        Ok(first)
     }
 
     /// Registers a convex polytope.
@@ -326,11 +348,19 @@ impl World {
             seconds: t.elapsed().as_secs_f64(),
         });
         let t = Instant::now();
-        let impacts = self.impacts(dt)?;
-        profile.stages.push(StageTime {
-            name: "impacts",
-            seconds: t.elapsed().as_secs_f64(),
-        });
+        // A pair that overlaps now has no first contact ahead: no need to advance it.
+        let overlapping: HashSet<[u32; 2]> = contacts
+            .iter()
+            .filter(|c| c.manifold.min_separation() < 0.0)
+            .map(|c| c.bodies)
+            .collect();
+        let impacts = self.impacts_where(dt, |a, b| !overlapping.contains(&[a, b]))?;
+        if dt > 0.0 {
+            profile.stages.push(StageTime {
+                name: "impacts",
+                seconds: t.elapsed().as_secs_f64(),
+            });
+        }
         let report = FrameReport {
             frame: self.frame,
             pairs: frame.pairs,
@@ -367,9 +397,20 @@ impl World {
             .collect()
     }
 
-    /// First contacts over the next `dt`: swept boxes, the CPU broadphase over them, then
-    /// conservative advancement of every candidate pair on all cores.
-    fn impacts(&self, dt: f64) -> Result<Vec<Impact>> {
+    /// First contacts over the next `dt` under the current velocities, earliest first:
+    /// swept boxes, the CPU broadphase over them, then conservative advancement of every
+    /// candidate pair on all cores. Pairs that overlap at the start are not impacts (the
+    /// contacts report them).
+    pub fn impacts(&self, dt: f64) -> Result<Vec<Impact>> {
+        self.impacts_where(dt, |_, _| true)
+    }
+
+    /// [`World::impacts`] over the candidate pairs `keep` accepts (bodies `a < b`).
+    pub fn impacts_where(
+        &self,
+        dt: f64,
+        keep: impl Fn(u32, u32) -> bool + Sync,
+    ) -> Result<Vec<Impact>> {
         let moving = self
             .velocities
             .iter()
@@ -382,9 +423,13 @@ impl World {
             .bodies
             .iter()
             .zip(&motions)
-            .map(|(b, m)| swept_box(self.reach[b.shape as usize], m))
+            .map(|(b, m)| {
+                let shape = b.shape as usize;
+                swept_box(&self.bounds[shape], self.reach[shape], m)
+            })
             .collect();
-        let candidates = cpu_pairs(&boxes, Method::Hash)?;
+        let mut candidates = cpu_pairs(&boxes, Method::Hash)?;
+        candidates.retain(|&[a, b]| keep(a, b));
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = candidates.len().div_ceil(threads).max(1);
         let shapes = self.narrow.shapes();
@@ -476,14 +521,36 @@ fn grown(b: &GpuShapeBounds, speculative: f64) -> GpuShapeBounds {
     GpuShapeBounds::new(Vec3::from_array(b.center), round_up(half), radius)
 }
 
-/// A box that holds a body of `reach` over its motion: the origin's path (a segment)
-/// grown by the reach, rounded outward to f32.
-fn swept_box(reach: f64, motion: &ScrewMotion) -> GpuAabb {
-    let (s, e) = (motion.start().translation, motion.end().translation);
-    let (lo, hi) = (
-        s.min(e) - DVec3::splat(reach),
-        s.max(e) + DVec3::splat(reach),
-    );
+/// A box that holds a body over its motion (see `swept_bounds`), rounded outward to f32.
+fn swept_box(bounds: &GpuShapeBounds, reach: f64, motion: &ScrewMotion) -> GpuAabb {
+    let (lo, hi) = swept_bounds(bounds, reach, motion);
     let widen = |x: DVec3| DVec3::splat(x.abs().max_element() * 1e-12);
     GpuAabb::new(round_down(lo - widen(lo)), round_up(hi + widen(hi)))
+}
+
+/// A box that holds a body over its screw motion: the box of its boxes at the start and
+/// at the end, grown by `reach · θ² / 8` (θ the motion's whole turn). A point of the body
+/// is at `x(t) = p(t) + R(t) r`; `p` is linear in `t`, and `R(t) r` turns on a circle of
+/// radius at most `|r| ≤ reach` at constant speed, so it strays from the chord between
+/// its ends by at most `max |d²/dt² R(t) r| · t(1 − t)/2 ≤ reach · θ² / 8`. The chord
+/// stays in the box of the two end boxes (it joins a point of each).
+fn swept_bounds(bounds: &GpuShapeBounds, reach: f64, motion: &ScrewMotion) -> (DVec3, DVec3) {
+    let c = DVec3::from_array(bounds.center.map(f64::from));
+    let h = DVec3::from_array(bounds.half_extents.map(f64::from));
+    let r = f64::from(bounds.radius);
+    let at = |pose: Pose| {
+        let m = glam::DMat3::from_quat(pose.rotation);
+        let centre = pose.translation + m * c;
+        let half = DVec3::new(
+            m.row(0).abs().dot(h),
+            m.row(1).abs().dot(h),
+            m.row(2).abs().dot(h),
+        )
+        .min(DVec3::splat(r));
+        (centre - half, centre + half)
+    };
+    let (s, e) = (at(motion.start()), at(motion.end()));
+    let turn = motion.angular().length();
+    let sag = DVec3::splat(reach * turn * turn / 8.0);
+    (s.0.min(e.0) - sag, s.1.max(e.1) + sag)
 }

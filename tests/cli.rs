@@ -27,6 +27,12 @@ fn result_line(o: &Output) -> String {
         .to_owned()
 }
 
+/// The default job on the CPU twins, run once for the tests that compare with it.
+fn cpu_default() -> &'static Output {
+    static RUN: std::sync::OnceLock<Output> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| proxima(&["run", "--device", "cpu"], &[]))
+}
+
 /// Environment that hides every Vulkan driver from the loader: a machine without one.
 const NO_DRIVER: &[(&str, &str)] = &[
     ("VK_DRIVER_FILES", "/nonexistent/proxima-no-driver.json"),
@@ -50,9 +56,9 @@ fn main_job_gives_the_same_result_on_gpu_and_cpu() {
     assert_eq!(result_line(&gpu), result_line(&cpu));
     // The default scene (no arguments) too, broadphase included.
     let gpu = proxima(&[], &[]);
-    let cpu = proxima(&["run", "--device", "cpu"], &[]);
+    let cpu = cpu_default();
     assert!(gpu.status.success() && !stdout(&gpu).contains("CPU twins"));
-    assert_eq!(result_line(&gpu), result_line(&cpu));
+    assert_eq!(result_line(&gpu), result_line(cpu));
     let pairs = |o: &Output| {
         stdout(o)
             .lines()
@@ -64,7 +70,7 @@ fn main_job_gives_the_same_result_on_gpu_and_cpu() {
         "{}",
         stdout(&gpu)
     );
-    assert_eq!(pairs(&gpu), pairs(&cpu));
+    assert_eq!(pairs(&gpu), pairs(cpu));
 }
 
 #[test]
@@ -78,11 +84,61 @@ fn without_a_driver_the_default_job_falls_back_with_one_line() {
         .collect();
     assert_eq!(notices.len(), 1, "{text}");
     assert!(notices[0].contains("mesa-vulkan-drivers"), "{text}");
-    let cpu = proxima(&["run", "--device", "cpu"], &[]);
-    assert_eq!(result_line(&fallback), result_line(&cpu));
+    assert_eq!(result_line(&fallback), result_line(cpu_default()));
     // `info` says the same instead of failing.
     let info = proxima(&["info"], NO_DRIVER);
     assert!(info.status.success() && stdout(&info).contains("mesa-vulkan-drivers"));
+}
+
+#[test]
+fn the_main_job_writes_a_report_per_frame() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-report");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("report.json");
+    let _ = std::fs::remove_file(&path);
+    let o = proxima(
+        &[
+            "run",
+            "scenes/crowd.toml",
+            "--bodies",
+            "2000",
+            "--frames",
+            "4",
+            "--device",
+            "cpu",
+            "--speculative",
+            "0.01",
+            "--report",
+            path.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let text = stdout(&o);
+    for key in [
+        "contacts (last frame, exact)",
+        "impacts (last frame)",
+        "contacts ",
+        "impacts ",
+    ] {
+        assert!(text.contains(key), "{key} missing from:\n{text}");
+    }
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let frames = doc["frames"].as_array().unwrap();
+    assert_eq!(frames.len(), 4);
+    assert_eq!(doc["bodies"], 2000);
+    for (k, f) in frames.iter().enumerate() {
+        assert_eq!(f["frame"], k);
+        let (pairs, contacts) = (
+            f["pairs"].as_u64().unwrap(),
+            f["contacts"].as_u64().unwrap(),
+        );
+        assert!(pairs > 0 && contacts > 0 && contacts <= pairs, "{f}");
+        assert!(f["contact_points"].as_u64().unwrap() <= 4 * contacts);
+        assert!(f["stages"]["contacts"].as_f64().unwrap() >= 0.0);
+        assert!(f["stages"]["bounds"].as_f64().is_some(), "{f}");
+    }
 }
 
 #[test]

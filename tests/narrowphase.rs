@@ -73,8 +73,8 @@ fn every_pair_matches_its_oracle() {
     let scene = Scene::parse(Path::new("mixed.toml"), Path::new("."), SCENE).unwrap();
     let cache = Cache::At(Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"));
     let narrow = Narrowphase::new(&scene.geometry, &cache, &mut |_| {}).unwrap();
-    let bodies = &scene.world.bodies;
-    let frame = cpu_full_frame(bodies, &scene.world.shapes, Method::Hash).unwrap();
+    let bodies = &scene.crowd.bodies;
+    let frame = cpu_full_frame(bodies, &scene.crowd.shapes, Method::Hash).unwrap();
     let answers = narrow.collide_pairs(bodies, &frame.pairs).unwrap();
     let mut touching = 0;
     let mut kinds = std::collections::BTreeSet::new();

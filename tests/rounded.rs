@@ -259,13 +259,13 @@ fn scenes_take_spheres_and_capsules() {
         text,
     )
     .unwrap();
-    let bounds = &scene.world.shapes;
+    let bounds = &scene.crowd.shapes;
     assert_eq!(bounds.len(), 2);
     assert_eq!(bounds[0].half_extents, [0.5; 3]);
     assert_eq!(bounds[0].radius, 0.5);
     assert_eq!(bounds[1].half_extents, [0.25, 0.25, 1.25]);
-    let frame = proxima::frame::cpu_frame(&scene.world.bodies, &scene.world.shapes).unwrap();
-    for (body, aabb) in scene.world.bodies.iter().zip(&frame.aabbs) {
+    let frame = proxima::frame::cpu_frame(&scene.crowd.bodies, &scene.crowd.shapes).unwrap();
+    for (body, aabb) in scene.crowd.bodies.iter().zip(&frame.aabbs) {
         if body.shape == 0 {
             for (k, p) in body.position.iter().enumerate() {
                 assert!(aabb.min[k] <= p - 0.5 && aabb.max[k] >= p + 0.5);
@@ -384,7 +384,7 @@ fn the_particle_scene_parses() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/particles.toml");
     let text = std::fs::read_to_string(&path).unwrap();
     let scene = Scene::parse_resized(&path, path.parent().unwrap(), &text, Some(10_000)).unwrap();
-    assert!((9_000..=11_000).contains(&scene.world.bodies.len()));
+    assert!((9_000..=11_000).contains(&scene.crowd.bodies.len()));
     assert!(
         scene
             .geometry
@@ -392,8 +392,8 @@ fn the_particle_scene_parses() {
             .all(|g| matches!(g, ShapeGeometry::Rounded(_)))
     );
     let frame = proxima::frame::cpu_full_frame(
-        &scene.world.bodies,
-        &scene.world.shapes,
+        &scene.crowd.bodies,
+        &scene.crowd.shapes,
         proxima::passes::broadphase::Method::Hash,
     )
     .unwrap();

@@ -23,7 +23,7 @@ fn expect_error(text: &str, needles: &[&str]) {
         }
         other => panic!(
             "expected a scene error saying {needles:?}, got {:?}",
-            other.map(|s| s.world.len())
+            other.map(|s| s.crowd.len())
         ),
     }
 }
@@ -40,10 +40,10 @@ speed = [0.0, 1.0]\n";
 #[test]
 fn the_default_scene_loads_with_sound_bounds() {
     let scene = Scene::default_scene(None).unwrap();
-    assert_eq!(scene.world.len(), 100_000);
-    assert_eq!(scene.world.shapes.len(), 20);
+    assert_eq!(scene.crowd.len(), 100_000);
+    assert_eq!(scene.crowd.shapes.len(), 20);
     assert_eq!(scene.geometry.len(), 20);
-    for (bounds, geometry) in scene.world.shapes.iter().zip(&scene.geometry) {
+    for (bounds, geometry) in scene.crowd.shapes.iter().zip(&scene.geometry) {
         let ShapeGeometry::Convex(poly) = geometry else {
             panic!("the crowd is convex")
         };
@@ -54,11 +54,11 @@ fn the_default_scene_loads_with_sound_bounds() {
             assert!(v.distance(c) <= f64::from(bounds.radius));
         }
     }
-    let (lo, hi) = scene.world.wrap.expect("the crowd wraps");
-    for b in &scene.world.bodies {
+    let (lo, hi) = scene.crowd.wrap.expect("the crowd wraps");
+    for b in &scene.crowd.bodies {
         let p = Vec3::from_array(b.position);
         assert!(p.cmpge(lo).all() && p.cmple(hi).all());
-        assert!((b.shape as usize) < scene.world.shapes.len());
+        assert!((b.shape as usize) < scene.crowd.shapes.len());
     }
 }
 
@@ -66,8 +66,8 @@ fn the_default_scene_loads_with_sound_bounds() {
 fn resizing_keeps_the_density() {
     for n in [1u64, 999, 12_345] {
         let scene = Scene::default_scene(Some(n)).unwrap();
-        assert_eq!(scene.world.len() as u64, n);
-        let (lo, hi) = scene.world.wrap.unwrap();
+        assert_eq!(scene.crowd.len() as u64, n);
+        let (lo, hi) = scene.crowd.wrap.unwrap();
         let volume = f64::from((hi - lo).x).powi(3);
         let density = n as f64 / volume;
         assert!(
@@ -81,9 +81,9 @@ fn resizing_keeps_the_density() {
 fn scale_variants_and_determinism() {
     let a = parse(ONE_GROUP).unwrap();
     let b = parse(ONE_GROUP).unwrap();
-    assert_eq!(a.world.bodies, b.world.bodies);
-    assert_eq!(a.world.shapes.len(), 3);
-    let widths: Vec<f32> = a.world.shapes.iter().map(|s| s.half_extents[0]).collect();
+    assert_eq!(a.crowd.bodies, b.crowd.bodies);
+    assert_eq!(a.crowd.shapes.len(), 3);
+    let widths: Vec<f32> = a.crowd.shapes.iter().map(|s| s.half_extents[0]).collect();
     assert!(
         (widths[0] - 0.5).abs() < 1e-6 && (widths[2] - 1.0).abs() < 1e-6,
         "{widths:?}"
@@ -92,7 +92,7 @@ fn scale_variants_and_determinism() {
         (widths[1] - 0.5 * 2f32.sqrt()).abs() < 1e-5,
         "log-uniform middle: {widths:?}"
     );
-    for m in &a.world.motions {
+    for m in &a.crowd.motions {
         assert!(m.linear.length() <= 1.0 + 1e-6 && m.angular == Vec3::ZERO);
     }
 }
@@ -299,7 +299,7 @@ fn random_scene_text_is_a_scene_or_a_named_error() {
         match parse(&text) {
             Ok(scene) => {
                 scenes += 1;
-                assert!(scene.world.len() <= 1000, "case {case}: {text}");
+                assert!(scene.crowd.len() <= 1000, "case {case}: {text}");
             }
             Err(e @ Error::Scene { .. }) => {
                 errors += 1;

@@ -161,10 +161,7 @@ fn every_pair_within_the_speculative_distance_has_a_manifold() {
     }
     // The profile names the exact stages.
     let stages: Vec<&str> = report.profile.stages.iter().map(|s| s.name).collect();
-    assert!(
-        stages.contains(&"contacts") && stages.contains(&"impacts"),
-        "{stages:?}"
-    );
+    assert!(stages.contains(&"contacts"), "{stages:?}");
 }
 
 #[test]

@@ -48,6 +48,7 @@
 
 use glam::DVec3;
 
+use super::depth::{self, DepthInput};
 use super::sat;
 use super::walk::{self, WalkInput, WalkState};
 use crate::bodies::Pose;
@@ -272,8 +273,12 @@ impl<'a> Advancement<'a> {
         if state != WalkState::Separated {
             // Touching or overlapping (at the start; later only if rounding let a step
             // end a hair short of safe): the separating-axis test's best axis is the
-            // normal.
-            let axis = sat::max_separation(inp.a, &pose_a, inp.b, &pose_b).axis;
+            // normal. The Gauss-map walk finds the same axis (the largest separation is
+            // minus the depth) without trying every edge pair, which on round hulls (an
+            // icosphere's 480 edges: 230,000 pairs) is most of a crowd's impact time.
+            let axis = depth::walk(&DepthInput::new(inp.a, pose_a, inp.b, pose_b))
+                .map(|p| p.normal)
+                .unwrap_or_else(|| sat::max_separation(inp.a, &pose_a, inp.b, &pose_b).axis);
             let state = if state == WalkState::Penetrating && t == 0.0 {
                 ToiState::Overlapping
             } else {

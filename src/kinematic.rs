@@ -1,0 +1,170 @@
+//! The main job's crowd: bodies at constant velocities inside a box of walls, bouncing off
+//! the walls and off each other by the world's contacts and impacts, and never passing
+//! through each other.
+//!
+//! One frame of `dt`:
+//! 1. [`World::step`] at the current poses: the pairs and the contacts.
+//! 2. Contacts: a pair that overlaps or touches and closes along its normal exchanges the
+//!    normal parts of its velocities (equal masses, elastic).
+//! 3. Walls: a body whose reach crosses a wall while it moves outward turns back.
+//! 4. Impacts: with those velocities, every pair that would meet during the frame
+//!    ([`World::impacts`]) stops both its bodies for this frame and exchanges the normal
+//!    parts of their velocities for the next. Stopping a body changes its pairs, so the
+//!    impacts of the pairs with a newly stopped body are asked again, until none hits.
+//!    Then no pair meets during the frame's motions (each round stops at least one more
+//!    body, so this ends). Pairs that overlap at the frame's start are the contacts' to
+//!    part (step 2).
+//! 5. [`World::advance`] moves the bodies; the stopped ones take their new velocities.
+//!
+//! Not physics: no masses, friction or resting contact, and a stopped body loses the rest
+//! of its frame. It is the workload the pipeline is built for, and the check that the
+//! pieces fit: contacts, impacts and poses through one `World`.
+
+use std::collections::HashSet;
+use std::time::Instant;
+
+use glam::DVec3;
+
+use crate::Result;
+use crate::exact::advance::ToiState;
+use crate::world::{BodyId, FrameReport, Impact, Velocity, World};
+
+/// What one frame of the crowd did.
+#[derive(Clone, Debug)]
+pub struct CrowdFrame {
+    /// The world's report at the frame's start poses (pairs, contacts, stage times).
+    pub report: FrameReport,
+    /// Every impact found during the frame (all rounds), earliest first per round.
+    pub impacts: Vec<Impact>,
+    /// Impact rounds run (1 when the first found none).
+    pub rounds: u32,
+    /// Bodies stopped for this frame.
+    pub stopped: usize,
+    /// Contact pairs whose closing velocities were exchanged.
+    pub bounced: usize,
+    /// Seconds spent in the impact rounds and the response.
+    pub impact_seconds: f64,
+}
+
+/// A world whose bodies move as a kinematic crowd.
+#[derive(Debug)]
+pub struct KinematicCrowd {
+    /// The world (shapes, bodies, velocities).
+    pub world: World,
+    /// Walls: the bodies stay in this box (`None`: no walls).
+    pub walls: Option<(DVec3, DVec3)>,
+    reach: Vec<f64>,
+}
+
+impl KinematicCrowd {
+    /// The crowd of a world's bodies, inside `walls`.
+    pub fn new(world: World, walls: Option<(DVec3, DVec3)>) -> Self {
+        let reach = world
+            .bodies()
+            .iter()
+            .map(|b| world.shapes()[b.shape as usize].reach())
+            .collect();
+        KinematicCrowd {
+            world,
+            walls,
+            reach,
+        }
+    }
+
+    /// One frame of `dt` seconds (see the module comment).
+    pub fn frame(&mut self, dt: f64) -> Result<CrowdFrame> {
+        let report = self.world.step(0.0)?;
+        let t = Instant::now();
+        let n = self.world.len();
+        let mut velocity: Vec<Velocity> = (0..n)
+            .map(|i| self.world.velocity(BodyId(i as u32)))
+            .collect::<Result<_>>()?;
+        let mut bounced = 0;
+        for c in &report.contacts {
+            if c.manifold.min_separation() > 0.0 {
+                continue;
+            }
+            let [a, b] = c.bodies.map(|i| i as usize);
+            if exchange(&mut velocity, a, b, c.manifold.normal) {
+                bounced += 1;
+            }
+        }
+        if let Some((lo, hi)) = self.walls {
+            for (i, body) in self.world.bodies().iter().enumerate() {
+                let (p, r) = (body.pose.translation, self.reach[i]);
+                let v = &mut velocity[i].linear;
+                for k in 0..3 {
+                    if (p[k] - r < lo[k] && v[k] < 0.0) || (p[k] + r > hi[k] && v[k] > 0.0) {
+                        v[k] = -v[k];
+                    }
+                }
+            }
+        }
+        // Impact rounds: the bodies of a pair that would meet stay put this frame.
+        // Pairs that overlap now are the contacts' to part: they have no first contact.
+        let overlapping: HashSet<[u32; 2]> = report
+            .contacts
+            .iter()
+            .filter(|c| c.manifold.min_separation() < 0.0)
+            .map(|c| c.bodies)
+            .collect();
+        let mut next = velocity.clone();
+        let mut stopped = vec![false; n];
+        let mut changed = vec![true; n];
+        let (mut impacts, mut rounds) = (Vec::new(), 0);
+        loop {
+            for (i, v) in velocity.iter().enumerate() {
+                self.world.set_velocity(BodyId(i as u32), *v)?;
+            }
+            rounds += 1;
+            let found = self.world.impacts_where(dt, |a, b| {
+                (changed[a as usize] || changed[b as usize]) && !overlapping.contains(&[a, b])
+            })?;
+            changed.fill(false);
+            let mut progress = false;
+            for hit in &found {
+                let [a, b] = hit.bodies.map(|i| i as usize);
+                if stopped[a] && stopped[b] {
+                    continue;
+                }
+                if hit.output.state == ToiState::Hit {
+                    exchange(&mut next, a, b, hit.output.normal);
+                }
+                for i in [a, b] {
+                    if !stopped[i] {
+                        (stopped[i], changed[i], progress) = (true, true, true);
+                        velocity[i] = Velocity::default();
+                    }
+                }
+            }
+            impacts.extend(found);
+            if !progress {
+                break;
+            }
+        }
+        self.world.advance(dt)?;
+        for (i, v) in next.iter().enumerate() {
+            self.world.set_velocity(BodyId(i as u32), *v)?;
+        }
+        Ok(CrowdFrame {
+            report,
+            impacts,
+            rounds,
+            stopped: stopped.iter().filter(|&&s| s).count(),
+            bounced,
+            impact_seconds: t.elapsed().as_secs_f64(),
+        })
+    }
+}
+
+/// Equal masses meeting along `n` (from `a` to `b`): when they close, they exchange the
+/// normal parts of their velocities. Returns whether they did.
+fn exchange(v: &mut [Velocity], a: usize, b: usize, n: DVec3) -> bool {
+    let (va, vb) = (v[a].linear.dot(n), v[b].linear.dot(n));
+    if vb - va >= 0.0 {
+        return false;
+    }
+    v[a].linear += n * (vb - va);
+    v[b].linear += n * (va - vb);
+    true
+}

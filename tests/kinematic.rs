@@ -1,0 +1,96 @@
+//! The main job's crowd: 100 frames of the default scene in which no body passes through
+//! another, checked on every frame's actual motions by all-pairs conservative advancement
+//! and by sampling the exact collision test along them.
+
+use std::collections::HashSet;
+
+use proxima::Pipeline;
+use proxima::bodies::Pose;
+use proxima::exact::advance::{ToiInput, ToiState, time_of_impact};
+use proxima::exact::walk;
+use proxima::kinematic::KinematicCrowd;
+use proxima::motion::ScrewMotion;
+use proxima::narrowphase::ExactShape;
+use proxima::scene::Scene;
+use proxima::world::World;
+
+#[test]
+fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
+    let scene = Scene::default_scene(Some(1500)).unwrap();
+    let mut world = World::on(Pipeline::cpu());
+    world.add_scene(&scene, &mut |_| {}).unwrap();
+    let walls = scene
+        .crowd
+        .wrap
+        .map(|(lo, hi)| (lo.as_dvec3(), hi.as_dvec3()));
+    let mut crowd = KinematicCrowd::new(world, walls);
+    let dt = 1.0 / 20.0;
+    let (mut impacts, mut checked, mut moved) = (0, 0, 0);
+    for frame in 0..100 {
+        let start: Vec<Pose> = crowd.world.bodies().iter().map(|b| b.pose).collect();
+        let step = crowd.frame(dt).unwrap();
+        impacts += step.impacts.len();
+        let overlapping: HashSet<[u32; 2]> = step
+            .report
+            .contacts
+            .iter()
+            .filter(|c| c.manifold.min_separation() < 0.0)
+            .map(|c| c.bodies)
+            .collect();
+        let bodies = crowd.world.bodies();
+        let shapes = crowd.world.shapes();
+        let motions: Vec<ScrewMotion> = start
+            .iter()
+            .zip(bodies)
+            .map(|(s, b)| ScrewMotion::between(*s, b.pose).unwrap())
+            .collect();
+        moved += motions
+            .iter()
+            .filter(|m| m.linear() != glam::DVec3::ZERO)
+            .count();
+        let polytope = |i: usize| match &shapes[bodies[i].shape as usize] {
+            ExactShape::Convex(p) => p.clone(),
+            _ => unreachable!("the default scene is convex"),
+        };
+        for i in 0..bodies.len() {
+            for j in i + 1..bodies.len() {
+                if overlapping.contains(&[i as u32, j as u32]) {
+                    continue;
+                }
+                let (a, b) = (polytope(i), polytope(j));
+                let (ma, mb) = (motions[i], motions[j]);
+                // Closest approach of the origins' paths against both reaches.
+                let p = mb.start().translation - ma.start().translation;
+                let v = mb.linear() - ma.linear();
+                let t = if v == glam::DVec3::ZERO {
+                    0.0
+                } else {
+                    (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
+                };
+                if (p + v * t).length() > a.radius() + b.radius() {
+                    continue;
+                }
+                checked += 1;
+                let out = time_of_impact(&ToiInput::new(&a, ma, &b, mb));
+                assert!(
+                    !matches!(out.state, ToiState::Hit | ToiState::Capped),
+                    "frame {frame}: bodies {i} and {j} meet at t = {} ({:?})",
+                    out.toi,
+                    out.state
+                );
+                for k in 0..=8 {
+                    let s = f64::from(k) / 8.0;
+                    assert!(
+                        !walk::collide(&a, &ma.at(s), &b, &mb.at(s)),
+                        "frame {frame}: bodies {i} and {j} touch at t = {s}"
+                    );
+                }
+            }
+        }
+    }
+    // The crowd did move and did meet.
+    assert!(
+        impacts > 50 && moved > 100_000 && checked > 10_000,
+        "{impacts} {moved} {checked}"
+    );
+}
