@@ -13,7 +13,7 @@ mod common;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::bodies::GpuShapeBounds;
 use proxima::crowd::Crowd;
-use proxima::frame::{self, record_frame};
+use proxima::frame::{self, Plan};
 use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::bounds::{GpuBoundsParams, record_bounds};
@@ -25,16 +25,16 @@ fn bounds(c: &mut Criterion) {
         let world = Crowd::random(n, 1);
         group.throughput(criterion::Throughput::Elements(n as u64));
         group.bench_with_input(BenchmarkId::new("cpu_twin", n), &world, |b, w| {
-            b.iter(|| frame::cpu_frame(&w.bodies, &w.shapes).expect("valid scene"));
+            b.iter(|| frame::cpu(&w.bodies, &w.shapes, None).expect("valid scene"));
         });
         let Some(ctx) = &ctx else { continue };
         let mut engine = Engine::new(ctx.clone());
         engine.prepare_all().expect("shaders compile");
         group.bench_with_input(BenchmarkId::new("gpu_frame", n), &world, |b, w| {
             b.iter(|| {
-                let (rec, rb) = record_frame(&w.bodies, &w.shapes);
+                let (rec, rb) = frame::record(&w.bodies, &w.shapes, Plan::Bounds);
                 let out = engine.run(&rec, &[]).expect("frame");
-                frame::finish_gpu_frame(&out, rb, &w.bodies, &w.shapes).expect("valid")
+                frame::finish(&out, &rb, &w.bodies, &w.shapes).expect("valid")
             });
         });
         let resident = ctx.device.create_buffer(&wgpu::BufferDescriptor {

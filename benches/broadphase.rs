@@ -43,7 +43,7 @@ fn broadphase(c: &mut Criterion) {
     }
     for n in sizes {
         let scene = Scene::default_scene(Some(n as u64)).expect("default scene");
-        let aabbs = frame::cpu_frame(&scene.crowd.bodies, &scene.crowd.shapes)
+        let aabbs = frame::cpu(&scene.crowd.bodies, &scene.crowd.shapes, None)
             .expect("bounds")
             .aabbs;
         group.throughput(criterion::Throughput::Elements(n as u64));

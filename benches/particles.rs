@@ -144,7 +144,7 @@ fn particle_frame(c: &mut Criterion) {
         }
         group.bench_with_input(BenchmarkId::new("cpu_twin", n), &bodies, |bench, bodies| {
             bench.iter(|| {
-                let f = proxima::frame::cpu_full_frame(bodies, &bounds, Method::Hash).unwrap();
+                let f = proxima::frame::cpu(bodies, &bounds, Some(Method::Hash)).unwrap();
                 contacts_cpu(&table, bodies, &f.pairs).unwrap()
             });
         });

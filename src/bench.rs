@@ -3,7 +3,7 @@
 //! network), so the same command measures a laptop, CI's software adapter and a data-centre
 //! GPU. Per size it times
 //!
-//! - the bounds pass (GPU stage time against `frame::cpu_frame`),
+//! - the bounds pass (GPU stage time against `frame::cpu`),
 //! - the radix sort of as many random key/value pairs as bodies (GPU stage time against the
 //!   twin, a stable sort), with its effective bandwidth at 64 bytes per pair: an LSD sort
 //!   with 8-bit digits reads and writes 8 bytes per pair in each of 4 passes, so that
@@ -286,7 +286,7 @@ fn fill_size(
     let mut gpu = Vec::new();
     let mut gpu_boxes = Vec::new();
     for r in 0..=options.runs {
-        let out = pipeline.step(world)?;
+        let out = pipeline.bounds(world)?;
         if r > 0 {
             gpu.push(out.profile.stage_seconds(stage::BOUNDS));
         }
@@ -294,7 +294,7 @@ fn fill_size(
     }
     let mut cpu_boxes = Vec::new();
     let cpu = timed(options.cpu_runs, || {
-        cpu_boxes = frame::cpu_frame(&world.bodies, &world.shapes)?.aabbs;
+        cpu_boxes = frame::cpu(&world.bodies, &world.shapes, None)?.aabbs;
         Ok(())
     })?;
     f.bounds = Some(Versus::new(median(&mut gpu), cpu));
@@ -334,7 +334,7 @@ fn fill_size(
             }
             if r <= options.cpu_runs {
                 let t = Instant::now();
-                let twin = frame::cpu_full_frame(&world.bodies, &world.shapes, method)?;
+                let twin = frame::cpu(&world.bodies, &world.shapes, Some(method))?;
                 cpu.push(t.elapsed().as_secs_f64());
                 cpu_bp.push(twin.profile.stage_seconds(stage::BROADPHASE));
                 check_same_pairs(&out, method)?;
@@ -431,7 +431,7 @@ fn particle_figures(
     let (mut cpu, mut cpu_contacts) = (Vec::new(), Vec::new());
     for _ in 0..options.cpu_runs.max(1) {
         let t = Instant::now();
-        let twin = frame::cpu_full_frame(bodies, bounds, Method::Hash)?;
+        let twin = frame::cpu(bodies, bounds, Some(Method::Hash))?;
         let c = Instant::now();
         contacts_cpu(&table, bodies, &twin.pairs)?;
         cpu_contacts.push(c.elapsed().as_secs_f64());

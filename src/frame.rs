@@ -1,6 +1,9 @@
-//! One frame, in stage order. [`record_frame`] writes the GPU frame as a recording;
-//! [`cpu_frame`] runs the CPU twins of the same stages on the same inputs. Later stages
-//! (broadphase, penetration estimate, narrowphase) are added here, in order.
+//! One frame, in stage order, as one plan with one GPU path and one CPU-twin path:
+//! [`record`] writes the GPU frame for a [`Plan`] as a recording (upload, bounds, then the
+//! broadphase and the particle contacts when the plan has them, readbacks last),
+//! [`finish`] turns its readbacks into a [`FrameResult`] with every pass's status checked,
+//! and [`cpu`] runs the CPU twins of the same stages on the same inputs. The exact CPU
+//! stages after the readback (contacts, impacts) are the world's (`crate::world`).
 
 use std::time::Instant;
 
@@ -43,31 +46,67 @@ pub struct FrameResult {
     pub profile: Profile,
 }
 
-/// Where the GPU frame's results come back.
+/// The stages a frame runs after upload and bounds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Plan {
+    /// The bounds pass alone.
+    Bounds,
+    /// Bounds, then the broadphase with these pair capacities.
+    Pairs(Method, Capacities),
+    /// Bounds, broadphase, then the sphere and capsule contacts of every pair straight
+    /// from the broadphase's buffers (the pass reads the pair count on the GPU: nothing
+    /// comes back between the stages) against a resident shape table of `table_bytes`,
+    /// which the caller binds as an external buffer ([`Readbacks::table`]).
+    Particles {
+        /// The broadphase method.
+        method: Method,
+        /// Pair capacities.
+        caps: Capacities,
+        /// Size of the resident round-shape table.
+        table_bytes: u64,
+    },
+}
+
+impl Plan {
+    /// The broadphase the plan runs, if any.
+    pub fn method(&self) -> Option<Method> {
+        match *self {
+            Plan::Bounds => None,
+            Plan::Pairs(m, _) | Plan::Particles { method: m, .. } => Some(m),
+        }
+    }
+}
+
+/// Where a GPU frame's results come back.
 #[derive(Clone, Copy, Debug)]
-pub struct FrameReadbacks {
+pub struct Readbacks {
     /// The boxes.
     pub aabbs: ReadbackId,
     /// The bounds pass status.
     pub bounds_status: ReadbackId,
+    /// The pair counter and the pairs, when the plan has a broadphase.
+    pub pairs: Option<(ReadbackId, ReadbackId)>,
+    /// One contact per pair slot, in the pairs' order (particle plans).
+    pub contacts: Option<ReadbackId>,
+    /// The external round-shape table to bind (particle plans).
+    pub table: Option<BufferProxy>,
+    /// The broadphase method that ran.
+    pub method: Option<Method>,
 }
 
-/// Records the GPU frame for `bodies` over `shapes`: the bounds pass alone.
-pub fn record_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> (Recording, FrameReadbacks) {
+/// A GPU frame's result and, when a broadphase ran, its pair counter (the caller re-runs
+/// the frame with larger capacities when it overflowed).
+#[derive(Clone, Debug)]
+pub struct GpuFrame {
+    /// Boxes, pairs, profile.
+    pub result: FrameResult,
+    /// The broadphase's counter.
+    pub counter: Option<GpuPairCounter>,
+}
+
+/// Records the GPU frame of `plan` for `bodies` over `shapes`.
+pub fn record(bodies: &[GpuBody], shapes: &[GpuShapeBounds], plan: Plan) -> (Recording, Readbacks) {
     let mut rec = Recording::new();
-    let (_, out) = record_upload_and_bounds(&mut rec, bodies, shapes);
-    rec.stage(stage::READBACK);
-    let readbacks = read_bounds(&mut rec, &out, bodies.len());
-    (rec, readbacks)
-}
-
-/// The first stages of every frame: poses and shapes up, then the bounds pass. Returns
-/// the bodies' buffer with the pass's outputs.
-fn record_upload_and_bounds(
-    rec: &mut Recording,
-    bodies: &[GpuBody],
-    shapes: &[GpuShapeBounds],
-) -> (BufferProxy, bounds::BoundsOutputs) {
     rec.stage(stage::UPLOAD);
     let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
     rec.upload(body_buf, bodies);
@@ -76,175 +115,108 @@ fn record_upload_and_bounds(
 
     rec.stage(stage::BOUNDS);
     let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
-    (
-        body_buf,
-        bounds::record_bounds(rec, body_buf, shape_buf, params),
-    )
+    let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+
+    // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
+    let n = bodies.len() as u32;
+    let (bp, contacts, table) = match plan {
+        Plan::Bounds => (None, None, None),
+        Plan::Pairs(method, caps) => (
+            Some(record_broadphase(&mut rec, out.aabbs, n, method, caps)),
+            None,
+            None,
+        ),
+        Plan::Particles {
+            method,
+            caps,
+            table_bytes,
+        } => {
+            let bp = record_broadphase(&mut rec, out.aabbs, n, method, caps);
+            rec.stage(stage::CONTACTS);
+            let table = rec.external(table_bytes, "round shapes");
+            let contacts =
+                record_round_contacts(&mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs);
+            (Some(bp), Some(contacts), Some(table))
+        }
+    };
+
+    rec.stage(stage::READBACK);
+    let aabbs = rec.readback_range(
+        out.aabbs,
+        0,
+        bodies.len() as u64 * size_of::<GpuAabb>() as u64,
+    );
+    let bounds_status = rec.readback(out.status);
+    let pairs = bp.map(|bp| (rec.readback(bp.counter), rec.readback(bp.pairs)));
+    let contacts = contacts.map(|c| rec.readback(c));
+    let readbacks = Readbacks {
+        aabbs,
+        bounds_status,
+        pairs,
+        contacts,
+        table,
+        method: plan.method(),
+    };
+    (rec, readbacks)
 }
 
-fn read_bounds(rec: &mut Recording, out: &bounds::BoundsOutputs, bodies: usize) -> FrameReadbacks {
-    FrameReadbacks {
-        aabbs: rec.readback_range(out.aabbs, 0, bodies as u64 * size_of::<GpuAabb>() as u64),
-        bounds_status: rec.readback(out.status),
-    }
-}
-
-/// Turns the GPU frame's readbacks into a result, checking each pass's status.
-pub fn finish_gpu_frame(
+/// Turns a GPU frame's readbacks into a result, checking each pass's status.
+pub fn finish(
     output: &crate::gpu::FrameOutput,
-    readbacks: FrameReadbacks,
+    readbacks: &Readbacks,
     bodies: &[GpuBody],
     shapes: &[GpuShapeBounds],
-) -> Result<FrameResult> {
+) -> Result<GpuFrame> {
     let status: Vec<GpuPassStatus> = output.values(readbacks.bounds_status);
     bounds::check_status(&status[0], bodies, shapes.len() as u32)?;
-    Ok(FrameResult {
+    let mut result = FrameResult {
         aabbs: output.values(readbacks.aabbs),
         pairs: Vec::new(),
-        broadphase: None,
+        broadphase: readbacks.method,
         profile: output.profile.clone(),
-    })
+    };
+    let counter = readbacks.pairs.map(|(counter, pairs)| {
+        let counter: GpuPairCounter = output.values::<GpuPairCounter>(counter)[0];
+        let raw: Vec<[u32; 2]> = output.values(pairs);
+        result.pairs = sorted_pairs(&raw, &counter);
+        counter
+    });
+    Ok(GpuFrame { result, counter })
 }
 
-/// The same frame on the CPU twins.
-pub fn cpu_frame(bodies: &[GpuBody], shapes: &[GpuShapeBounds]) -> Result<FrameResult> {
+/// The same frame on the CPU twins: bounds, then the broadphase when `method` is given.
+pub fn cpu(
+    bodies: &[GpuBody],
+    shapes: &[GpuShapeBounds],
+    method: Option<Method>,
+) -> Result<FrameResult> {
     let started = Instant::now();
     let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
     let mut aabbs = Vec::new();
     let t = Instant::now();
     let status = bounds::bounds_cpu(bodies, shapes, params, &mut aabbs);
-    let bounds_seconds = t.elapsed().as_secs_f64();
+    let mut stages = vec![StageTime {
+        name: stage::BOUNDS,
+        seconds: t.elapsed().as_secs_f64(),
+    }];
     bounds::check_status(&status, bodies, shapes.len() as u32)?;
+    let mut pairs = Vec::new();
+    if let Some(method) = method {
+        let t = Instant::now();
+        pairs = cpu_pairs(&aabbs, method)?;
+        stages.push(StageTime {
+            name: stage::BROADPHASE,
+            seconds: t.elapsed().as_secs_f64(),
+        });
+    }
     Ok(FrameResult {
         aabbs,
-        pairs: Vec::new(),
-        broadphase: None,
+        pairs,
+        broadphase: method,
         profile: Profile {
-            stages: vec![StageTime {
-                name: stage::BOUNDS,
-                seconds: bounds_seconds,
-            }],
+            stages,
             clock: Clock::Cpu,
             wall: started.elapsed(),
         },
     })
-}
-
-/// Where the full frame's results come back.
-#[derive(Clone, Copy, Debug)]
-pub struct FullReadbacks {
-    /// Boxes and bounds status.
-    pub bounds: FrameReadbacks,
-    /// The pair counter.
-    pub counter: ReadbackId,
-    /// The pairs.
-    pub pairs: ReadbackId,
-}
-
-/// Records the whole frame: bounds, then the broadphase on the boxes where they lie.
-pub fn record_full_frame(
-    bodies: &[GpuBody],
-    shapes: &[GpuShapeBounds],
-    method: Method,
-    caps: Capacities,
-) -> (Recording, FullReadbacks) {
-    let mut rec = Recording::new();
-    let (_, out) = record_upload_and_bounds(&mut rec, bodies, shapes);
-
-    // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
-    let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
-
-    rec.stage(stage::READBACK);
-    let bounds = read_bounds(&mut rec, &out, bodies.len());
-    let counter = rec.readback(bp.counter);
-    let pairs = rec.readback(bp.pairs);
-    (
-        rec,
-        FullReadbacks {
-            bounds,
-            counter,
-            pairs,
-        },
-    )
-}
-
-/// The full frame's result and its pair counter (the caller re-runs when it overflowed).
-pub fn finish_full_gpu_frame(
-    output: &crate::gpu::FrameOutput,
-    readbacks: FullReadbacks,
-    bodies: &[GpuBody],
-    shapes: &[GpuShapeBounds],
-    method: Method,
-) -> Result<(FrameResult, GpuPairCounter)> {
-    let mut result = finish_gpu_frame(output, readbacks.bounds, bodies, shapes)?;
-    let counter: GpuPairCounter = output.values::<GpuPairCounter>(readbacks.counter)[0];
-    let raw: Vec<[u32; 2]> = output.values(readbacks.pairs);
-    result.pairs = sorted_pairs(&raw, &counter);
-    result.broadphase = Some(method);
-    Ok((result, counter))
-}
-
-/// The whole frame on the CPU twins.
-pub fn cpu_full_frame(
-    bodies: &[GpuBody],
-    shapes: &[GpuShapeBounds],
-    method: Method,
-) -> Result<FrameResult> {
-    let mut result = cpu_frame(bodies, shapes)?;
-    let t = Instant::now();
-    result.pairs = cpu_pairs(&result.aabbs, method)?;
-    result.broadphase = Some(method);
-    let elapsed = t.elapsed();
-    result.profile.stages.push(StageTime {
-        name: stage::BROADPHASE,
-        seconds: elapsed.as_secs_f64(),
-    });
-    result.profile.wall += elapsed;
-    Ok(result)
-}
-
-/// Where the particle frame's results come back.
-#[derive(Clone, Copy, Debug)]
-pub struct ParticleReadbacks {
-    /// Boxes, bounds status, pair counter and pairs.
-    pub full: FullReadbacks,
-    /// One contact per pair slot, in the pairs' order.
-    pub contacts: ReadbackId,
-}
-
-/// Records a particle crowd's frame: bounds, broadphase, and the sphere and capsule
-/// contacts of every pair straight from the broadphase's buffers (the pass reads the pair
-/// count on the GPU: nothing comes back between the stages). `round_shapes` is the
-/// resident shape table, bound by the caller as an external buffer of `round_bytes`.
-pub fn record_particle_frame(
-    bodies: &[GpuBody],
-    shapes: &[GpuShapeBounds],
-    method: Method,
-    caps: Capacities,
-    round_bytes: u64,
-) -> (Recording, ParticleReadbacks, BufferProxy) {
-    let mut rec = Recording::new();
-    let (body_buf, out) = record_upload_and_bounds(&mut rec, bodies, shapes);
-    let bp = record_broadphase(&mut rec, out.aabbs, bodies.len() as u32, method, caps);
-    rec.stage(stage::CONTACTS);
-    let table = rec.external(round_bytes, "round shapes");
-    let contacts =
-        record_round_contacts(&mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs);
-    rec.stage(stage::READBACK);
-    let bounds = read_bounds(&mut rec, &out, bodies.len());
-    let counter = rec.readback(bp.counter);
-    let pairs = rec.readback(bp.pairs);
-    let contacts = rec.readback(contacts);
-    (
-        rec,
-        ParticleReadbacks {
-            full: FullReadbacks {
-                bounds,
-                counter,
-                pairs,
-            },
-            contacts,
-        },
-        table,
-    )
 }

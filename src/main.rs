@@ -137,6 +137,26 @@ struct RunArgs {
     /// Write per-frame pairs, contacts, impacts and stage times here (JSON).
     #[arg(long)]
     report: Option<PathBuf>,
+    /// Render the last frame here (PNG): touching bodies highlighted, contact normals drawn.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// Size of the `--png` picture, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    png_size: (u32, u32),
+}
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once('x')
+        .ok_or_else(|| format!("`{text}`: expected WIDTHxHEIGHT, e.g. 1280x800"))?;
+    let side = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| format!("`{text}`: sides must be positive whole numbers"))
+    };
+    Ok((side(w)?, side(h)?))
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -157,6 +177,8 @@ impl Default for RunArgs {
             broadphase: BroadphaseArg::Auto,
             speculative: 0.0,
             report: None,
+            png: None,
+            png_size: (1280, 800),
         }
     }
 }
@@ -344,6 +366,9 @@ fn run(args: &RunArgs) -> Result<()> {
         last.bounced
     );
     println!("result: {}", summarize(&crowd.world, &last));
+    if let Some(path) = &args.png {
+        picture(&crowd.world, &last, path, args.png_size)?;
+    }
     if let Some(path) = &args.report {
         let doc = serde_json::json!({
             "scene": scene.path.display().to_string(),
@@ -359,6 +384,34 @@ fn run(args: &RunArgs) -> Result<()> {
         })?;
         println!("report: {}", path.display());
     }
+    Ok(())
+}
+
+/// Renders the last frame: on the world's GPU, or on any adapter there is when the frames
+/// ran on the CPU twins; with none at all, an error that says how to get one.
+fn picture(world: &World, last: &CrowdFrame, path: &Path, (w, h): (u32, u32)) -> Result<()> {
+    let fresh;
+    let ctx = match world.gpu_context() {
+        Some(ctx) => ctx,
+        None => {
+            fresh = GpuContext::new(&ContextOptions::default()).map_err(|e| {
+                Error::Usage(format!(
+                    "--png: no GPU adapter to render the picture with ({e}); for a software \
+                     one install Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`)"
+                ))
+            })?;
+            &fresh
+        }
+    };
+    let t = Instant::now();
+    let image = proxima::picture::render(ctx, world, Some(&last.report), w, h)?;
+    image.write_png(path)?;
+    println!(
+        "picture: {} ({w}x{h}, {:.0} ms on {})",
+        path.display(),
+        t.elapsed().as_secs_f64() * 1e3,
+        ctx.info.name
+    );
     Ok(())
 }
 
@@ -474,11 +527,11 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
         // Interleave the two sides so both see the same machine load.
         for f in 0..=args.frames {
             let t = Instant::now();
-            let cpu = frame::cpu_frame(&world.bodies, &world.shapes)?;
+            let cpu = frame::cpu(&world.bodies, &world.shapes, None)?;
             let cpu_t = t.elapsed().as_secs_f64();
             std::hint::black_box(&cpu.aabbs);
             let (p, w) = if has_gpu {
-                let r = gpu.step(&world)?;
+                let r = gpu.bounds(&world)?;
                 (
                     r.profile.stage_seconds(frame::stage::BOUNDS),
                     r.profile.wall.as_secs_f64(),
@@ -555,7 +608,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         .collect();
     for &n in &sizes {
         let scene = Scene::default_scene(Some(n as u64))?;
-        let aabbs = pipeline.step(&scene.crowd)?.aabbs;
+        let aabbs = pipeline.bounds(&scene.crowd)?.aabbs;
         let mut times = [f64::NAN; 4];
         let mut pairs = 0;
         let mut gpu = GpuBroadphase::default();

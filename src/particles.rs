@@ -4,7 +4,7 @@
 
 use crate::bodies::{GpuBody, GpuShapeBounds};
 use crate::broadphase::{Attempt, run_until_fits};
-use crate::frame::{self, record_particle_frame};
+use crate::frame::{self, Plan};
 use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method};
@@ -126,13 +126,20 @@ impl GpuRoundContacts {
         let caps = Capacities::guess(bodies.len());
         let max = Capacities::device_max(&engine.context().limits());
         let ((result, _, _), _) = run_until_fits(caps, method, max, |caps| {
-            let (rec, rb, table) =
-                record_particle_frame(bodies, bounds, method, caps, self.buffer.size());
+            let plan = Plan::Particles {
+                method,
+                caps,
+                table_bytes: self.buffer.size(),
+            };
+            let (rec, rb) = frame::record(bodies, bounds, plan);
+            let table = rb.table.expect("a particle plan binds its table");
             let output = engine.run(&rec, &[(table, &self.buffer)])?;
-            let (full, counter) =
-                frame::finish_full_gpu_frame(&output, rb.full, bodies, bounds, method)?;
-            let raw_pairs: Vec<[u32; 2]> = output.values(rb.full.pairs);
-            let raw_contacts: Vec<GpuRoundContact> = output.values(rb.contacts);
+            let done = frame::finish(&output, &rb, bodies, bounds)?;
+            let (full, counter) = (done.result, done.counter.expect("a broadphase ran"));
+            let (_, pair_readback) = rb.pairs.expect("a broadphase ran");
+            let raw_pairs: Vec<[u32; 2]> = output.values(pair_readback);
+            let raw_contacts: Vec<GpuRoundContact> =
+                output.values(rb.contacts.expect("a particle plan reads contacts back"));
             let value = ParticleFrame {
                 pairs: full.pairs,
                 contacts: paired(&raw_pairs, &raw_contacts, &counter),

@@ -118,7 +118,7 @@ impl Pipeline {
                 let m = match self.choice {
                     Choice::Method(m) => m,
                     Choice::Auto => {
-                        let boxes = frame::cpu_frame(&world.bodies, &world.shapes)?.aabbs;
+                        let boxes = frame::cpu(&world.bodies, &world.shapes, None)?.aabbs;
                         broadphase::choose_method(&boxes)
                     }
                 };
@@ -131,35 +131,32 @@ impl Pipeline {
                 let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
                 let max = Capacities::device_max(&engine.context().limits());
                 let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
-                    let (rec, rb) =
-                        frame::record_full_frame(&world.bodies, &world.shapes, method, caps);
+                    let plan = frame::Plan::Pairs(method, caps);
+                    let (rec, rb) = frame::record(&world.bodies, &world.shapes, plan);
                     let output = engine.run(&rec, &[])?;
-                    let (value, counter) = frame::finish_full_gpu_frame(
-                        &output,
-                        rb,
-                        &world.bodies,
-                        &world.shapes,
-                        method,
-                    )?;
-                    Ok(Attempt { value, counter })
+                    let done = frame::finish(&output, &rb, &world.bodies, &world.shapes)?;
+                    Ok(Attempt {
+                        value: done.result,
+                        counter: done.counter.expect("the plan has a broadphase"),
+                    })
                 })?;
                 self.caps = Some(next);
                 Ok(result)
             }
-            Backend::Cpu => frame::cpu_full_frame(&world.bodies, &world.shapes, method),
+            Backend::Cpu => frame::cpu(&world.bodies, &world.shapes, Some(method)),
         }
     }
 
-    /// Runs the bounds pass alone over the world's current poses.
-    pub fn step(&mut self, world: &Crowd) -> Result<FrameResult> {
+    /// Runs the bounds pass alone over the world's current poses (the bounds benchmark).
+    pub fn bounds(&mut self, world: &Crowd) -> Result<FrameResult> {
         world.validate()?;
         match &mut self.backend {
             Backend::Gpu(engine) => {
-                let (rec, readbacks) = frame::record_frame(&world.bodies, &world.shapes);
+                let (rec, rb) = frame::record(&world.bodies, &world.shapes, frame::Plan::Bounds);
                 let output = engine.run(&rec, &[])?;
-                frame::finish_gpu_frame(&output, readbacks, &world.bodies, &world.shapes)
+                Ok(frame::finish(&output, &rb, &world.bodies, &world.shapes)?.result)
             }
-            Backend::Cpu => frame::cpu_frame(&world.bodies, &world.shapes),
+            Backend::Cpu => frame::cpu(&world.bodies, &world.shapes, None),
         }
     }
 }

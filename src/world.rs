@@ -148,6 +148,14 @@ impl World {
         self.pipeline.fallback_notice.as_deref()
     }
 
+    /// The GPU context the frames run on (`None` on the CPU twins).
+    pub fn gpu_context(&self) -> Option<&GpuContext> {
+        match self.pipeline.backend() {
+            crate::pipeline::Backend::Gpu(engine) => Some(engine.context()),
+            crate::pipeline::Backend::Cpu => None,
+        }
+    }
+
     /// One line naming the device the wide passes run on.
     pub fn device_name(&self) -> String {
         self.pipeline.device_name()

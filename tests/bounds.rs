@@ -6,7 +6,7 @@ mod common;
 
 use glam::{DVec3, Quat, Vec3};
 use proxima::bodies::{Aabb, GpuAabb, GpuBody, GpuShapeBounds, Pose};
-use proxima::frame::{self, record_frame};
+use proxima::frame::{self, Plan};
 use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use proxima::gpu::{Engine, shaders::ShaderId};
 use proxima::graph::Recording;
@@ -206,10 +206,10 @@ fn bad_poses_and_shapes_are_named_errors_on_the_cpu() {
     for &(at, what) in &expect {
         let mut one = vec![bodies[0]; 1000];
         one[at] = bodies[at];
-        let err = frame::cpu_frame(&one, &shapes).unwrap_err();
+        let err = frame::cpu(&one, &shapes, None).unwrap_err();
         assert_names(&err, at, what);
     }
-    let err = frame::cpu_frame(&bodies, &shapes).unwrap_err();
+    let err = frame::cpu(&bodies, &shapes, None).unwrap_err();
     assert_names(&err, expect[0].0, expect[0].1);
     assert!(err.to_string().contains("3 more bad bodies"), "{err}");
     // Bad shape bounds are rejected before any pass runs.
@@ -225,9 +225,11 @@ fn gpu_pass_contains_the_exact_boxes_and_matches_the_cpu_twin() {
     };
     let (bodies, shapes) = random_scene(100_000, 12);
     let mut engine = Engine::new(ctx);
-    let (rec, rb) = record_frame(&bodies, &shapes);
+    let (rec, rb) = frame::record(&bodies, &shapes, Plan::Bounds);
     let out = engine.run(&rec, &[]).expect("frame runs");
-    let gpu = frame::finish_gpu_frame(&out, rb, &bodies, &shapes).expect("no bad bodies");
+    let gpu = frame::finish(&out, &rb, &bodies, &shapes)
+        .expect("no bad bodies")
+        .result;
     check_against_oracle("gpu", &bodies, &shapes, &gpu.aabbs);
     let cpu = cpu_boxes(&bodies, &shapes);
     for (i, ((g, c), b)) in gpu.aabbs.iter().zip(&cpu).zip(&bodies).enumerate() {
@@ -251,12 +253,12 @@ fn gpu_reports_the_same_bad_body_as_the_cpu() {
         motions: vec![Default::default(); bodies.len()],
         wrap: None,
     };
-    let err = pipeline.step(&world).unwrap_err();
+    let err = pipeline.bounds(&world).unwrap_err();
     assert_names(&err, expect[0].0, expect[0].1);
     assert!(err.to_string().contains("3 more bad bodies"), "{err}");
     world.bodies = vec![bodies[0]; 1000];
     world.bodies[700] = bodies[600];
-    let err = pipeline.step(&world).unwrap_err();
+    let err = pipeline.bounds(&world).unwrap_err();
     assert_names(&err, 600 + 100, "shape index 5");
 }
 
@@ -345,7 +347,7 @@ fn gpu_handles_empty_and_single_body_scenes() {
     for n in [0, 1] {
         let mut world = proxima::crowd::Crowd::random(n, 3);
         world.validate().unwrap();
-        let r = pipeline.step(&world).expect("tiny frame");
+        let r = pipeline.bounds(&world).expect("tiny frame");
         assert_eq!(r.aabbs.len(), n);
         check_against_oracle("tiny", &world.bodies, &world.shapes, &r.aabbs);
         world.advance(0.1);
@@ -359,7 +361,7 @@ fn gpu_one_million_bodies_match_the_cpu_twin() {
     };
     let world = proxima::crowd::Crowd::random(1_000_000, 5);
     let mut pipeline = Pipeline::on_gpu(ctx);
-    let gpu = pipeline.step(&world).expect("1M frame");
+    let gpu = pipeline.bounds(&world).expect("1M frame");
     let cpu = cpu_boxes(&world.bodies, &world.shapes);
     assert_eq!(gpu.aabbs.len(), 1_000_000);
     let mut worst = 0.0f64;

@@ -148,7 +148,7 @@ fn the_boulders_scene_agrees_across_methods() {
     // 10-20x the crowd's size), boxes from the bounds pass.
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/boulders.toml");
     let scene = proxima::scene::Scene::load_resized(&path, Some(100_000)).expect("scene");
-    let boxes = proxima::frame::cpu_frame(&scene.crowd.bodies, &scene.crowd.shapes)
+    let boxes = proxima::frame::cpu(&scene.crowd.bodies, &scene.crowd.shapes, None)
         .expect("bounds")
         .aabbs;
     assert!(check_all("boulders", &boxes, false) > 100_000);

@@ -142,6 +142,49 @@ fn the_main_job_writes_a_report_per_frame() {
 }
 
 #[test]
+fn the_main_job_draws_its_last_frame() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-png");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("frame.png");
+    let png = path.to_str().unwrap();
+    let args = [
+        "run",
+        "--bodies",
+        "500",
+        "--frames",
+        "2",
+        "--png",
+        png,
+        "--png-size",
+        "250x170",
+    ];
+    // No adapter at all: the frames run on the CPU twins and the picture says why not.
+    let none = proxima(&args, NO_DRIVER);
+    assert!(!none.status.success());
+    let err = String::from_utf8_lossy(&none.stderr);
+    assert!(
+        err.contains("--png") && err.contains("mesa-vulkan-drivers"),
+        "{err}"
+    );
+    if common::gpu("cli png").is_none() {
+        return;
+    }
+    let _ = std::fs::remove_file(&path);
+    let o = proxima(&args, &[]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("picture: "), "{}", stdout(&o));
+    let bytes = std::fs::read(&path).unwrap();
+    assert_eq!(&bytes[..8], b"\x89PNG\r\n\x1a\n");
+    // IHDR: width and height.
+    assert_eq!(&bytes[16..24], &[0, 0, 0, 250, 0, 0, 0, 170]);
+    let bad = proxima(
+        &["run", "--bodies", "10", "--png", png, "--png-size", "0x5"],
+        &[],
+    );
+    assert!(!bad.status.success());
+}
+
+#[test]
 fn demanding_the_gpu_without_one_is_an_error() {
     let o = proxima(&["run", "--device", "gpu", "--bodies", "10"], NO_DRIVER);
     assert!(!o.status.success());

@@ -5,7 +5,7 @@
 mod common;
 
 use proxima::crowd::Crowd;
-use proxima::frame::{self, record_frame, stage};
+use proxima::frame::{self, Plan, stage};
 use proxima::gpu::{ContextOptions, Engine, GpuContext, TimingMode, shaders::ShaderId};
 use proxima::graph::Recording;
 use proxima::passes::bounds::{GpuBoundsParams, bounds_cpu};
@@ -87,7 +87,7 @@ fn stages_are_timed_by_timestamps_or_by_the_cpu_clock() {
         return;
     };
     let world = Crowd::random(20_000, 2);
-    let (rec, _) = record_frame(&world.bodies, &world.shapes);
+    let (rec, _) = frame::record(&world.bodies, &world.shapes, Plan::Bounds);
     let mut engine = Engine::new(ctx.clone());
     let out = engine.run(&rec, &[]).expect("frame");
     if ctx.has_timestamps() {
@@ -201,11 +201,11 @@ fn a_lost_device_is_an_error_not_a_panic() {
     };
     let world = Crowd::random(1000, 6);
     let mut pipeline = Pipeline::on_gpu(ctx.clone());
-    pipeline.step(&world).expect("healthy frame");
+    pipeline.bounds(&world).expect("healthy frame");
     ctx.device.destroy();
     // Every later frame reports the loss by name; none panics.
     for _ in 0..3 {
-        match pipeline.step(&world) {
+        match pipeline.bounds(&world) {
             Err(Error::DeviceLost(reason)) => assert!(reason.contains("Destroyed"), "{reason}"),
             other => panic!("expected DeviceLost, got {:?}", other.map(|_| ())),
         }
@@ -228,8 +228,10 @@ fn a_renderers_device_can_be_handed_in() {
     assert_eq!(ctx.info.name, adapter.get_info().name);
     let world = Crowd::random(5000, 8);
     let mut pipeline = Pipeline::on_gpu(ctx);
-    let gpu = pipeline.step(&world).expect("frame on a handed-in device");
-    let cpu = frame::cpu_frame(&world.bodies, &world.shapes).unwrap();
+    let gpu = pipeline
+        .bounds(&world)
+        .expect("frame on a handed-in device");
+    let cpu = frame::cpu(&world.bodies, &world.shapes, None).unwrap();
     for (g, c) in gpu.aabbs.iter().zip(&cpu.aabbs) {
         assert!(g.to_f64().max_face_gap(&c.to_f64()) < 1e-4);
     }
@@ -264,7 +266,7 @@ fn a_missing_adapter_is_an_error_or_a_cpu_fallback() {
         "{notice}"
     );
     let world = Crowd::random(100, 1);
-    let r = pipeline.step(&world).expect("cpu frame");
+    let r = pipeline.bounds(&world).expect("cpu frame");
     let mut want = Vec::new();
     let params = GpuBoundsParams::new(100, world.shapes.len() as u32);
     bounds_cpu(&world.bodies, &world.shapes, params, &mut want);

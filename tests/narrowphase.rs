@@ -8,7 +8,7 @@ use std::path::Path;
 
 use proxima::bodies::Pose;
 use proxima::exact::{rounded, sat};
-use proxima::frame::cpu_full_frame;
+use proxima::frame;
 use proxima::geometry::decompose::Cache;
 use proxima::geometry::rounded::Rounded;
 use proxima::narrowphase::{ExactShape, Narrowphase};
@@ -74,7 +74,7 @@ fn every_pair_matches_its_oracle() {
     let cache = Cache::At(Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"));
     let narrow = Narrowphase::new(&scene.geometry, &cache, &mut |_| {}).unwrap();
     let bodies = &scene.crowd.bodies;
-    let frame = cpu_full_frame(bodies, &scene.crowd.shapes, Method::Hash).unwrap();
+    let frame = frame::cpu(bodies, &scene.crowd.shapes, Some(Method::Hash)).unwrap();
     let answers = narrow.collide_pairs(bodies, &frame.pairs).unwrap();
     let mut touching = 0;
     let mut kinds = std::collections::BTreeSet::new();

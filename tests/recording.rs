@@ -2,7 +2,7 @@
 //! recording implies, and every mistake `validate` must name.
 
 use proxima::bodies::{GpuBody, GpuShapeBounds};
-use proxima::frame::{record_frame, stage};
+use proxima::frame::{self, Plan, stage};
 use proxima::gpu::shaders::{self, BindingKind, ShaderId};
 use proxima::graph::{BufferOrigin, Command, Recording};
 use proxima::{Error, Result};
@@ -140,7 +140,7 @@ fn mistakes_are_named() {
 fn the_frame_is_recorded_in_stage_order() {
     let bodies = vec![GpuBody::default(); 3];
     let shapes = vec![GpuShapeBounds::default()];
-    let (rec, _) = record_frame(&bodies, &shapes);
+    let (rec, _) = frame::record(&bodies, &shapes, Plan::Bounds);
     let stages: Vec<&str> = rec
         .commands()
         .iter()

@@ -10,7 +10,7 @@ use glam::{DVec3, Quat, Vec3};
 use proxima::bodies::{GpuBody, Pose};
 use proxima::broadphase::cpu_pairs;
 use proxima::exact::rounded::{self, Contact};
-use proxima::frame::cpu_frame;
+use proxima::frame;
 use proxima::geometry::generators;
 use proxima::geometry::rounded::Rounded;
 use proxima::gpu::Engine;
@@ -54,7 +54,7 @@ fn crowd(n: usize, seed: u64) -> (Vec<GpuBody>, Vec<[u32; 2]>) {
             )
         })
         .collect();
-    let aabbs = cpu_frame(&bodies, &bounds).unwrap().aabbs;
+    let aabbs = frame::cpu(&bodies, &bounds, None).unwrap().aabbs;
     let pairs = cpu_pairs(&aabbs, Method::Hash).unwrap();
     (bodies, pairs)
 }
@@ -213,7 +213,7 @@ fn the_particle_frame_matches_its_cpu_twin() {
     let (bodies, _) = crowd(50_000, 11);
     for method in [Method::Hash, Method::Sweep] {
         let gpu = pass.frame(&mut engine, &bodies, &bounds, method).unwrap();
-        let cpu = proxima::frame::cpu_full_frame(&bodies, &bounds, method).unwrap();
+        let cpu = frame::cpu(&bodies, &bounds, Some(method)).unwrap();
         assert_eq!(gpu.pairs, cpu.pairs, "{method:?}");
         let twin = contacts_cpu(&table, &bodies, &cpu.pairs).unwrap();
         assert_eq!(gpu.contacts.len(), twin.len());

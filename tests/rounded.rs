@@ -264,7 +264,7 @@ fn scenes_take_spheres_and_capsules() {
     assert_eq!(bounds[0].half_extents, [0.5; 3]);
     assert_eq!(bounds[0].radius, 0.5);
     assert_eq!(bounds[1].half_extents, [0.25, 0.25, 1.25]);
-    let frame = proxima::frame::cpu_frame(&scene.crowd.bodies, &scene.crowd.shapes).unwrap();
+    let frame = proxima::frame::cpu(&scene.crowd.bodies, &scene.crowd.shapes, None).unwrap();
     for (body, aabb) in scene.crowd.bodies.iter().zip(&frame.aabbs) {
         if body.shape == 0 {
             for (k, p) in body.position.iter().enumerate() {
@@ -391,10 +391,10 @@ fn the_particle_scene_parses() {
             .iter()
             .all(|g| matches!(g, ShapeGeometry::Rounded(_)))
     );
-    let frame = proxima::frame::cpu_full_frame(
+    let frame = proxima::frame::cpu(
         &scene.crowd.bodies,
         &scene.crowd.shapes,
-        proxima::passes::broadphase::Method::Hash,
+        Some(proxima::passes::broadphase::Method::Hash),
     )
     .unwrap();
     assert!(!frame.pairs.is_empty());
