@@ -1,0 +1,78 @@
+//! Determinism: on fixed scenes the GPU pipeline's pairs and contacts equal the CPU twins'
+//! exactly, and a hash of them (sorted pairs, then every contact's bodies, normal and
+//! points, bit for bit) equals the golden value recorded per scene. A change that moves
+//! the golden value changed what users get from a fixed scene, and must say why.
+
+mod common;
+
+use proxima::Pipeline;
+use proxima::scene::Scene;
+use proxima::world::{FrameReport, World};
+
+/// FNV-1a over the report's pairs and contacts.
+fn hash(report: &FrameReport) -> u64 {
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |x: u64| {
+        for byte in x.to_le_bytes() {
+            h = (h ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for [a, b] in &report.pairs {
+        eat(u64::from(*a) << 32 | u64::from(*b));
+    }
+    for c in &report.contacts {
+        eat(u64::from(c.bodies[0]) << 32 | u64::from(c.bodies[1]));
+        for v in c.manifold.normal.to_array() {
+            eat(v.to_bits());
+        }
+        for p in &c.manifold.points {
+            for v in p.point_a.to_array().into_iter().chain(p.point_b.to_array()) {
+                eat(v.to_bits());
+            }
+            eat(p.separation.to_bits());
+            eat(p.id.key());
+        }
+    }
+    h
+}
+
+fn report(scene: &Scene, pipeline: Pipeline) -> FrameReport {
+    let mut world = World::on(pipeline);
+    world.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+    ));
+    world.add_scene(scene, &mut |_| {}).unwrap();
+    world.set_speculative(0.01).unwrap();
+    world.step(0.0).unwrap()
+}
+
+#[test]
+fn fixed_scenes_give_the_golden_pairs_and_contacts_on_both_paths() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    let golden: [(&str, u64, u64, u64); 3] = [
+        ("crowd.toml", 5000, 5578, 0x624a_7ab5_66ee_ab80),
+        ("boulders.toml", 5000, 21432, 0xa165_1258_c861_b84b),
+        ("particles.toml", 5000, 2348, 0xdbba_0b0d_6b46_37f7),
+    ];
+    for (file, bodies, want_pairs, want_hash) in golden {
+        let scene = Scene::load_resized(&root.join(file), Some(bodies)).unwrap();
+        let cpu = report(&scene, Pipeline::cpu());
+        let h = hash(&cpu);
+        eprintln!(
+            "{file}: {} pairs, {} contacts, hash {h:#018x}",
+            cpu.pairs.len(),
+            cpu.contacts.len()
+        );
+        assert!(!cpu.contacts.is_empty(), "{file}");
+        assert_eq!(
+            (cpu.pairs.len() as u64, h),
+            (want_pairs, want_hash),
+            "{file}"
+        );
+        if let Some(ctx) = common::gpu("golden") {
+            let gpu = report(&scene, Pipeline::on_gpu(ctx));
+            assert_eq!(gpu.pairs, cpu.pairs, "{file}");
+            assert_eq!(gpu.contacts, cpu.contacts, "{file}");
+        }
+    }
+}
