@@ -32,7 +32,8 @@ fn bounds(c: &mut Criterion) {
         engine.prepare_all().expect("shaders compile");
         group.bench_with_input(BenchmarkId::new("gpu_frame", n), &world, |b, w| {
             b.iter(|| {
-                let (rec, rb) = frame::record(&w.bodies, &w.shapes, Plan::Bounds);
+                let (rec, rb) =
+                    frame::record(frame::Bodies::Upload(&w.bodies), &w.shapes, Plan::Bounds);
                 let out = engine.run(&rec, &[]).expect("frame");
                 frame::finish(&out, &rb, &w.bodies, &w.shapes).expect("valid")
             });

@@ -13,6 +13,7 @@ use crate::broadphase::{cpu_pairs, sorted_pairs};
 use crate::graph::{BufferProxy, ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
+use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
 use crate::passes::round_contacts::record_round_contacts;
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
@@ -31,6 +32,8 @@ pub mod stage {
     pub const CONTACTS: &str = "contacts";
     /// Results back to the CPU.
     pub const READBACK: &str = "readback";
+    /// The body table gathered from a renderer's instance buffer.
+    pub const GATHER: &str = "gather";
 }
 
 /// What a frame produces.
@@ -77,6 +80,39 @@ impl Plan {
     }
 }
 
+/// Where a frame's body table comes from.
+#[derive(Clone, Copy, Debug)]
+pub enum Bodies<'a> {
+    /// Uploaded from the CPU.
+    Upload(&'a [GpuBody]),
+    /// Gathered on the GPU from a renderer's instance buffer of `bytes` (the caller binds
+    /// it as [`Readbacks::instances`]), one shape index per body uploaded beside it; the
+    /// gathered table comes back with the results.
+    Gather {
+        /// Each body's shape.
+        shape_of: &'a [u32],
+        /// Where the poses lie in an instance.
+        layout: PoseLayout,
+        /// Size of the instance buffer.
+        bytes: u64,
+    },
+}
+
+impl Bodies<'_> {
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        match self {
+            Bodies::Upload(b) => b.len(),
+            Bodies::Gather { shape_of, .. } => shape_of.len(),
+        }
+    }
+
+    /// True when there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
 /// Where a GPU frame's results come back.
 #[derive(Clone, Copy, Debug)]
 pub struct Readbacks {
@@ -92,6 +128,10 @@ pub struct Readbacks {
     pub table: Option<BufferProxy>,
     /// The broadphase method that ran.
     pub method: Option<Method>,
+    /// The external instance buffer to bind (gathered body tables).
+    pub instances: Option<BufferProxy>,
+    /// The gathered body table (gathered body tables).
+    pub bodies: Option<ReadbackId>,
 }
 
 /// A GPU frame's result and, when a broadphase ran, its pair counter (the caller re-runs
@@ -102,20 +142,42 @@ pub struct GpuFrame {
     pub result: FrameResult,
     /// The broadphase's counter.
     pub counter: Option<GpuPairCounter>,
+    /// The body table the frame gathered from an instance buffer.
+    pub bodies: Option<Vec<GpuBody>>,
 }
 
 /// Records the GPU frame of `plan` for `bodies` over `shapes`.
-pub fn record(bodies: &[GpuBody], shapes: &[GpuShapeBounds], plan: Plan) -> (Recording, Readbacks) {
+pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Recording, Readbacks) {
     let mut rec = Recording::new();
     rec.stage(stage::UPLOAD);
-    let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
-    rec.upload(body_buf, bodies);
+    let (body_buf, instances) = match bodies {
+        Bodies::Upload(bodies) => {
+            let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
+            rec.upload(body_buf, bodies);
+            (body_buf, None)
+        }
+        Bodies::Gather {
+            shape_of,
+            layout,
+            bytes,
+        } => {
+            let instances = rec.external(bytes, "instances");
+            let shape_buf = rec.array_buffer::<u32>(shape_of.len().max(1), "shape of");
+            rec.upload(shape_buf, shape_of);
+            rec.stage(stage::GATHER);
+            let params = layout.params(shape_of.len());
+            let body_buf = record_pose_gather(&mut rec, instances, shape_buf, params);
+            rec.free(shape_buf);
+            (body_buf, Some(instances))
+        }
+    };
     let shape_buf = rec.array_buffer::<GpuShapeBounds>(shapes.len(), "shapes");
     rec.upload(shape_buf, shapes);
 
     rec.stage(stage::BOUNDS);
     let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
     let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+    let gathered = instances.is_some();
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let n = bodies.len() as u32;
@@ -149,6 +211,7 @@ pub fn record(bodies: &[GpuBody], shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
     let bounds_status = rec.readback(out.status);
     let pairs = bp.map(|bp| (rec.readback(bp.counter), rec.readback(bp.pairs)));
     let contacts = contacts.map(|c| rec.readback(c));
+    let gathered_bodies = gathered.then(|| rec.readback(body_buf));
     let readbacks = Readbacks {
         aabbs,
         bounds_status,
@@ -156,6 +219,8 @@ pub fn record(bodies: &[GpuBody], shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         contacts,
         table,
         method: plan.method(),
+        instances,
+        bodies: gathered_bodies,
     };
     (rec, readbacks)
 }
@@ -167,8 +232,13 @@ pub fn finish(
     bodies: &[GpuBody],
     shapes: &[GpuShapeBounds],
 ) -> Result<GpuFrame> {
+    let gathered: Option<Vec<GpuBody>> = readbacks.bodies.map(|id| output.values(id));
     let status: Vec<GpuPassStatus> = output.values(readbacks.bounds_status);
-    bounds::check_status(&status[0], bodies, shapes.len() as u32)?;
+    bounds::check_status(
+        &status[0],
+        gathered.as_deref().unwrap_or(bodies),
+        shapes.len() as u32,
+    )?;
     let mut result = FrameResult {
         aabbs: output.values(readbacks.aabbs),
         pairs: Vec::new(),
@@ -181,7 +251,11 @@ pub fn finish(
         result.pairs = sorted_pairs(&raw, &counter);
         counter
     });
-    Ok(GpuFrame { result, counter })
+    Ok(GpuFrame {
+        result,
+        counter,
+        bodies: gathered,
+    })
 }
 
 /// The same frame on the CPU twins: bounds, then the broadphase when `method` is given.

@@ -131,7 +131,7 @@ impl GpuRoundContacts {
                 caps,
                 table_bytes: self.buffer.size(),
             };
-            let (rec, rb) = frame::record(bodies, bounds, plan);
+            let (rec, rb) = frame::record(frame::Bodies::Upload(bodies), bounds, plan);
             let table = rb.table.expect("a particle plan binds its table");
             let output = engine.run(&rec, &[(table, &self.buffer)])?;
             let done = frame::finish(&output, &rb, bodies, bounds)?;

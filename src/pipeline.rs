@@ -2,12 +2,15 @@
 //! when there is no adapter (or when asked to). Both paths take the same [`Crowd`] and
 //! return the same [`FrameResult`].
 
-use crate::Result;
+use crate::bodies::GpuBody;
 use crate::broadphase::{Attempt, Choice, run_until_fits};
 use crate::crowd::Crowd;
 use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext};
+use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
+use crate::passes::pose_gather::PoseLayout;
+use crate::{Error, Result};
 
 /// Which hardware runs the wide passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +113,38 @@ impl Pipeline {
     /// Runs one full frame (bounds, broadphase) over the world's current poses. A pair
     /// buffer that overflows is grown and the frame re-run: no pair is dropped.
     pub fn frame(&mut self, world: &Crowd) -> Result<FrameResult> {
+        Ok(self.run_frame(world, None)?.0)
+    }
+
+    /// [`Pipeline::frame`] with the poses read on the GPU from a renderer's instance buffer
+    /// (`instances`, laid out as `layout`; `world` gives the shapes, its poses are not
+    /// read). Returns the body table the GPU gathered as well. The buffer is checked
+    /// first: a wrong one is a named error. GPU path only.
+    pub fn frame_gathered(
+        &mut self,
+        world: &Crowd,
+        instances: &wgpu::Buffer,
+        layout: PoseLayout,
+    ) -> Result<(FrameResult, Vec<GpuBody>)> {
+        layout.check(instances.size(), instances.usage(), world.len())?;
+        if !matches!(self.backend, Backend::Gpu(_)) {
+            return Err(Error::Usage(
+                "a renderer's pose buffer needs the GPU path; this pipeline runs the CPU twins"
+                    .into(),
+            ));
+        }
+        let (result, bodies) = self.run_frame(world, Some((instances, layout)))?;
+        Ok((
+            result,
+            bodies.expect("a gathered frame returns its body table"),
+        ))
+    }
+
+    fn run_frame(
+        &mut self,
+        world: &Crowd,
+        instances: Option<(&wgpu::Buffer, PoseLayout)>,
+    ) -> Result<(FrameResult, Option<Vec<GpuBody>>)> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
         let method = match self.method {
@@ -126,24 +161,44 @@ impl Pipeline {
                 m
             }
         };
+        let shape_of: Vec<u32> = match instances {
+            Some(_) => world.bodies.iter().map(|b| b.shape).collect(),
+            None => Vec::new(),
+        };
         match &mut self.backend {
             Backend::Gpu(engine) => {
                 let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
                 let max = Capacities::device_max(&engine.context().limits());
                 let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
                     let plan = frame::Plan::Pairs(method, caps);
-                    let (rec, rb) = frame::record(&world.bodies, &world.shapes, plan);
-                    let output = engine.run(&rec, &[])?;
+                    let bodies = match instances {
+                        Some((buffer, layout)) => frame::Bodies::Gather {
+                            shape_of: &shape_of,
+                            layout,
+                            bytes: buffer.size(),
+                        },
+                        None => frame::Bodies::Upload(&world.bodies),
+                    };
+                    let (rec, rb) = frame::record(bodies, &world.shapes, plan);
+                    let externals: Vec<(BufferProxy, &wgpu::Buffer)> = rb
+                        .instances
+                        .zip(instances.map(|(b, _)| b))
+                        .into_iter()
+                        .collect();
+                    let output = engine.run(&rec, &externals)?;
                     let done = frame::finish(&output, &rb, &world.bodies, &world.shapes)?;
                     Ok(Attempt {
-                        value: done.result,
+                        value: (done.result, done.bodies),
                         counter: done.counter.expect("the plan has a broadphase"),
                     })
                 })?;
                 self.caps = Some(next);
                 Ok(result)
             }
-            Backend::Cpu => frame::cpu(&world.bodies, &world.shapes, Some(method)),
+            Backend::Cpu => Ok((
+                frame::cpu(&world.bodies, &world.shapes, Some(method))?,
+                None,
+            )),
         }
     }
 
@@ -152,7 +207,11 @@ impl Pipeline {
         world.validate()?;
         match &mut self.backend {
             Backend::Gpu(engine) => {
-                let (rec, rb) = frame::record(&world.bodies, &world.shapes, frame::Plan::Bounds);
+                let (rec, rb) = frame::record(
+                    frame::Bodies::Upload(&world.bodies),
+                    &world.shapes,
+                    frame::Plan::Bounds,
+                );
                 let output = engine.run(&rec, &[])?;
                 Ok(frame::finish(&output, &rb, &world.bodies, &world.shapes)?.result)
             }

@@ -15,8 +15,11 @@
 //! are grown by half the speculative distance, so two bodies closer than it have boxes
 //! that meet: no pair within the speculative distance is left out.
 //!
-//! What it does not do yet: bind a renderer's own pose buffer, overlap the CPU stages of
-//! one frame with the GPU stages of the next, or take penetration from the GPU estimate.
+//! A renderer that keeps its instance transforms in a wgpu buffer binds it
+//! ([`World::bind_pose_buffer`]): each step then gathers the poses on the GPU from it.
+//!
+//! What it does not do yet: overlap the CPU stages of one frame with the GPU stages of the
+//! next, or take penetration from the GPU estimate.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -35,6 +38,7 @@ use crate::gpu::{ContextOptions, GpuContext};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
 use crate::passes::broadphase::Method;
+use crate::passes::pose_gather::PoseLayout;
 use crate::pipeline::{DeviceChoice, Pipeline};
 use crate::profile::{Profile, StageTime};
 use crate::scene::Scene;
@@ -107,6 +111,8 @@ pub struct World {
     speculative: f64,
     frame: u64,
     cache: Cache,
+    /// A renderer's instance buffer the poses are read from, and its layout.
+    pose_buffer: Option<(wgpu::Buffer, PoseLayout)>,
 }
 
 impl World {
@@ -135,6 +141,7 @@ impl World {
             speculative: 0.0,
             frame: 0,
             cache: Cache::from_env(),
+            pose_buffer: None,
         }
     }
 
@@ -302,6 +309,30 @@ impl World {
         Ok(())
     }
 
+    /// Reads the poses from a renderer's own instance buffer from now on: each step
+    /// gathers them on the GPU (`passes::pose_gather`; nothing is uploaded from the CPU)
+    /// and brings the table back for the exact stage, so [`World::bodies`] shows the poses
+    /// the step used. Body `i` is instance `i`; `layout` says where its position (3 × f32)
+    /// and rotation (x, y, z, w) lie. The buffer must belong to the world's device, have
+    /// `STORAGE` usage and hold an instance per body: anything else is a named error, here
+    /// and at every step (bodies may be added later). Poses set on the CPU are overwritten
+    /// by the next step's.
+    pub fn bind_pose_buffer(&mut self, buffer: &wgpu::Buffer, layout: PoseLayout) -> Result<()> {
+        if self.gpu_context().is_none() {
+            return Err(Error::Usage(
+                "a renderer's pose buffer needs the GPU path; this world runs the CPU twins".into(),
+            ));
+        }
+        layout.check(buffer.size(), buffer.usage(), self.bodies.len())?;
+        self.pose_buffer = Some((buffer.clone(), layout));
+        Ok(())
+    }
+
+    /// Goes back to poses set on the CPU (the last step's gathered poses stay).
+    pub fn unbind_pose_buffer(&mut self) {
+        self.pose_buffer = None;
+    }
+
     /// Sets a body's velocities (for the impacts of the coming steps).
     pub fn set_velocity(&mut self, body: BodyId, velocity: Velocity) -> Result<()> {
         let i = self.index(body)?;
@@ -342,7 +373,18 @@ impl World {
                 "the step must be finite and non-negative, got {dt} s"
             )));
         }
-        let frame = self.pipeline.frame(&self.crowd)?;
+        let frame = match &self.pose_buffer {
+            Some((buffer, layout)) => {
+                let (frame, gathered) =
+                    self.pipeline.frame_gathered(&self.crowd, buffer, *layout)?;
+                for (i, (body, gpu)) in self.bodies.iter_mut().zip(&gathered).enumerate() {
+                    body.pose = checked(i as u32, Pose::from_gpu(gpu))?;
+                }
+                self.crowd.bodies = gathered;
+                frame
+            }
+            None => self.pipeline.frame(&self.crowd)?,
+        };
         let mut profile = frame.profile;
         let t = Instant::now();
         let contacts = self.narrow.contacts(

@@ -225,7 +225,7 @@ fn gpu_pass_contains_the_exact_boxes_and_matches_the_cpu_twin() {
     };
     let (bodies, shapes) = random_scene(100_000, 12);
     let mut engine = Engine::new(ctx);
-    let (rec, rb) = frame::record(&bodies, &shapes, Plan::Bounds);
+    let (rec, rb) = frame::record(frame::Bodies::Upload(&bodies), &shapes, Plan::Bounds);
     let out = engine.run(&rec, &[]).expect("frame runs");
     let gpu = frame::finish(&out, &rb, &bodies, &shapes)
         .expect("no bad bodies")

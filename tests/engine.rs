@@ -87,7 +87,11 @@ fn stages_are_timed_by_timestamps_or_by_the_cpu_clock() {
         return;
     };
     let world = Crowd::random(20_000, 2);
-    let (rec, _) = frame::record(&world.bodies, &world.shapes, Plan::Bounds);
+    let (rec, _) = frame::record(
+        frame::Bodies::Upload(&world.bodies),
+        &world.shapes,
+        Plan::Bounds,
+    );
     let mut engine = Engine::new(ctx.clone());
     let out = engine.run(&rec, &[]).expect("frame");
     if ctx.has_timestamps() {

@@ -140,7 +140,7 @@ fn mistakes_are_named() {
 fn the_frame_is_recorded_in_stage_order() {
     let bodies = vec![GpuBody::default(); 3];
     let shapes = vec![GpuShapeBounds::default()];
-    let (rec, _) = frame::record(&bodies, &shapes, Plan::Bounds);
+    let (rec, _) = frame::record(frame::Bodies::Upload(&bodies), &shapes, Plan::Bounds);
     let stages: Vec<&str> = rec
         .commands()
         .iter()

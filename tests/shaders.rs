@@ -140,6 +140,7 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<GpuAabb>();
     assert_twin::<GpuPassStatus>();
     assert_twin::<GpuBoundsParams>();
+    assert_twin::<proxima::passes::pose_gather::GpuGatherParams>();
     assert_twin::<GpuDispatchArgsParams>();
     assert_twin::<proxima::passes::scan::GpuScanParams>();
     assert_twin::<proxima::passes::radix::GpuRadixParams>();

@@ -75,6 +75,8 @@ macro_rules! entry_shaders {
 }
 
 entry_shaders! {
+    /// The body table from a renderer's instance buffer.
+    PoseGather => "pose_gather.wgsl",
     /// World AABBs from poses.
     Bounds => "bounds.wgsl",
     /// Indirect dispatch arguments from a GPU-side count.

@@ -4,6 +4,7 @@ pub mod bounds;
 pub mod broadphase;
 pub mod depth;
 pub mod dispatch_args;
+pub mod pose_gather;
 pub mod radix;
 pub mod round_contacts;
 pub mod scan;
