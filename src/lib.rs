@@ -21,6 +21,7 @@ pub mod motion;
 pub mod narrowphase;
 pub mod particles;
 pub mod passes;
+pub mod peer;
 pub mod picture;
 pub mod pipeline;
 pub mod plot;

@@ -57,6 +57,29 @@ enum BenchCommand {
     /// Every GPU pass against its CPU twin (bounds, sort, moving frames with hash and
     /// sweep), 10k to 16M bodies on a hardware GPU: a table, a JSON file and a log-log plot.
     Gpu(GpuBenchArgs),
+    /// The pipeline (bounds, broadphase, contacts) on the GPU, on the CPU twins and as
+    /// parry3d-f64 (BVH + GJK/EPA) on the default crowd: per stage, with missed pairs and
+    /// depth errors; a table, a JSON file and a log-log plot.
+    Pipeline(PipelineBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct PipelineBenchArgs {
+    /// Body counts, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000])]
+    bodies: Vec<usize>,
+    /// Timed frames per size (after one warm-up frame).
+    #[arg(long, default_value_t = 3)]
+    frames: usize,
+    /// Where the wide passes of proxima's GPU column run (`cpu`: no GPU column).
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    device: DeviceArg,
+    /// Where to write the figures as JSON.
+    #[arg(long, default_value = "bench-pipeline.json")]
+    json: PathBuf,
+    /// Where to write the log-log plot.
+    #[arg(long, default_value = "bench-pipeline.svg")]
+    svg: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -226,6 +249,9 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             which: BenchCommand::Gpu(args),
         }) => bench_gpu(&args),
+        Some(Command::Bench {
+            which: BenchCommand::Pipeline(args),
+        }) => bench_pipeline(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -694,6 +720,40 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         args.runs,
         args.svg.display()
     );
+    Ok(())
+}
+
+fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
+    let gpu = match args.device {
+        DeviceArg::Cpu => None,
+        choice => {
+            let pipeline = open_pipeline(choice)?;
+            matches!(pipeline.backend(), Backend::Gpu(_)).then_some(pipeline)
+        }
+    };
+    let report = proxima::peer::run(&args.bodies, args.frames, gpu, &mut |f| match &f.error {
+        None => eprintln!("  {} bodies done", f.bodies),
+        Some(e) => eprintln!("  {} bodies: {e}", f.bodies),
+    })?;
+    print!("{}", report.table());
+    let write = |path: &PathBuf, text: String| {
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })
+    };
+    let json = serde_json::to_string_pretty(&report)
+        .map_err(|e| Error::Bench(format!("report as JSON: {e}")))?;
+    write(&args.json, json)?;
+    write(&args.svg, report.svg())?;
+    println!(
+        "figures: {}, plot: {}",
+        args.json.display(),
+        args.svg.display()
+    );
+    if report.sizes.iter().all(|f| f.error.is_some()) {
+        return Err(Error::Bench("no size could run".into()));
+    }
     Ok(())
 }
 

@@ -155,6 +155,12 @@ impl World {
         self.pipeline.fallback_notice.as_deref()
     }
 
+    /// The world's pipeline back, when its GPU is wanted elsewhere (`None` on the CPU
+    /// twins).
+    pub fn into_pipeline(self) -> Option<Pipeline> {
+        matches!(self.pipeline.backend(), crate::pipeline::Backend::Gpu(_)).then_some(self.pipeline)
+    }
+
     /// The GPU context the frames run on (`None` on the CPU twins).
     pub fn gpu_context(&self) -> Option<&GpuContext> {
         match self.pipeline.backend() {

@@ -185,6 +185,44 @@ fn the_main_job_draws_its_last_frame() {
 }
 
 #[test]
+fn bench_pipeline_compares_with_parry_and_misses_nothing() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-bench-pipeline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("p.json"), dir.join("p.svg"));
+    let o = proxima(
+        &[
+            "bench",
+            "pipeline",
+            "--bodies",
+            "1500",
+            "--frames",
+            "1",
+            "--device",
+            "cpu",
+            "--json",
+            json.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("parry3d-f64"), "{}", stdout(&o));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let f = &doc["sizes"][0];
+    assert_eq!(f["bodies"], 1500);
+    let touching = f["touching"][2].as_u64().unwrap();
+    assert!(touching > 100, "{f}");
+    // Against the exact test, proxima misses no touching pair and invents none.
+    assert_eq!(f["missed"][0], 0, "{f}");
+    assert_eq!(f["false_touching"][0], 0, "{f}");
+    assert!(f["depth_pairs"].as_u64().unwrap() > 0);
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64"));
+}
+
+#[test]
 fn demanding_the_gpu_without_one_is_an_error() {
     let o = proxima(&["run", "--device", "gpu", "--bodies", "10"], NO_DRIVER);
     assert!(!o.status.success());

@@ -1,0 +1,372 @@
+//! `proxima bench pipeline`: the whole pipeline against its CPU twins and against a
+//! pipeline built from parry3d-f64 on the same scene and poses, stage by stage, with
+//! accuracy columns.
+//!
+//! Per size, on the default crowd resized (`scenes/crowd.toml`), over the same moving
+//! frames:
+//! - proxima on the GPU (when there is one) and on the CPU twins: a [`World`] step with
+//!   its stages (bounds and broadphase, contacts), median per stage;
+//! - parry3d-f64: every body's AABB (`Shape::compute_aabb`), its BVH built and traversed
+//!   for overlapping leaf pairs (`Bvh::from_leaves`, `traverse_bvtt_single_tree`), then
+//!   `query::contact` on each pair (GJK/EPA): the same three stages a physics engine built
+//!   on parry runs.
+//!
+//! Accuracy, on the last frame: the pairs each side reports touching (overlap or contact),
+//! with every disagreement settled by the exact separating-axis test, and the depth
+//! error of parry's EPA against proxima's exact depth (the deepest manifold point, which
+//! equals the Gauss-map walk's exact depth for face contacts and the witnesses otherwise)
+//! over the pairs both report.
+
+use std::collections::BTreeSet;
+use std::time::Instant;
+
+use parry3d_f64::bounding_volume::Aabb;
+use parry3d_f64::partitioning::{Bvh, BvhBuildStrategy, BvhWorkspace};
+use parry3d_f64::shape::{ConvexPolyhedron, Shape};
+use serde::Serialize;
+
+use crate::bodies::Pose;
+use crate::exact::sat;
+use crate::geometry::ConvexPolytope;
+use crate::narrowphase::ExactShape;
+use crate::pipeline::Pipeline;
+use crate::plot::{Series, loglog_svg};
+use crate::scene::Scene;
+use crate::world::{FrameReport, World};
+use crate::{Error, Result};
+
+/// A polytope as parry3d-f64 holds it: our hull's vertices, faces fan-triangulated (parry's
+/// own hull of the points would merge and drop differently).
+pub fn to_parry(poly: &ConvexPolytope) -> Result<ConvexPolyhedron> {
+    let mut tris = Vec::new();
+    for f in 0..poly.num_faces() {
+        let ring: Vec<u32> = poly.face_vertices(f).collect();
+        for k in 1..ring.len() - 1 {
+            tris.push([ring[0], ring[k], ring[k + 1]]);
+        }
+    }
+    ConvexPolyhedron::from_convex_mesh(poly.vertices().to_vec(), &tris)
+        .ok_or_else(|| Error::Bench("parry3d-f64 refused one of the scene's hulls".into()))
+}
+
+/// A pose for parry3d-f64.
+fn parry_pose(p: &Pose) -> parry3d_f64::math::Pose {
+    parry3d_f64::math::Pose::from_parts(p.translation, p.rotation)
+}
+
+/// One size's figures.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct PeerFigures {
+    /// Bodies.
+    pub bodies: usize,
+    /// proxima on the GPU, per stage (ms, median over the timed frames): bounds and
+    /// broadphase, contacts; absent without an adapter.
+    pub gpu_ms: Option<[f64; 2]>,
+    /// proxima on the CPU twins, per stage.
+    pub cpu_ms: [f64; 2],
+    /// parry3d-f64: AABBs and BVH pairs, contacts.
+    pub parry_ms: [f64; 2],
+    /// Box pairs: proxima's broadphase, parry's BVH.
+    pub box_pairs: [usize; 2],
+    /// Touching pairs: proxima, parry, and the truth (the exact test on their union).
+    pub touching: [usize; 3],
+    /// Touching pairs each side missed (against the truth).
+    pub missed: [usize; 2],
+    /// Pairs each side reported touching that do not touch.
+    pub false_touching: [usize; 2],
+    /// Pairs whose depths are compared.
+    pub depth_pairs: usize,
+    /// Largest and median |parry EPA depth − proxima's exact depth|.
+    pub depth_error: [f64; 2],
+    /// A size that could not run: the named error.
+    pub error: Option<String>,
+}
+
+/// The figures of every size, with the adapter's name.
+#[derive(Clone, Debug, Serialize)]
+pub struct PeerReport {
+    /// The adapter proxima's GPU side ran on (or "none").
+    pub adapter: String,
+    /// Frames timed per size.
+    pub frames: usize,
+    /// Per size.
+    pub sizes: Vec<PeerFigures>,
+}
+
+/// Runs the comparison: `gpu` is a pipeline on an adapter, or `None`.
+pub fn run(
+    sizes: &[usize],
+    frames: usize,
+    mut gpu: Option<Pipeline>,
+    progress: &mut dyn FnMut(&PeerFigures),
+) -> Result<PeerReport> {
+    let adapter = gpu
+        .as_ref()
+        .map_or_else(|| "none".to_string(), Pipeline::device_name);
+    let mut out = Vec::new();
+    for &n in sizes {
+        let figures = match one_size(n, frames.max(1), gpu.take()) {
+            Ok((f, back)) => {
+                gpu = back;
+                f
+            }
+            Err(e) => PeerFigures {
+                bodies: n,
+                error: Some(e.to_string()),
+                ..Default::default()
+            },
+        };
+        progress(&figures);
+        out.push(figures);
+    }
+    Ok(PeerReport {
+        adapter,
+        frames,
+        sizes: out,
+    })
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v.get(v.len() / 2).copied().unwrap_or(0.0)
+}
+
+/// Stage times of a world over `frames` moving frames, and its last report.
+fn time_world(world: &mut World, frames: usize, dt: f64) -> Result<([f64; 2], FrameReport)> {
+    let mut wide = Vec::new();
+    let mut exact = Vec::new();
+    let mut last = None;
+    // One warm-up frame (pipelines, first allocations).
+    world.step(0.0)?;
+    for _ in 0..frames {
+        world.advance(dt)?;
+        let r = world.step(0.0)?;
+        wide.push(r.profile.stage_seconds("bounds") + r.profile.stage_seconds("broadphase"));
+        exact.push(r.profile.stage_seconds("contacts"));
+        last = Some(r);
+    }
+    Ok((
+        [median(wide) * 1e3, median(exact) * 1e3],
+        last.expect("at least one frame"),
+    ))
+}
+
+fn one_size(
+    n: usize,
+    frames: usize,
+    gpu: Option<Pipeline>,
+) -> Result<(PeerFigures, Option<Pipeline>)> {
+    let scene = Scene::default_scene(Some(n as u64))?;
+    let dt = 1.0 / 60.0;
+    let mut figures = PeerFigures {
+        bodies: scene.crowd.len(),
+        ..Default::default()
+    };
+    let mut cpu_world = World::on(Pipeline::cpu());
+    cpu_world.add_scene(&scene, &mut |_| {})?;
+    let (cpu_ms, ours) = time_world(&mut cpu_world, frames, dt)?;
+    figures.cpu_ms = cpu_ms;
+    let gpu_back = match gpu {
+        Some(pipeline) => {
+            let mut world = World::on(pipeline);
+            world.add_scene(&scene, &mut |_| {})?;
+            let (ms, report) = time_world(&mut world, frames, dt)?;
+            if report.pairs != ours.pairs {
+                return Err(Error::Bench(format!(
+                    "{n} bodies: the GPU found {} pairs, the CPU twins {}",
+                    report.pairs.len(),
+                    ours.pairs.len()
+                )));
+            }
+            figures.gpu_ms = Some(ms);
+            world.into_pipeline()
+        }
+        None => None,
+    };
+
+    // parry3d-f64 on the same shapes and the same (last) poses.
+    let shapes: Vec<Option<ConvexPolyhedron>> = cpu_world
+        .shapes()
+        .iter()
+        .map(|s| match s {
+            ExactShape::Convex(p) => to_parry(p).map(Some),
+            _ => Ok(None),
+        })
+        .collect::<Result<_>>()?;
+    let bodies = cpu_world.bodies();
+    if bodies.iter().any(|b| shapes[b.shape as usize].is_none()) {
+        return Err(Error::Bench(
+            "the parry pipeline here takes convex polytopes only".into(),
+        ));
+    }
+    let shape = |i: usize| {
+        shapes[bodies[i].shape as usize]
+            .as_ref()
+            .expect("checked convex")
+    };
+    let poses: Vec<parry3d_f64::math::Pose> = bodies.iter().map(|b| parry_pose(&b.pose)).collect();
+    let mut wide = Vec::new();
+    let mut exact = Vec::new();
+    let mut parry_touching = BTreeSet::new();
+    let mut parry_depth = std::collections::BTreeMap::new();
+    let mut parry_pairs = 0;
+    for _ in 0..frames {
+        let t = Instant::now();
+        let leaves: Vec<Aabb> = (0..bodies.len())
+            .map(|i| shape(i).compute_aabb(&poses[i]))
+            .collect();
+        let bvh = Bvh::from_leaves(BvhBuildStrategy::default(), &leaves);
+        let mut pairs = Vec::new();
+        bvh.traverse_bvtt_single_tree::<false>(&mut BvhWorkspace::default(), &mut |a, b| {
+            pairs.push(if a < b { [a, b] } else { [b, a] });
+        });
+        wide.push(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        parry_touching.clear();
+        parry_depth.clear();
+        for &[a, b] in &pairs {
+            let (ia, ib) = (a as usize, b as usize);
+            let c = parry3d_f64::query::contact(&poses[ia], shape(ia), &poses[ib], shape(ib), 0.0)
+                .map_err(|e| Error::Bench(format!("parry contact: {e:?}")))?;
+            if let Some(c) = c
+                && c.dist <= 0.0
+            {
+                parry_touching.insert([a, b]);
+                parry_depth.insert([a, b], -c.dist);
+            }
+        }
+        exact.push(t.elapsed().as_secs_f64());
+        parry_pairs = pairs.len();
+    }
+    figures.parry_ms = [median(wide) * 1e3, median(exact) * 1e3];
+    figures.box_pairs = [ours.pairs.len(), parry_pairs];
+
+    // Accuracy on the last frame.
+    let ours_touching: BTreeSet<[u32; 2]> = ours
+        .contacts
+        .iter()
+        .filter(|c| c.manifold.min_separation() <= 0.0)
+        .map(|c| c.bodies)
+        .collect();
+    let polytope = |i: usize| match &cpu_world.shapes()[bodies[i].shape as usize] {
+        ExactShape::Convex(p) => p.clone(),
+        _ => unreachable!("checked convex"),
+    };
+    let truth: BTreeSet<[u32; 2]> = ours_touching
+        .union(&parry_touching)
+        .copied()
+        .filter(|&[a, b]| {
+            let (a, b) = (a as usize, b as usize);
+            sat::intersects(&polytope(a), &bodies[a].pose, &polytope(b), &bodies[b].pose)
+        })
+        .collect();
+    figures.touching = [ours_touching.len(), parry_touching.len(), truth.len()];
+    figures.missed = [
+        truth.difference(&ours_touching).count(),
+        truth.difference(&parry_touching).count(),
+    ];
+    figures.false_touching = [
+        ours_touching.difference(&truth).count(),
+        parry_touching.difference(&truth).count(),
+    ];
+    let mut errors: Vec<f64> = ours
+        .contacts
+        .iter()
+        .filter_map(|c| {
+            let theirs = parry_depth.get(&c.bodies)?;
+            Some((theirs + c.manifold.min_separation().min(0.0)).abs())
+        })
+        .collect();
+    figures.depth_pairs = errors.len();
+    errors.sort_by(f64::total_cmp);
+    figures.depth_error = [
+        errors.last().copied().unwrap_or(0.0),
+        errors.get(errors.len() / 2).copied().unwrap_or(0.0),
+    ];
+    Ok((figures, gpu_back))
+}
+
+impl PeerReport {
+    /// The table printed by the command.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "pipeline per frame (ms, median of {} frames): bounds+broadphase | contacts\n",
+            self.frames
+        );
+        s += &format!(
+            "{:>9}  {:>19}  {:>19}  {:>19}  {:>15}  {:>22}  {:>21}\n",
+            "bodies",
+            "proxima gpu",
+            "proxima cpu",
+            "parry3d-f64",
+            "box pairs",
+            "touching ours/parry/true",
+            "missed ours/parry"
+        );
+        for f in &self.sizes {
+            if let Some(e) = &f.error {
+                s += &format!("{:>9}  error: {e}\n", f.bodies);
+                continue;
+            }
+            let pair = |v: [f64; 2]| format!("{:>8.2} | {:>8.2}", v[0], v[1]);
+            s += &format!(
+                "{:>9}  {:>19}  {:>19}  {:>19}  {:>7}/{:>7}  {:>7}/{:>7}/{:>7}  {:>10}/{:>10}\n",
+                f.bodies,
+                f.gpu_ms.map_or("-".into(), pair),
+                pair(f.cpu_ms),
+                pair(f.parry_ms),
+                f.box_pairs[0],
+                f.box_pairs[1],
+                f.touching[0],
+                f.touching[1],
+                f.touching[2],
+                f.missed[0],
+                f.missed[1],
+            );
+            s += &format!(
+                "{:>9}  parry EPA depth vs exact over {} pairs: max {:.2e}, median {:.2e}; falsely touching ours/parry {}/{}\n",
+                "",
+                f.depth_pairs,
+                f.depth_error[0],
+                f.depth_error[1],
+                f.false_touching[0],
+                f.false_touching[1]
+            );
+        }
+        s
+    }
+
+    /// A log-log plot of the whole frame per pipeline.
+    pub fn svg(&self) -> String {
+        let ok = || self.sizes.iter().filter(|f| f.error.is_none());
+        let sum = |v: [f64; 2]| v[0] + v[1];
+        let mut series = vec![
+            Series {
+                name: "proxima cpu twins".into(),
+                points: ok().map(|f| (f.bodies as f64, sum(f.cpu_ms))).collect(),
+            },
+            Series {
+                name: "parry3d-f64".into(),
+                points: ok().map(|f| (f.bodies as f64, sum(f.parry_ms))).collect(),
+            },
+        ];
+        let gpu: Vec<(f64, f64)> = ok()
+            .filter_map(|f| Some((f.bodies as f64, sum(f.gpu_ms?))))
+            .collect();
+        if !gpu.is_empty() {
+            series.insert(
+                0,
+                Series {
+                    name: format!("proxima gpu ({})", self.adapter),
+                    points: gpu,
+                },
+            );
+        }
+        loglog_svg(
+            "pipeline frame: broadphase + contacts",
+            "bodies",
+            "time (ms)",
+            &series,
+        )
+    }
+}
