@@ -64,6 +64,9 @@ pub struct PeerFigures {
     pub gpu_ms: Option<[f64; 2]>,
     /// proxima on the CPU twins, per stage.
     pub cpu_ms: [f64; 2],
+    /// proxima on the GPU, wall time per frame: one frame at a time, and pipelined (the
+    /// GPU stages of each frame overlapping the exact stage of the one before).
+    pub gpu_frame_ms: Option<[f64; 2]>,
     /// parry3d-f64: AABBs and BVH pairs, contacts.
     pub parry_ms: [f64; 2],
     /// Box pairs: proxima's broadphase, parry's BVH.
@@ -132,12 +135,30 @@ fn median(mut v: Vec<f64>) -> f64 {
 }
 
 /// Stage times of a world over `frames` moving frames, and its last report.
-fn time_world(world: &mut World, frames: usize, dt: f64) -> Result<([f64; 2], FrameReport)> {
+/// Stage times of a world over `frames` moving frames, its last report, and the wall
+/// time per frame run one at a time and pipelined ([`World::step_frames`]: the GPU stages
+/// of a frame overlap the exact stage of the one before).
+fn time_world(
+    world: &mut World,
+    frames: usize,
+    dt: f64,
+) -> Result<([f64; 2], FrameReport, [f64; 2])> {
     let mut wide = Vec::new();
     let mut exact = Vec::new();
     let mut last = None;
+    // The pipelined run's poses: the same motion from the start poses.
+    let ahead: Vec<Vec<Pose>> = (1..=frames)
+        .map(|k| {
+            Ok(world
+                .motions(dt * k as f64)?
+                .iter()
+                .map(|m| m.end())
+                .collect())
+        })
+        .collect::<Result<_>>()?;
     // One warm-up frame (pipelines, first allocations).
     world.step(0.0)?;
+    let started = Instant::now();
     for _ in 0..frames {
         world.advance(dt)?;
         let r = world.step(0.0)?;
@@ -145,9 +166,14 @@ fn time_world(world: &mut World, frames: usize, dt: f64) -> Result<([f64; 2], Fr
         exact.push(r.profile.stage_seconds("contacts"));
         last = Some(r);
     }
+    let one_at_a_time = started.elapsed().as_secs_f64() / frames as f64;
+    let started = Instant::now();
+    world.step_frames(&ahead, 0.0, |_| Ok(()))?;
+    let pipelined = started.elapsed().as_secs_f64() / frames as f64;
     Ok((
         [median(wide) * 1e3, median(exact) * 1e3],
         last.expect("at least one frame"),
+        [one_at_a_time * 1e3, pipelined * 1e3],
     ))
 }
 
@@ -164,13 +190,14 @@ fn one_size(
     };
     let mut cpu_world = World::on(Pipeline::cpu());
     cpu_world.add_scene(&scene, &mut |_| {})?;
-    let (cpu_ms, ours) = time_world(&mut cpu_world, frames, dt)?;
+    let (cpu_ms, ours, _) = time_world(&mut cpu_world, frames, dt)?;
     figures.cpu_ms = cpu_ms;
     let gpu_back = match gpu {
         Some(pipeline) => {
             let mut world = World::on(pipeline);
             world.add_scene(&scene, &mut |_| {})?;
-            let (ms, report) = time_world(&mut world, frames, dt)?;
+            let (ms, report, wall) = time_world(&mut world, frames, dt)?;
+            figures.gpu_frame_ms = Some(wall);
             if report.pairs != ours.pairs {
                 return Err(Error::Bench(format!(
                     "{n} bodies: the GPU found {} pairs, the CPU twins {}",
@@ -323,6 +350,12 @@ impl PeerReport {
                 f.missed[0],
                 f.missed[1],
             );
+            if let Some([one, piped]) = f.gpu_frame_ms {
+                s += &format!(
+                    "{:>9}  proxima gpu whole frame: {one:.2} ms one at a time, {piped:.2} ms pipelined\n",
+                    ""
+                );
+            }
             s += &format!(
                 "{:>9}  parry EPA depth vs exact over {} pairs: max {:.2e}, median {:.2e}; falsely touching ours/parry {}/{}\n",
                 "",

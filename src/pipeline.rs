@@ -6,7 +6,7 @@ use crate::bodies::GpuBody;
 use crate::broadphase::{Attempt, Choice, run_until_fits};
 use crate::crowd::Crowd;
 use crate::frame::{self, FrameResult};
-use crate::gpu::{ContextOptions, Engine, GpuContext};
+use crate::gpu::{ContextOptions, Engine, GpuContext, PendingFrame};
 use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
 use crate::passes::pose_gather::PoseLayout;
@@ -30,6 +30,20 @@ pub enum Backend {
     Gpu(Box<Engine>),
     /// The CPU twins.
     Cpu,
+}
+
+/// A frame submitted and not yet collected ([`Pipeline::submit`]).
+#[derive(Debug)]
+pub struct InFlight(Flight);
+
+#[derive(Debug)]
+enum Flight {
+    Gpu {
+        pending: PendingFrame,
+        readbacks: frame::Readbacks,
+        caps: Capacities,
+    },
+    Done(FrameResult),
 }
 
 /// Runs frames of a world.
@@ -140,6 +154,80 @@ impl Pipeline {
         ))
     }
 
+    /// Starts a frame (bounds, broadphase) and returns without waiting for the GPU:
+    /// [`Pipeline::collect`] gets its result. Meanwhile the CPU is free (the world runs the
+    /// exact stage of the previous frame then). On the CPU twins the frame runs here.
+    pub fn submit(&mut self, world: &Crowd) -> Result<InFlight> {
+        world.validate()?;
+        broadphase::check_body_count(world.len())?;
+        let method = self.method_for(world)?;
+        match &mut self.backend {
+            Backend::Gpu(engine) => {
+                let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
+                let max = Capacities::device_max(&engine.context().limits());
+                let caps = caps.capped(max, None);
+                let plan = frame::Plan::Pairs(method, caps);
+                let (rec, readbacks) =
+                    frame::record(frame::Bodies::Upload(&world.bodies), &world.shapes, plan);
+                let pending = engine.submit(&rec, &[])?;
+                Ok(InFlight(Flight::Gpu {
+                    pending,
+                    readbacks,
+                    caps,
+                }))
+            }
+            Backend::Cpu => Ok(InFlight(Flight::Done(frame::cpu(
+                &world.bodies,
+                &world.shapes,
+                Some(method),
+            )?))),
+        }
+    }
+
+    /// Waits for a submitted frame. `world` must still hold the poses it was submitted
+    /// with: a pair buffer that overflowed is grown and the frame run again on them.
+    pub fn collect(&mut self, world: &Crowd, flight: InFlight) -> Result<FrameResult> {
+        let (pending, readbacks, caps) = match flight.0 {
+            Flight::Done(result) => return Ok(result),
+            Flight::Gpu {
+                pending,
+                readbacks,
+                caps,
+            } => (pending, readbacks, caps),
+        };
+        let Backend::Gpu(engine) = &mut self.backend else {
+            return Err(Error::Usage(
+                "a frame submitted to the GPU was collected on the CPU twins".into(),
+            ));
+        };
+        let output = engine.wait(pending)?;
+        let done = frame::finish(&output, &readbacks, &world.bodies, &world.shapes)?;
+        let counter = done.counter.expect("the plan has a broadphase");
+        if counter.cut != 0 || counter.wrapped != 0 || caps.overflowed(&counter) {
+            // Rare after the first frames (capacities keep a quarter of headroom): the
+            // synchronous path grows the buffers, or names the error.
+            return self.frame(world);
+        }
+        let max = Capacities::device_max(&engine.context().limits());
+        self.caps = Some(Capacities::fitted_to(&counter).capped(max, Some(&counter)));
+        Ok(done.result)
+    }
+
+    fn method_for(&mut self, world: &Crowd) -> Result<Method> {
+        if let Some(m) = self.method {
+            return Ok(m);
+        }
+        let m = match self.choice {
+            Choice::Method(m) => m,
+            Choice::Auto => {
+                let boxes = frame::cpu(&world.bodies, &world.shapes, None)?.aabbs;
+                broadphase::choose_method(&boxes)
+            }
+        };
+        self.method = Some(m);
+        Ok(m)
+    }
+
     fn run_frame(
         &mut self,
         world: &Crowd,
@@ -147,20 +235,7 @@ impl Pipeline {
     ) -> Result<(FrameResult, Option<Vec<GpuBody>>)> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
-        let method = match self.method {
-            Some(m) => m,
-            None => {
-                let m = match self.choice {
-                    Choice::Method(m) => m,
-                    Choice::Auto => {
-                        let boxes = frame::cpu(&world.bodies, &world.shapes, None)?.aabbs;
-                        broadphase::choose_method(&boxes)
-                    }
-                };
-                self.method = Some(m);
-                m
-            }
-        };
+        let method = self.method_for(world)?;
         let shape_of: Vec<u32> = match instances {
             Some(_) => world.bodies.iter().map(|b| b.shape).collect(),
             None => Vec::new(),

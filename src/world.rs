@@ -18,8 +18,12 @@
 //! A renderer that keeps its instance transforms in a wgpu buffer binds it
 //! ([`World::bind_pose_buffer`]): each step then gathers the poses on the GPU from it.
 //!
-//! What it does not do yet: overlap the CPU stages of one frame with the GPU stages of the
-//! next, or take penetration from the GPU estimate.
+//! Frames whose poses are known ahead run pipelined ([`World::step_frames`]): the GPU
+//! stages of frame k+1 are in flight while the CPU computes frame k's contacts and
+//! impacts (the engine's ring of readback slots holds both frames' results).
+//!
+//! What it does not do yet: take penetration from the GPU's sampled estimate, or read back
+//! only the counted pairs (the whole pair buffer comes back).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -391,14 +395,84 @@ impl World {
             }
             None => self.pipeline.frame(&self.crowd)?,
         };
+        let bodies = std::mem::take(&mut self.bodies);
+        let report = self.exact_stage(frame, &bodies, dt);
+        self.bodies = bodies;
+        report
+    }
+
+    /// Runs frames whose poses are known ahead (an animation, a replay, a renderer's next
+    /// frame), overlapping the GPU stages of each frame with the CPU exact stage of the one
+    /// before: frame k+1's bounds and broadphase are submitted before frame k's contacts
+    /// and impacts are computed. `poses` yields one pose per body per frame; `each` gets
+    /// every frame's report in order, as [`World::step`] would give it, with one more
+    /// stage, `gpu wait`: how long the CPU waited for the frame's GPU stages (near zero
+    /// once the two overlap). Returns the number of frames. Not with a bound pose buffer
+    /// (its poses are the renderer's, one frame at a time).
+    pub fn step_frames<I>(
+        &mut self,
+        poses: I,
+        dt: f64,
+        mut each: impl FnMut(FrameReport) -> Result<()>,
+    ) -> Result<u64>
+    where
+        I: IntoIterator,
+        I::Item: AsRef<[Pose]>,
+    {
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(Error::Usage(format!(
+                "the step must be finite and non-negative, got {dt} s"
+            )));
+        }
+        if self.pose_buffer.is_some() {
+            return Err(Error::Usage(
+                "step_frames takes its poses from the caller; unbind the pose buffer first".into(),
+            ));
+        }
+        let mut poses = poses.into_iter();
+        let Some(first) = poses.next() else {
+            return Ok(0);
+        };
+        self.set_poses(first.as_ref())?;
+        let mut flight = self.pipeline.submit(&self.crowd)?;
+        let mut count = 0;
+        loop {
+            let t = Instant::now();
+            let mut frame = self.pipeline.collect(&self.crowd, flight)?;
+            frame.profile.stages.push(StageTime {
+                name: "gpu wait",
+                seconds: t.elapsed().as_secs_f64(),
+            });
+            // This frame's poses; the next frame's go to the GPU before the exact stage.
+            let bodies = self.bodies.clone();
+            let next = match poses.next() {
+                Some(p) => {
+                    self.set_poses(p.as_ref())?;
+                    Some(self.pipeline.submit(&self.crowd)?)
+                }
+                None => None,
+            };
+            each(self.exact_stage(frame, &bodies, dt)?)?;
+            count += 1;
+            match next {
+                Some(f) => flight = f,
+                None => return Ok(count),
+            }
+        }
+    }
+
+    /// The CPU exact stage of a frame of `bodies`: contacts, then impacts over `dt`.
+    fn exact_stage(
+        &mut self,
+        frame: crate::frame::FrameResult,
+        bodies: &[ExactBody],
+        dt: f64,
+    ) -> Result<FrameReport> {
         let mut profile = frame.profile;
         let t = Instant::now();
-        let contacts = self.narrow.contacts(
-            &self.bodies,
-            &frame.pairs,
-            self.speculative,
-            &mut self.state,
-        )?;
+        let contacts =
+            self.narrow
+                .contacts(bodies, &frame.pairs, self.speculative, &mut self.state)?;
         profile.stages.push(StageTime {
             name: "contacts",
             seconds: t.elapsed().as_secs_f64(),
@@ -410,7 +484,7 @@ impl World {
             .filter(|c| c.manifold.min_separation() < 0.0)
             .map(|c| c.bodies)
             .collect();
-        let impacts = self.impacts_where(dt, |a, b| !overlapping.contains(&[a, b]))?;
+        let impacts = self.impacts_of(bodies, dt, |a, b| !overlapping.contains(&[a, b]))?;
         if dt > 0.0 {
             profile.stages.push(StageTime {
                 name: "impacts",
@@ -442,7 +516,11 @@ impl World {
 
     /// Each body's motion over the next `dt` seconds.
     pub fn motions(&self, dt: f64) -> Result<Vec<ScrewMotion>> {
-        self.bodies
+        self.motions_of(&self.bodies, dt)
+    }
+
+    fn motions_of(&self, bodies: &[ExactBody], dt: f64) -> Result<Vec<ScrewMotion>> {
+        bodies
             .iter()
             .zip(&self.velocities)
             .enumerate()
@@ -467,6 +545,16 @@ impl World {
         dt: f64,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
+        self.impacts_of(&self.bodies, dt, keep)
+    }
+
+    /// Impacts of `bodies` (the world's shapes at other poses) under the velocities.
+    fn impacts_of(
+        &self,
+        bodies: &[ExactBody],
+        dt: f64,
+        keep: impl Fn(u32, u32) -> bool + Sync,
+    ) -> Result<Vec<Impact>> {
         let moving = self
             .velocities
             .iter()
@@ -474,9 +562,8 @@ impl World {
         if dt == 0.0 || !moving {
             return Ok(Vec::new());
         }
-        let motions = self.motions(dt)?;
-        let boxes: Vec<GpuAabb> = self
-            .bodies
+        let motions = self.motions_of(bodies, dt)?;
+        let boxes: Vec<GpuAabb> = bodies
             .iter()
             .zip(&motions)
             .map(|(b, m)| {
@@ -494,7 +581,6 @@ impl World {
                 .chunks(chunk)
                 .map(|part| {
                     let motions = &motions;
-                    let bodies = &self.bodies;
                     let narrow = &self.narrow;
                     scope.spawn(move || {
                         part.iter()

@@ -365,3 +365,70 @@ fn the_default_device_choice_opens_a_world() {
     }
     assert!(!world.device_name().is_empty());
 }
+
+/// Poses of a crowd moving for `frames` frames: each body along its own straight line.
+fn moving_poses(world: &World, frames: usize, seed: u64) -> Vec<Vec<Pose>> {
+    let mut rng = Rng::new(seed);
+    let velocity: Vec<DVec3> = (0..world.len()).map(|_| rng.unit_vector() * 0.2).collect();
+    (0..frames)
+        .map(|f| {
+            world
+                .bodies()
+                .iter()
+                .zip(&velocity)
+                .map(|(b, v)| Pose::new(b.pose.translation + *v * f as f64, b.pose.rotation))
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn pipelined_frames_report_what_single_steps_do() {
+    let gpu = common::gpu("pipelined_frames_report_what_single_steps_do");
+    // Each run on a fresh world: warm starts change which of two equal answers is found.
+    let fresh = |on_gpu: bool| {
+        let mut world = match (&gpu, on_gpu) {
+            (Some(ctx), true) => World::on_context(ctx.clone()),
+            _ => cpu_world(),
+        };
+        world.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+        ));
+        mixed_world(&mut world, 800, 21);
+        world.set_speculative(0.01).unwrap();
+        world
+    };
+    for on_gpu in [false, true] {
+        if on_gpu && gpu.is_none() {
+            continue;
+        }
+        let mut one = fresh(on_gpu);
+        let frames = moving_poses(&one, 5, 3);
+        let mut single = Vec::new();
+        for poses in &frames {
+            one.set_poses(poses).unwrap();
+            single.push(one.step(0.0).unwrap());
+        }
+        let mut world = fresh(on_gpu);
+        let mut piped = Vec::new();
+        let n = world
+            .step_frames(&frames, 0.0, |r| {
+                piped.push(r);
+                Ok(())
+            })
+            .unwrap();
+        assert_eq!(n, 5);
+        for (k, (a, b)) in single.iter().zip(&piped).enumerate() {
+            assert!(a.pairs == b.pairs, "frame {k}: pairs differ");
+            assert_eq!(a.contacts.len(), b.contacts.len(), "frame {k}");
+            if let Some((x, y)) = a.contacts.iter().zip(&b.contacts).find(|(x, y)| x != y) {
+                panic!("frame {k} (gpu {on_gpu}): {x:?}\nvs {y:?}");
+            }
+            assert!(b.profile.stages.iter().any(|s| s.name == "gpu wait"));
+        }
+        assert!(single.iter().map(|r| r.contacts.len()).sum::<usize>() > 100);
+        // A frame of the wrong size stops the run with a named error.
+        let bad = vec![frames[0].clone(), frames[1][..10].to_vec()];
+        assert!(world.step_frames(&bad, 0.0, |_| Ok(())).is_err());
+    }
+}
