@@ -38,12 +38,15 @@ pub struct InFlight(Flight);
 
 #[derive(Debug)]
 enum Flight {
-    Gpu {
-        pending: PendingFrame,
-        readbacks: frame::Readbacks,
-        caps: Capacities,
-    },
+    Gpu(Box<GpuFlight>),
     Done(FrameResult),
+}
+
+#[derive(Debug)]
+struct GpuFlight {
+    pending: PendingFrame,
+    readbacks: frame::Readbacks,
+    caps: Capacities,
 }
 
 /// Runs frames of a world.
@@ -170,11 +173,11 @@ impl Pipeline {
                 let (rec, readbacks) =
                     frame::record(frame::Bodies::Upload(&world.bodies), &world.shapes, plan);
                 let pending = engine.submit(&rec, &[])?;
-                Ok(InFlight(Flight::Gpu {
+                Ok(InFlight(Flight::Gpu(Box::new(GpuFlight {
                     pending,
                     readbacks,
                     caps,
-                }))
+                }))))
             }
             Backend::Cpu => Ok(InFlight(Flight::Done(frame::cpu(
                 &world.bodies,
@@ -187,13 +190,13 @@ impl Pipeline {
     /// Waits for a submitted frame. `world` must still hold the poses it was submitted
     /// with: a pair buffer that overflowed is grown and the frame run again on them.
     pub fn collect(&mut self, world: &Crowd, flight: InFlight) -> Result<FrameResult> {
-        let (pending, readbacks, caps) = match flight.0 {
+        let GpuFlight {
+            pending,
+            readbacks,
+            caps,
+        } = match flight.0 {
             Flight::Done(result) => return Ok(result),
-            Flight::Gpu {
-                pending,
-                readbacks,
-                caps,
-            } => (pending, readbacks, caps),
+            Flight::Gpu(f) => *f,
         };
         let Backend::Gpu(engine) = &mut self.backend else {
             return Err(Error::Usage(
