@@ -31,21 +31,8 @@ pub struct GpuDepthEstimator {
 impl GpuDepthEstimator {
     /// Uploads the tables of `shapes` to `engine`'s device.
     pub fn new(engine: &Engine, shapes: DepthShapes) -> Self {
-        use wgpu::util::DeviceExt;
-        let device = &engine.context().device;
-        let buffer = |label, bytes: &[u8]| {
-            // A table may be empty (no faces at all): bind at least one element.
-            let bytes = if bytes.is_empty() {
-                &[0u8; 16][..]
-            } else {
-                bytes
-            };
-            device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                label: Some(label),
-                contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE,
-            })
-        };
+        let ctx = engine.context();
+        let buffer = |label, bytes: &[u8]| ctx.storage_buffer(label, bytes);
         let buffers = [
             buffer("depth shapes", bytemuck::cast_slice(&shapes.shapes)),
             buffer("depth vertices", bytemuck::cast_slice(&shapes.vertices)),

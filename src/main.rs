@@ -723,6 +723,27 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Writes a benchmark's figures as JSON and its plot as SVG.
+fn write_figures(
+    report: &impl serde::Serialize,
+    json: &Path,
+    svg: String,
+    svg_path: &Path,
+) -> Result<()> {
+    let write = |path: &Path, text: String| {
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })
+    };
+    let text = serde_json::to_string_pretty(report)
+        .map_err(|e| Error::Bench(format!("report as JSON: {e}")))?;
+    write(json, text + "\n")?;
+    write(svg_path, svg)?;
+    println!("figures: {}, plot: {}", json.display(), svg_path.display());
+    Ok(())
+}
+
 fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
     let gpu = match args.device {
         DeviceArg::Cpu => None,
@@ -736,21 +757,7 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
         Some(e) => eprintln!("  {} bodies: {e}", f.bodies),
     })?;
     print!("{}", report.table());
-    let write = |path: &PathBuf, text: String| {
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })
-    };
-    let json = serde_json::to_string_pretty(&report)
-        .map_err(|e| Error::Bench(format!("report as JSON: {e}")))?;
-    write(&args.json, json)?;
-    write(&args.svg, report.svg())?;
-    println!(
-        "figures: {}, plot: {}",
-        args.json.display(),
-        args.svg.display()
-    );
+    write_figures(&report, &args.json, report.svg(), &args.svg)?;
     if report.sizes.iter().all(|f| f.error.is_some()) {
         return Err(Error::Bench("no size could run".into()));
     }
@@ -790,21 +797,7 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         Some(e) => eprintln!("  {} bodies: {e}", f.bodies),
     })?;
     print!("{}", report.table());
-    let write = |path: &PathBuf, text: String| {
-        std::fs::write(path, text).map_err(|source| Error::Io {
-            path: path.clone(),
-            source,
-        })
-    };
-    let json = serde_json::to_string_pretty(&report)
-        .map_err(|e| Error::Bench(format!("report as JSON: {e}")))?;
-    write(&args.json, json + "\n")?;
-    write(&args.svg, report.svg())?;
-    println!(
-        "figures: {}, plot: {}",
-        args.json.display(),
-        args.svg.display()
-    );
+    write_figures(&report, &args.json, report.svg(), &args.svg)?;
     let failed = report.sizes.iter().filter(|f| f.error.is_some()).count();
     if failed > 0 {
         return Err(Error::Bench(format!(

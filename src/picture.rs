@@ -19,7 +19,7 @@ use glam::{DVec3, Vec3, Vec4};
 
 use crate::geometry::ConvexPolytope;
 use crate::geometry::generators::icosphere;
-use crate::geometry::rounded::{Core, Rounded};
+use crate::geometry::rounded::Rounded;
 use crate::gpu::GpuContext;
 use crate::gpu::progress::StageSubmissions;
 use crate::gpu::shaders::{parse_and_validate, resolve_imports};
@@ -103,15 +103,8 @@ fn triangles(shape: &ExactShape) -> Result<Vec<Vec3>> {
 /// every point of the core's hull.
 fn rounded_hull(r: &Rounded) -> Result<ConvexPolytope> {
     let ball = icosphere(r.radius.max(1e-9), 2)?;
-    let core: Vec<DVec3> = match &r.core {
-        Core::Point => vec![DVec3::ZERO],
-        Core::Segment { half_height } => vec![
-            DVec3::new(0.0, 0.0, -half_height),
-            DVec3::new(0.0, 0.0, *half_height),
-        ],
-        Core::Polytope(p) => p.vertices().to_vec(),
-    };
-    let points: Vec<DVec3> = core
+    let points: Vec<DVec3> = r
+        .core_points()
         .iter()
         .flat_map(|&c| ball.vertices().iter().map(move |&d| c + d))
         .collect();
@@ -245,19 +238,7 @@ fn draw(ctx: &GpuContext, s: &Scene<'_>) -> Result<Picture> {
         label: Some("picture"),
         source: wgpu::ShaderSource::Wgsl(source.into()),
     });
-    let storage = |label: &str, bytes: &[u8]| {
-        // Storage bindings may not be empty.
-        let bytes = if bytes.is_empty() {
-            &[0u8; 16][..]
-        } else {
-            bytes
-        };
-        device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
-            label: Some(label),
-            contents: bytes,
-            usage: wgpu::BufferUsages::STORAGE,
-        })
-    };
+    let storage = |label: &str, bytes: &[u8]| ctx.storage_buffer(label, bytes);
     let camera = device.create_buffer_init(&wgpu::util::BufferInitDescriptor {
         label: Some("camera"),
         contents: bytemuck::cast_slice(s.camera),

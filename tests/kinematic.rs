@@ -2,6 +2,8 @@
 //! another, checked on every frame's actual motions by all-pairs conservative advancement
 //! and by sampling the exact collision test along them.
 
+mod common;
+
 use std::collections::HashSet;
 
 use proxima::Pipeline;
@@ -59,15 +61,7 @@ fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
                 }
                 let (a, b) = (polytope(i), polytope(j));
                 let (ma, mb) = (motions[i], motions[j]);
-                // Closest approach of the origins' paths against both reaches.
-                let p = mb.start().translation - ma.start().translation;
-                let v = mb.linear() - ma.linear();
-                let t = if v == glam::DVec3::ZERO {
-                    0.0
-                } else {
-                    (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
-                };
-                if (p + v * t).length() > a.radius() + b.radius() {
+                if !common::origins_within(&ma, &mb, a.radius() + b.radius()) {
                     continue;
                 }
                 checked += 1;

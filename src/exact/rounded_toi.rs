@@ -17,20 +17,8 @@ use glam::DVec3;
 
 use super::advance::{ContactTolerance, MAX_ITERATIONS, TOI_TOL_REL, ToiOutput, ToiState};
 use super::rounded::{self, Contact};
-use crate::geometry::rounded::{Core, Rounded};
+use crate::geometry::rounded::Rounded;
 use crate::motion::ScrewMotion;
-
-/// The core's points whose distance from any axis through the origin bounds the core's.
-fn core_points(r: &Rounded) -> Vec<DVec3> {
-    match &r.core {
-        Core::Point => vec![DVec3::ZERO],
-        Core::Segment { half_height } => vec![
-            DVec3::new(0.0, 0.0, -half_height),
-            DVec3::new(0.0, 0.0, *half_height),
-        ],
-        Core::Polytope(p) => p.vertices().to_vec(),
-    }
-}
 
 /// The first contact of two rounded bodies over their motions (`t` in `[0, 1]`).
 pub fn time_of_impact(
@@ -50,8 +38,8 @@ pub fn time_of_impact(
         .unwrap_or_else(|| TOI_TOL_REL * scale(0.0).max(scale(1.0)));
     let cap = max_iterations.unwrap_or(MAX_ITERATIONS).max(1);
     let (swing_a, swing_b) = (
-        motion_a.swing_radius(&core_points(a)),
-        motion_b.swing_radius(&core_points(b)),
+        motion_a.swing_radius(&a.core_points()),
+        motion_b.swing_radius(&b.core_points()),
     );
     let bound = (motion_a.linear() - motion_b.linear()).length()
         + motion_a.angular().length() * swing_a

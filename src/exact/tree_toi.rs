@@ -18,7 +18,7 @@ use super::dynamic_obb::{self, MAX_DEPTH, MovingBox, separated_during};
 use super::{rounded, rounded_toi};
 use crate::geometry::hull_tree::NodeKind;
 use crate::geometry::obb::Obb;
-use crate::geometry::rounded::{Core, Rounded};
+use crate::geometry::rounded::Rounded;
 use crate::geometry::{FeatureId, HullTree};
 use crate::motion::ScrewMotion;
 
@@ -122,14 +122,7 @@ pub fn time_of_impact_rounded(
     b: &Rounded,
     motion_b: ScrewMotion,
 ) -> TreeToi {
-    let core: Vec<DVec3> = match &b.core {
-        Core::Point => vec![DVec3::ZERO],
-        Core::Segment { half_height } => vec![
-            DVec3::new(0.0, 0.0, -half_height),
-            DVec3::new(0.0, 0.0, *half_height),
-        ],
-        Core::Polytope(p) => p.vertices().to_vec(),
-    };
+    let core = b.core_points();
     let mut body_box = Obb::fit(&core);
     body_box.half += DVec3::splat(b.radius);
     let moving_body = MovingBox::new(&body_box, &motion_b);

@@ -88,6 +88,19 @@ impl Rounded {
         }
     }
 
+    /// The core's points that span it (body frame): the origin, the segment's ends, or the
+    /// polytope's vertices.
+    pub fn core_points(&self) -> Vec<DVec3> {
+        match &self.core {
+            Core::Point => vec![DVec3::ZERO],
+            Core::Segment { half_height } => vec![
+                DVec3::new(0.0, 0.0, -half_height),
+                DVec3::new(0.0, 0.0, *half_height),
+            ],
+            Core::Polytope(p) => p.vertices().to_vec(),
+        }
+    }
+
     /// The largest distance of a point of the body from its origin.
     pub fn reach(&self) -> f64 {
         self.radius

@@ -118,6 +118,23 @@ impl GpuContext {
         }
     }
 
+    /// A storage buffer holding `bytes` (at least 16 bytes: a binding may not be empty,
+    /// and a table may be, e.g. no faces at all).
+    pub fn storage_buffer(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+        use wgpu::util::DeviceExt;
+        let bytes = if bytes.is_empty() {
+            &[0u8; 16][..]
+        } else {
+            bytes
+        };
+        self.device
+            .create_buffer_init(&wgpu::util::BufferInitDescriptor {
+                label: Some(label),
+                contents: bytes,
+                usage: wgpu::BufferUsages::STORAGE,
+            })
+    }
+
     /// The device's limits.
     pub fn limits(&self) -> wgpu::Limits {
         self.device.limits()

@@ -69,6 +69,23 @@ pub fn height(
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// Whether the origins of two bodies on screw motions come within `reach` of each other
+/// during the step (their paths are segments; the closest approach of the two).
+pub fn origins_within(
+    ma: &proxima::motion::ScrewMotion,
+    mb: &proxima::motion::ScrewMotion,
+    reach: f64,
+) -> bool {
+    let p = mb.start().translation - ma.start().translation;
+    let v = mb.linear() - ma.linear();
+    let t = if v == glam::DVec3::ZERO {
+        0.0
+    } else {
+        (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
+    };
+    (p + v * t).length() <= reach
+}
+
 /// First contacts by advancing every pair on its own, without broadphase or queue: each
 /// pair whose bounding spheres (radius about the origin, which moves on a segment) can meet
 /// during the step, as (lower body, higher body, answer) for every answer but a miss, in
@@ -82,14 +99,7 @@ pub fn all_pairs_first_contacts(
     for (i, bi) in bodies.iter().enumerate() {
         for (j, bj) in bodies.iter().enumerate().skip(i + 1) {
             let (a, b) = (&shapes[bi.shape as usize], &shapes[bj.shape as usize]);
-            let p = bj.motion.start().translation - bi.motion.start().translation;
-            let v = bj.motion.linear() - bi.motion.linear();
-            let t = if v == glam::DVec3::ZERO {
-                0.0
-            } else {
-                (-p.dot(v) / v.dot(v)).clamp(0.0, 1.0)
-            };
-            if (p + v * t).length() > a.radius() + b.radius() {
+            if !origins_within(&bi.motion, &bj.motion, a.radius() + b.radius()) {
                 continue;
             }
             let out = time_of_impact(&ToiInput::new(a, bi.motion, b, bj.motion));
