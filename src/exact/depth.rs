@@ -498,6 +498,9 @@ impl<'a> Pair<'a> {
             0.5 * (l0 + l1) - self.reach * n0.distance(n1) * std::f64::consts::FRAC_1_SQRT_2
         };
         // Each surviving edge with its arc's ends and its segment, in A's frame.
+        // The bounds are tried cheapest first and an edge is dropped at the first that
+        // reaches the bar: the same edges survive as taking the largest of the three, for
+        // a fraction of the arithmetic (the arc bounds were a sixth of a crowd's time).
         let mut edges_a: Vec<Edge> = Vec::new();
         for x in 0..self.a.num_edges() as u32 {
             let [f0, f1] = self.a.edge_faces(x as usize);
@@ -505,14 +508,17 @@ impl<'a> Pair<'a> {
                 self.a.face_normal(f0 as usize),
                 self.a.face_normal(f1 as usize),
             );
+            let limit = bar(&best);
+            if lipschitz(low_a[f0 as usize], low_a[f1 as usize], n0, n1) >= limit {
+                continue;
+            }
             let [v0, v1] = self.a.edge_vertices(x as usize);
             let p = self.a.vertex(v0);
-            let bound = arc_min(n0, n1, p - self.inside_b)
-                .max(arc_min(n0, n1, p - deep_b))
-                .max(lipschitz(low_a[f0 as usize], low_a[f1 as usize], n0, n1));
-            if bound < bar(&best) {
-                edges_a.push((x, n0, n1, p, self.a.vertex(v1) - p));
+            let arc = Arc::new(n0, n1);
+            if arc.min(p - self.inside_b) >= limit || arc.min(p - deep_b) >= limit {
+                continue;
             }
+            edges_a.push((x, n0, n1, p, self.a.vertex(v1) - p));
         }
         if edges_a.is_empty() {
             return best;
@@ -521,14 +527,17 @@ impl<'a> Pair<'a> {
         for y in 0..self.b.num_edges() as u32 {
             let [f0, f1] = self.b.edge_faces(y as usize);
             let (n0, n1) = (-self.normal_b(f0), -self.normal_b(f1));
+            let limit = bar(&best);
+            if lipschitz(low_b[f0 as usize], low_b[f1 as usize], n0, n1) >= limit {
+                continue;
+            }
             let [v0, v1] = self.b.edge_vertices(y as usize);
             let q = self.place.point(self.b.vertex(v0));
-            let bound = arc_min(n0, n1, self.inside_a - q)
-                .max(arc_min(n0, n1, deep_a - q))
-                .max(lipschitz(low_b[f0 as usize], low_b[f1 as usize], n0, n1));
-            if bound < bar(&best) {
-                edges_b.push((y, n0, n1, q, self.place.point(self.b.vertex(v1)) - q));
+            let arc = Arc::new(n0, n1);
+            if arc.min(self.inside_a - q) >= limit || arc.min(deep_a - q) >= limit {
+                continue;
             }
+            edges_b.push((y, n0, n1, q, self.place.point(self.b.vertex(v1)) - q));
         }
         // A pair whose arcs cross spans a facet: its edges support A along the axis and
         // B against it, so s = axis·(p − q) with no support query. Only arcs whose boxes
@@ -711,22 +720,38 @@ impl Found {
     }
 }
 
-/// The least of `u·v` over unit `u` on the minor great arc from `n1` to `n2`: at an end,
-/// or where the arc passes nearest `−v`.
-fn arc_min(n1: DVec3, n2: DVec3, v: DVec3) -> f64 {
-    let ends = n1.dot(v).min(n2.dot(v));
-    let w = n1.cross(n2);
-    let len = w.length();
-    if len <= 1e-12 {
-        return ends;
+/// The minor great arc from `n1` to `n2`, with its plane's unit normal when it has one.
+struct Arc {
+    n1: DVec3,
+    n2: DVec3,
+    w: Option<DVec3>,
+}
+
+impl Arc {
+    fn new(n1: DVec3, n2: DVec3) -> Self {
+        let w = n1.cross(n2);
+        let len = w.length();
+        Arc {
+            n1,
+            n2,
+            w: (len > 1e-12).then(|| w / len),
+        }
     }
-    let w = w / len;
-    // −v projected on the arc's plane, and whether it lies between the ends.
-    let m = -(v - w * w.dot(v));
-    if n1.cross(m).dot(w) >= 0.0 && m.cross(n2).dot(w) >= 0.0 {
-        ends.min(-m.length())
-    } else {
-        ends
+
+    /// The least of `u·v` over unit `u` on the arc: at an end, or where the arc passes
+    /// nearest `−v`.
+    fn min(&self, v: DVec3) -> f64 {
+        let ends = self.n1.dot(v).min(self.n2.dot(v));
+        let Some(w) = self.w else {
+            return ends;
+        };
+        // −v projected on the arc's plane, and whether it lies between the ends.
+        let m = -(v - w * w.dot(v));
+        if self.n1.cross(m).dot(w) >= 0.0 && m.cross(self.n2).dot(w) >= 0.0 {
+            ends.min(-m.length())
+        } else {
+            ends
+        }
     }
 }
 
