@@ -97,6 +97,31 @@ impl Pipeline {
         }
     }
 
+    /// Whether `error` means the GPU cannot go on (the device is lost, or out of memory)
+    /// while the CPU twins could run the same frame.
+    pub fn gpu_gone(&self, error: &Error) -> bool {
+        let Backend::Gpu(engine) = &self.backend else {
+            return false;
+        };
+        match error {
+            Error::DeviceLost(_) => true,
+            Error::Gpu(message) | Error::Readback(message) => {
+                engine.context().is_lost() || message.to_lowercase().contains("out of memory")
+            }
+            _ => engine.context().is_lost(),
+        }
+    }
+
+    /// Moves to the CPU twins after the GPU failed with `error`, keeping the broadphase
+    /// choice; the notice says so.
+    pub fn fall_back_to_cpu(&mut self, error: &Error) {
+        self.backend = Backend::Cpu;
+        self.caps = None;
+        self.fallback_notice = Some(format!(
+            "the GPU failed ({error}); the frames go on on the CPU twins"
+        ));
+    }
+
     /// The backend in use.
     pub fn backend(&self) -> &Backend {
         &self.backend

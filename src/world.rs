@@ -18,6 +18,11 @@
 //! A renderer that keeps its instance transforms in a wgpu buffer binds it
 //! ([`World::bind_pose_buffer`]): each step then gathers the poses on the GPU from it.
 //!
+//! A GPU that is lost mid-run (driver reset, destroyed device, out of memory) is not the
+//! end of the run: the world moves to the CPU twins, runs the frame again there (same
+//! pairs) and says so in [`World::fallback_notice`]. A bound pose buffer cannot move with
+//! it: then the loss is the error.
+//!
 //! Frames whose poses are known ahead run pipelined ([`World::step_frames`]): the GPU
 //! stages of frame k+1 are in flight while the CPU computes frame k's contacts and
 //! impacts (the engine's ring of readback slots holds both frames' results).
@@ -393,7 +398,10 @@ impl World {
                 self.crowd.bodies = gathered;
                 frame
             }
-            None => self.pipeline.frame(&self.crowd)?,
+            None => {
+                let frame = self.pipeline.frame(&self.crowd);
+                self.or_on_cpu(frame)?
+            }
         };
         let bodies = std::mem::take(&mut self.bodies);
         let report = self.exact_stage(frame, &bodies, dt);
@@ -434,11 +442,12 @@ impl World {
             return Ok(0);
         };
         self.set_poses(first.as_ref())?;
-        let mut flight = self.pipeline.submit(&self.crowd)?;
+        let mut flight = self.submit_or_on_cpu()?;
         let mut count = 0;
         loop {
             let t = Instant::now();
-            let mut frame = self.pipeline.collect(&self.crowd, flight)?;
+            let frame = self.pipeline.collect(&self.crowd, flight);
+            let mut frame = self.or_on_cpu(frame)?;
             frame.profile.stages.push(StageTime {
                 name: "gpu wait",
                 seconds: t.elapsed().as_secs_f64(),
@@ -448,7 +457,7 @@ impl World {
             let next = match poses.next() {
                 Some(p) => {
                     self.set_poses(p.as_ref())?;
-                    Some(self.pipeline.submit(&self.crowd)?)
+                    Some(self.submit_or_on_cpu()?)
                 }
                 None => None,
             };
@@ -458,6 +467,32 @@ impl World {
                 Some(f) => flight = f,
                 None => return Ok(count),
             }
+        }
+    }
+
+    /// A frame's outcome, or, when the GPU is gone (lost, out of memory), the same frame
+    /// on the CPU twins, which run every later frame too.
+    fn or_on_cpu(
+        &mut self,
+        frame: Result<crate::frame::FrameResult>,
+    ) -> Result<crate::frame::FrameResult> {
+        match frame {
+            Err(e) if self.pipeline.gpu_gone(&e) => {
+                self.pipeline.fall_back_to_cpu(&e);
+                self.pipeline.frame(&self.crowd)
+            }
+            other => other,
+        }
+    }
+
+    /// Submits the current poses' frame, on the CPU twins when the GPU is gone.
+    fn submit_or_on_cpu(&mut self) -> Result<crate::pipeline::InFlight> {
+        match self.pipeline.submit(&self.crowd) {
+            Err(e) if self.pipeline.gpu_gone(&e) => {
+                self.pipeline.fall_back_to_cpu(&e);
+                self.pipeline.submit(&self.crowd)
+            }
+            other => other,
         }
     }
 

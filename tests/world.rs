@@ -432,3 +432,76 @@ fn pipelined_frames_report_what_single_steps_do() {
         assert!(world.step_frames(&bad, 0.0, |_| Ok(())).is_err());
     }
 }
+
+#[test]
+fn a_gpu_lost_mid_run_hands_the_frames_to_the_cpu_twins() {
+    let Some(ctx) = common::fresh_gpu("a_gpu_lost_mid_run_hands_the_frames_to_the_cpu_twins")
+    else {
+        return;
+    };
+    let mut gpu = World::on_context(ctx.clone());
+    let mut cpu = cpu_world();
+    for w in [&mut gpu, &mut cpu] {
+        w.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+        ));
+        mixed_world(w, 600, 33);
+    }
+    let first = gpu.step(0.0).unwrap();
+    assert!(gpu.fallback_notice().is_none() && gpu.gpu_context().is_some());
+    ctx.device.destroy();
+    // The next frames run on the CPU twins, with the same pairs and contacts, and say so.
+    let second = gpu.step(0.0).unwrap();
+    let twin = cpu.step(0.0).unwrap();
+    assert_eq!(first.pairs, twin.pairs);
+    assert!(second.pairs == twin.pairs && second.contacts.len() == twin.contacts.len());
+    let notice = gpu
+        .fallback_notice()
+        .expect("the fallback says why")
+        .to_owned();
+    assert!(
+        notice.contains("lost") && notice.contains("CPU twins"),
+        "{notice}"
+    );
+    assert!(gpu.gpu_context().is_none() && gpu.device_name().contains("CPU twins"));
+    let frames = moving_poses(&gpu, 3, 8);
+    assert_eq!(gpu.step_frames(&frames, 0.0, |_| Ok(())).unwrap(), 3);
+}
+
+#[test]
+fn a_gpu_lost_during_pipelined_frames_hands_them_to_the_cpu_twins() {
+    let Some(ctx) = common::fresh_gpu("a_gpu_lost_during_pipelined_frames") else {
+        return;
+    };
+    let mut gpu = World::on_context(ctx.clone());
+    gpu.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+    ));
+    let mut cpu = cpu_world();
+    for w in [&mut gpu, &mut cpu] {
+        mixed_world(w, 300, 35);
+    }
+    let frames = moving_poses(&gpu, 4, 9);
+    let mut reports = Vec::new();
+    let mut k = 0;
+    gpu.step_frames(&frames, 0.0, |r| {
+        reports.push(r.pairs);
+        k += 1;
+        if k == 2 {
+            ctx.device.destroy();
+        }
+        Ok(())
+    })
+    .unwrap();
+    let mut twins = Vec::new();
+    cpu.step_frames(&frames, 0.0, |r| {
+        twins.push(r.pairs);
+        Ok(())
+    })
+    .unwrap();
+    assert!(
+        reports == twins,
+        "the pairs of every frame survive the loss"
+    );
+    assert!(gpu.fallback_notice().is_some());
+}
