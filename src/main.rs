@@ -352,6 +352,12 @@ fn run(args: &RunArgs) -> Result<()> {
         last = Some(frame);
     }
     bar.finish_and_clear();
+    if let Some(notice) = crowd.world.fallback_notice()
+        && !device.starts_with("CPU twins")
+    {
+        // The GPU was lost mid-run: the frames went on on the CPU twins.
+        eprintln!("proxima: {notice}");
+    }
     let last = last.expect("at least one frame ran");
     let clock = match last.report.profile.clock {
         proxima::profile::Clock::GpuTimestamps => "gpu timestamps for the GPU stages",
