@@ -85,6 +85,9 @@ impl Plan {
 pub enum Bodies<'a> {
     /// Uploaded from the CPU.
     Upload(&'a [GpuBody]),
+    /// Boxes given by the caller (swept boxes, a renderer's own): no bounds pass; the
+    /// shapes are not used. A particle plan then has no contacts (they need the bodies).
+    Boxes(&'a [GpuAabb]),
     /// Gathered on the GPU from a renderer's instance buffer of `bytes` (the caller binds
     /// it as [`Readbacks::instances`]), one shape index per body uploaded beside it; the
     /// gathered table comes back with the results.
@@ -104,6 +107,7 @@ impl Bodies<'_> {
         match self {
             Bodies::Upload(b) => b.len(),
             Bodies::Gather { shape_of, .. } => shape_of.len(),
+            Bodies::Boxes(b) => b.len(),
         }
     }
 
@@ -118,8 +122,8 @@ impl Bodies<'_> {
 pub struct Readbacks {
     /// The boxes.
     pub aabbs: ReadbackId,
-    /// The bounds pass status.
-    pub bounds_status: ReadbackId,
+    /// The bounds pass status (none when the boxes were given).
+    pub bounds_status: Option<ReadbackId>,
     /// The pair counter and the pairs, when the plan has a broadphase.
     pub pairs: Option<(ReadbackId, ReadbackId)>,
     /// One contact per pair slot, in the pairs' order (particle plans).
@@ -154,7 +158,7 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         Bodies::Upload(bodies) => {
             let body_buf = rec.array_buffer::<GpuBody>(bodies.len(), "bodies");
             rec.upload(body_buf, bodies);
-            (body_buf, None)
+            (Some(body_buf), None)
         }
         Bodies::Gather {
             shape_of,
@@ -168,32 +172,47 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
             let params = layout.params(shape_of.len());
             let body_buf = record_pose_gather(&mut rec, instances, shape_buf, params);
             rec.free(shape_buf);
-            (body_buf, Some(instances))
+            (Some(body_buf), Some(instances))
         }
+        Bodies::Boxes(_) => (None, None),
     };
-    let shape_buf = rec.array_buffer::<GpuShapeBounds>(shapes.len(), "shapes");
-    rec.upload(shape_buf, shapes);
-
-    rec.stage(stage::BOUNDS);
-    let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
-    let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+    // The boxes: from the bounds pass, or as given.
+    let (aabb_buf, bounds_status) = match (bodies, body_buf) {
+        (Bodies::Boxes(boxes), _) => {
+            let aabb_buf = rec.array_buffer::<GpuAabb>(boxes.len(), "boxes");
+            rec.upload(aabb_buf, boxes);
+            (aabb_buf, None)
+        }
+        (_, Some(body_buf)) => {
+            let shape_buf = rec.array_buffer::<GpuShapeBounds>(shapes.len(), "shapes");
+            rec.upload(shape_buf, shapes);
+            rec.stage(stage::BOUNDS);
+            let params = GpuBoundsParams::new(bodies.len() as u32, shapes.len() as u32);
+            let out = bounds::record_bounds(&mut rec, body_buf, shape_buf, params);
+            (out.aabbs, Some(out.status))
+        }
+        (_, None) => unreachable!("bodies other than boxes have a body buffer"),
+    };
     let gathered = instances.is_some();
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let n = bodies.len() as u32;
-    let (bp, contacts, table) = match plan {
-        Plan::Bounds => (None, None, None),
-        Plan::Pairs(method, caps) => (
-            Some(record_broadphase(&mut rec, out.aabbs, n, method, caps)),
+    let (bp, contacts, table) = match (plan, body_buf) {
+        (Plan::Bounds, _) => (None, None, None),
+        (Plan::Pairs(method, caps), _) | (Plan::Particles { method, caps, .. }, None) => (
+            Some(record_broadphase(&mut rec, aabb_buf, n, method, caps)),
             None,
             None,
         ),
-        Plan::Particles {
-            method,
-            caps,
-            table_bytes,
-        } => {
-            let bp = record_broadphase(&mut rec, out.aabbs, n, method, caps);
+        (
+            Plan::Particles {
+                method,
+                caps,
+                table_bytes,
+            },
+            Some(body_buf),
+        ) => {
+            let bp = record_broadphase(&mut rec, aabb_buf, n, method, caps);
             rec.stage(stage::CONTACTS);
             let table = rec.external(table_bytes, "round shapes");
             let contacts =
@@ -204,14 +223,14 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
 
     rec.stage(stage::READBACK);
     let aabbs = rec.readback_range(
-        out.aabbs,
+        aabb_buf,
         0,
         bodies.len() as u64 * size_of::<GpuAabb>() as u64,
     );
-    let bounds_status = rec.readback(out.status);
+    let bounds_status = bounds_status.map(|s| rec.readback(s));
     let pairs = bp.map(|bp| (rec.readback(bp.counter), rec.readback(bp.pairs)));
     let contacts = contacts.map(|c| rec.readback(c));
-    let gathered_bodies = gathered.then(|| rec.readback(body_buf));
+    let gathered_bodies = body_buf.filter(|_| gathered).map(|b| rec.readback(b));
     let readbacks = Readbacks {
         aabbs,
         bounds_status,
@@ -233,12 +252,14 @@ pub fn finish(
     shapes: &[GpuShapeBounds],
 ) -> Result<GpuFrame> {
     let gathered: Option<Vec<GpuBody>> = readbacks.bodies.map(|id| output.values(id));
-    let status: Vec<GpuPassStatus> = output.values(readbacks.bounds_status);
-    bounds::check_status(
-        &status[0],
-        gathered.as_deref().unwrap_or(bodies),
-        shapes.len() as u32,
-    )?;
+    if let Some(id) = readbacks.bounds_status {
+        let status: Vec<GpuPassStatus> = output.values(id);
+        bounds::check_status(
+            &status[0],
+            gathered.as_deref().unwrap_or(bodies),
+            shapes.len() as u32,
+        )?;
+    }
     let mut result = FrameResult {
         aabbs: output.values(readbacks.aabbs),
         pairs: Vec::new(),

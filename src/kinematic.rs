@@ -10,7 +10,8 @@
 //! 4. Impacts: with those velocities, every pair that would meet during the frame
 //!    ([`World::impacts`]) stops both its bodies for this frame and exchanges the normal
 //!    parts of their velocities for the next. Stopping a body changes its pairs, so the
-//!    impacts of the pairs with a newly stopped body are asked again, until none hits.
+//!    impacts of the pairs with a newly stopped body are asked again, until none hits
+//!    (the swept boxes' broadphase runs once: a stopped body's box only shrinks).
 //!    Then no pair meets during the frame's motions (each round stops at least one more
 //!    body, so this ends). Pairs that overlap at the frame's start are the contacts' to
 //!    part (step 2).
@@ -112,14 +113,27 @@ impl KinematicCrowd {
         let mut stopped = vec![false; n];
         let mut changed = vec![true; n];
         let (mut impacts, mut rounds) = (Vec::new(), 0);
+        for (i, v) in velocity.iter().enumerate() {
+            self.world.set_velocity(BodyId(i as u32), *v)?;
+        }
+        // One broadphase over the swept boxes: stopping bodies only shrinks their boxes.
+        let candidates: Vec<[u32; 2]> = self
+            .world
+            .impact_candidates(dt)?
+            .into_iter()
+            .filter(|p| !overlapping.contains(p))
+            .collect();
         loop {
             for (i, v) in velocity.iter().enumerate() {
                 self.world.set_velocity(BodyId(i as u32), *v)?;
             }
             rounds += 1;
-            let found = self.world.impacts_where(dt, |a, b| {
-                (changed[a as usize] || changed[b as usize]) && !overlapping.contains(&[a, b])
-            })?;
+            let asked: Vec<[u32; 2]> = candidates
+                .iter()
+                .copied()
+                .filter(|&[a, b]| changed[a as usize] || changed[b as usize])
+                .collect();
+            let found = self.world.impacts_among(dt, &asked)?;
             changed.fill(false);
             let mut progress = false;
             for hit in &found {

@@ -2,8 +2,8 @@
 //! when there is no adapter (or when asked to). Both paths take the same [`Crowd`] and
 //! return the same [`FrameResult`].
 
-use crate::bodies::GpuBody;
-use crate::broadphase::{Attempt, Choice, run_until_fits};
+use crate::bodies::{GpuAabb, GpuBody};
+use crate::broadphase::{Attempt, Choice, cpu_pairs, run_until_fits};
 use crate::crowd::Crowd;
 use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext, PendingFrame};
@@ -57,6 +57,8 @@ pub struct Pipeline {
     choice: Choice,
     method: Option<Method>,
     caps: Option<Capacities>,
+    /// Capacities for [`Pipeline::box_pairs`] (swept boxes have pair counts of their own).
+    box_caps: Option<Capacities>,
     /// Set when `Auto` fell back to the CPU: the one line to show the user.
     pub fallback_notice: Option<String>,
 }
@@ -85,6 +87,7 @@ impl Pipeline {
             choice: Choice::Auto,
             method: None,
             caps: None,
+            box_caps: None,
             fallback_notice: None,
         }
     }
@@ -117,6 +120,7 @@ impl Pipeline {
     pub fn fall_back_to_cpu(&mut self, error: &Error) {
         self.backend = Backend::Cpu;
         self.caps = None;
+        self.box_caps = None;
         self.fallback_notice = Some(format!(
             "the GPU failed ({error}); the frames go on on the CPU twins"
         ));
@@ -180,6 +184,38 @@ impl Pipeline {
             result,
             bodies.expect("a gathered frame returns its body table"),
         ))
+    }
+
+    /// The overlapping pairs of boxes given by the caller (swept boxes for impacts): the
+    /// broadphase alone, on the GPU with re-runs on overflow, or on the CPU twin. Pairs
+    /// `[a, b]`, `a < b`, sorted; the same on both paths.
+    pub fn box_pairs(&mut self, boxes: &[GpuAabb]) -> Result<Vec<[u32; 2]>> {
+        broadphase::check_body_count(boxes.len())?;
+        let method = match self.choice {
+            Choice::Method(m) => m,
+            Choice::Auto => broadphase::choose_method(boxes),
+        };
+        match &mut self.backend {
+            Backend::Gpu(engine) => {
+                let caps = self
+                    .box_caps
+                    .unwrap_or_else(|| Capacities::guess(boxes.len()));
+                let max = Capacities::device_max(&engine.context().limits());
+                let ((pairs, _, _), next) = run_until_fits(caps, method, max, |caps| {
+                    let plan = frame::Plan::Pairs(method, caps);
+                    let (rec, rb) = frame::record(frame::Bodies::Boxes(boxes), &[], plan);
+                    let output = engine.run(&rec, &[])?;
+                    let done = frame::finish(&output, &rb, &[], &[])?;
+                    Ok(Attempt {
+                        value: done.result.pairs,
+                        counter: done.counter.expect("the plan has a broadphase"),
+                    })
+                })?;
+                self.box_caps = Some(next);
+                Ok(pairs)
+            }
+            Backend::Cpu => cpu_pairs(boxes, method),
+        }
     }
 
     /// Starts a frame (bounds, broadphase) and returns without waiting for the GPU:

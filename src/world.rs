@@ -37,7 +37,7 @@ use std::time::Instant;
 use glam::{DVec3, Vec3};
 
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose, UNIT_TOLERANCE};
-use crate::broadphase::{Choice, cpu_pairs};
+use crate::broadphase::Choice;
 use crate::crowd::{Crowd, Motion};
 use crate::exact::advance::{ToiOutput, ToiState};
 use crate::geometry::decompose::{Cache, DecomposeParams};
@@ -567,34 +567,58 @@ impl World {
     }
 
     /// First contacts over the next `dt` under the current velocities, earliest first:
-    /// swept boxes, the CPU broadphase over them, then conservative advancement of every
-    /// candidate pair on all cores. Pairs that overlap at the start are not impacts (the
+    /// swept boxes, the broadphase over them (on the GPU, or the CPU twin), then
+    /// conservative advancement of every candidate pair on all cores. Pairs that overlap at the start are not impacts (the
     /// contacts report them).
-    pub fn impacts(&self, dt: f64) -> Result<Vec<Impact>> {
+    pub fn impacts(&mut self, dt: f64) -> Result<Vec<Impact>> {
         self.impacts_where(dt, |_, _| true)
     }
 
     /// [`World::impacts`] over the candidate pairs `keep` accepts (bodies `a < b`).
     pub fn impacts_where(
-        &self,
+        &mut self,
         dt: f64,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
-        self.impacts_of(&self.bodies, dt, keep)
+        let bodies = std::mem::take(&mut self.bodies);
+        let impacts = self.impacts_of(&bodies, dt, keep);
+        self.bodies = bodies;
+        impacts
     }
 
     /// Impacts of `bodies` (the world's shapes at other poses) under the velocities.
     fn impacts_of(
-        &self,
+        &mut self,
         bodies: &[ExactBody],
         dt: f64,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
-        let moving = self
-            .velocities
-            .iter()
-            .any(|v| v.linear != DVec3::ZERO || v.angular != DVec3::ZERO);
-        if dt == 0.0 || !moving {
+        let mut candidates = self.candidates_of(bodies, dt)?;
+        candidates.retain(|&[a, b]| keep(a, b));
+        self.advance_pairs(bodies, dt, &candidates)
+    }
+
+    /// The pairs whose swept boxes over the next `dt` meet: every pair that can touch
+    /// during the step under the current velocities. A body whose velocity is then lowered
+    /// to zero only shrinks its swept box, so these pairs still hold every candidate.
+    pub fn impact_candidates(&mut self, dt: f64) -> Result<Vec<[u32; 2]>> {
+        let bodies = std::mem::take(&mut self.bodies);
+        let found = self.candidates_of(&bodies, dt);
+        self.bodies = bodies;
+        found
+    }
+
+    /// [`World::impacts`] over the given pairs (bodies `a < b`) only.
+    pub fn impacts_among(&mut self, dt: f64, pairs: &[[u32; 2]]) -> Result<Vec<Impact>> {
+        let bodies = std::mem::take(&mut self.bodies);
+        let found = self.advance_pairs(&bodies, dt, pairs);
+        self.bodies = bodies;
+        found
+    }
+
+    /// Swept boxes and their pairs, on the GPU (or its CPU twin).
+    fn candidates_of(&mut self, bodies: &[ExactBody], dt: f64) -> Result<Vec<[u32; 2]>> {
+        if dt == 0.0 || !self.moving() {
             return Ok(Vec::new());
         }
         let motions = self.motions_of(bodies, dt)?;
@@ -606,13 +630,46 @@ impl World {
                 swept_box(&self.bounds[shape], self.reach[shape], m)
             })
             .collect();
-        let mut candidates = cpu_pairs(&boxes, Method::Hash)?;
-        candidates.retain(|&[a, b]| keep(a, b));
+        match self.pipeline.box_pairs(&boxes) {
+            Err(e) if self.pipeline.gpu_gone(&e) => {
+                self.pipeline.fall_back_to_cpu(&e);
+                self.pipeline.box_pairs(&boxes)
+            }
+            other => other,
+        }
+    }
+
+    fn moving(&self) -> bool {
+        self.velocities
+            .iter()
+            .any(|v| v.linear != DVec3::ZERO || v.angular != DVec3::ZERO)
+    }
+
+    /// Conservative advancement of `pairs` over the next `dt`, on all cores: the hits and
+    /// capped runs, earliest first.
+    fn advance_pairs(
+        &self,
+        bodies: &[ExactBody],
+        dt: f64,
+        pairs: &[[u32; 2]],
+    ) -> Result<Vec<Impact>> {
+        if dt == 0.0 || !self.moving() || pairs.is_empty() {
+            return Ok(Vec::new());
+        }
+        for &[a, b] in pairs {
+            if a as usize >= bodies.len() || b as usize >= bodies.len() {
+                return Err(Error::Usage(format!(
+                    "impacts: pair [{a}, {b}] names a body past the {}",
+                    bodies.len()
+                )));
+            }
+        }
+        let motions = self.motions_of(bodies, dt)?;
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = candidates.len().div_ceil(threads).max(1);
+        let chunk = pairs.len().div_ceil(threads).max(1);
         let shapes = self.narrow.shapes();
         let mut impacts: Vec<Impact> = std::thread::scope(|scope| {
-            let handles: Vec<_> = candidates
+            let handles: Vec<_> = pairs
                 .chunks(chunk)
                 .map(|part| {
                     let motions = &motions;
