@@ -11,6 +11,11 @@
 //!   `query::contact` on each pair (GJK/EPA): the same three stages a physics engine built
 //!   on parry runs.
 //!
+//! Time of impact over six frames of the scene's own motions: proxima's World impacts
+//! against parry's swept AABBs (`compute_swept_aabb`), BVH and `cast_shapes_nonlinear`
+//! per pair, pairs one side finds and the other not settled by 513 samples of the exact
+//! collision test along the motions.
+//!
 //! Accuracy, on the last frame: the pairs each side reports touching (overlap or contact),
 //! with every disagreement settled by the exact separating-axis test, and the depth
 //! error of parry's EPA against proxima's exact depth (the deepest manifold point, which
@@ -81,6 +86,20 @@ pub struct PeerFigures {
     pub depth_pairs: usize,
     /// Largest and median |parry EPA depth − proxima's exact depth|.
     pub depth_error: [f64; 2],
+    /// Time of impact over one step of the scene's motions (ms): proxima's impacts
+    /// (swept boxes, broadphase, advancement on all cores), parry3d-f64's (swept AABBs,
+    /// BVH, `cast_shapes_nonlinear` per pair, one thread).
+    pub toi_ms: [f64; 2],
+    /// First contacts found during the step: proxima, parry.
+    pub impacts: [usize; 2],
+    /// Pairs one side says meet and the other not, settled by sampling the exact test at
+    /// 512 times along the motions: contacts each side missed (proxima, parry).
+    pub impacts_missed: [usize; 2],
+    /// Hits the samples did not confirm (a graze between samples, or a false hit):
+    /// proxima, parry.
+    pub impacts_unconfirmed: [usize; 2],
+    /// Largest |proxima's toi − parry's| over the pairs both report (fraction of the step).
+    pub toi_difference: f64,
     /// A size that could not run: the named error.
     pub error: Option<String>,
 }
@@ -310,7 +329,119 @@ fn one_size(
         errors.last().copied().unwrap_or(0.0),
         errors.get(errors.len() / 2).copied().unwrap_or(0.0),
     ];
+    time_of_impact(&mut cpu_world, &shapes, dt * 6.0, &mut figures)?;
     Ok((figures, gpu_back))
+}
+
+/// The impacts column: one step of the scene's own motions, proxima's World against a
+/// parry3d-f64 pipeline, disagreements settled by sampling.
+fn time_of_impact(
+    world: &mut World,
+    shapes: &[Option<ConvexPolyhedron>],
+    dt: f64,
+    figures: &mut PeerFigures,
+) -> Result<()> {
+    use parry3d_f64::query::{NonlinearRigidMotion, cast_shapes_nonlinear};
+    let t = Instant::now();
+    let ours = world.impacts(dt)?;
+    let ours_ms = t.elapsed().as_secs_f64() * 1e3;
+    let bodies = world.bodies().to_vec();
+    let motions = world.motions(dt)?;
+    let shape = |i: usize| {
+        shapes[bodies[i].shape as usize]
+            .as_ref()
+            .expect("checked convex")
+    };
+    let polytope = |i: usize| match &world.shapes()[bodies[i].shape as usize] {
+        ExactShape::Convex(p) => p.clone(),
+        _ => unreachable!("checked convex"),
+    };
+    let t = Instant::now();
+    let leaves: Vec<Aabb> = (0..bodies.len())
+        .map(|i| {
+            shape(i).compute_swept_aabb(
+                &parry_pose(&motions[i].start()),
+                &parry_pose(&motions[i].end()),
+            )
+        })
+        .collect();
+    let bvh = Bvh::from_leaves(BvhBuildStrategy::default(), &leaves);
+    let mut pairs = Vec::new();
+    bvh.traverse_bvtt_single_tree::<false>(&mut BvhWorkspace::default(), &mut |a, b| {
+        pairs.push(if a < b { [a, b] } else { [b, a] });
+    });
+    let nonlinear = |i: usize| {
+        NonlinearRigidMotion::new(
+            parry_pose(&motions[i].start()),
+            glam::DVec3::ZERO,
+            motions[i].linear(),
+            motions[i].angular(),
+        )
+    };
+    let mut theirs = std::collections::BTreeMap::new();
+    for &[a, b] in &pairs {
+        let (ia, ib) = (a as usize, b as usize);
+        let hit = cast_shapes_nonlinear(
+            &nonlinear(ia),
+            shape(ia),
+            &nonlinear(ib),
+            shape(ib),
+            0.0,
+            1.0,
+            true,
+        )
+        .map_err(|e| Error::Bench(format!("parry cast: {e:?}")))?;
+        if let Some(hit) = hit {
+            theirs.insert([a, b], hit.time_of_impact);
+        }
+    }
+    let parry_ms = t.elapsed().as_secs_f64() * 1e3;
+    // Pairs already overlapping at the start are contacts, not impacts, on both sides.
+    let overlapping = |[a, b]: [u32; 2]| {
+        let (a, b) = (a as usize, b as usize);
+        sat::intersects(
+            &polytope(a),
+            &motions[a].start(),
+            &polytope(b),
+            &motions[b].start(),
+        )
+    };
+    theirs.retain(|&p, _| !overlapping(p));
+    let ours_map: std::collections::BTreeMap<[u32; 2], f64> =
+        ours.iter().map(|i| (i.bodies, i.output.toi)).collect();
+    let sampled = |[a, b]: [u32; 2]| {
+        let (a, b) = (a as usize, b as usize);
+        (0..=512).any(|k| {
+            let s = f64::from(k) / 512.0;
+            crate::exact::walk::collide(
+                &polytope(a),
+                &motions[a].at(s),
+                &polytope(b),
+                &motions[b].at(s),
+            )
+        })
+    };
+    figures.toi_ms = [ours_ms, parry_ms];
+    figures.impacts = [ours_map.len(), theirs.len()];
+    for (&p, _) in ours_map.iter().filter(|(p, _)| !theirs.contains_key(*p)) {
+        if sampled(p) {
+            figures.impacts_missed[1] += 1;
+        } else {
+            figures.impacts_unconfirmed[0] += 1;
+        }
+    }
+    for (&p, _) in theirs.iter().filter(|(p, _)| !ours_map.contains_key(*p)) {
+        if sampled(p) {
+            figures.impacts_missed[0] += 1;
+        } else {
+            figures.impacts_unconfirmed[1] += 1;
+        }
+    }
+    figures.toi_difference = ours_map
+        .iter()
+        .filter_map(|(p, t)| Some((t - theirs.get(p)?).abs()))
+        .fold(0.0, f64::max);
+    Ok(())
 }
 
 impl PeerReport {
@@ -349,6 +480,19 @@ impl PeerReport {
                 f.touching[2],
                 f.missed[0],
                 f.missed[1],
+            );
+            s += &format!(
+                "{:>9}  time of impact over 6 frames' motion: proxima {:.2} ms, parry3d-f64 {:.2} ms; impacts {}/{}, missed {}/{}, unconfirmed {}/{}, largest toi difference {:.1e}\n",
+                "",
+                f.toi_ms[0],
+                f.toi_ms[1],
+                f.impacts[0],
+                f.impacts[1],
+                f.impacts_missed[0],
+                f.impacts_missed[1],
+                f.impacts_unconfirmed[0],
+                f.impacts_unconfirmed[1],
+                f.toi_difference
             );
             if let Some([one, piped]) = f.gpu_frame_ms {
                 s += &format!(

@@ -218,6 +218,9 @@ fn bench_pipeline_compares_with_parry_and_misses_nothing() {
     assert_eq!(f["missed"][0], 0, "{f}");
     assert_eq!(f["false_touching"][0], 0, "{f}");
     assert!(f["depth_pairs"].as_u64().unwrap() > 0);
+    // Over the scene's motions, proxima misses no first contact the samples find.
+    assert!(f["impacts"][0].as_u64().unwrap() > 0, "{f}");
+    assert_eq!(f["impacts_missed"][0], 0, "{f}");
     let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64"));
 }
