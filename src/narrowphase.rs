@@ -231,18 +231,22 @@ impl Narrowphase {
             },
             _ => match (sa.tree(), sb.tree()) {
                 (Some(x), Some(y)) => {
-                    tree::pieces_within(&x, *pa, &y, *pb, speculative, &mut cache.tree)
-                        .into_iter()
+                    let near = tree::pieces_within(&x, *pa, &y, *pb, speculative, &mut cache.tree);
+                    // Each piece pair keeps its walks' warm starts while it stays near.
+                    let mut last = std::mem::take(&mut cache.pieces);
+                    near.into_iter()
                         .filter_map(|(i, j)| {
-                            manifold::polytopes(
+                            let mut warm = last.remove(&(i, j)).unwrap_or_default();
+                            let m = manifold::polytopes(
                                 x.piece(i),
                                 pa,
                                 y.piece(j),
                                 pb,
                                 speculative,
-                                &mut ManifoldCache::default(),
-                            )
-                            .map(|m| ((i, j), m))
+                                &mut warm,
+                            );
+                            cache.pieces.insert((i, j), warm);
+                            m.map(|m| ((i, j), m))
                         })
                         .collect()
                 }
@@ -362,6 +366,8 @@ pub struct PairContact {
 pub struct PairState {
     manifold: ManifoldCache,
     tree: TreeCache,
+    /// Per piece pair of two hull trees.
+    pieces: HashMap<(u32, u32), ManifoldCache>,
 }
 
 /// Warm starts of every pair of the last frame, kept across frames.
