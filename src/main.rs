@@ -265,7 +265,8 @@ fn main() -> ExitCode {
 fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
     let pipeline = Pipeline::new(device.into(), &ContextOptions::default())?;
     if let Some(notice) = &pipeline.fallback_notice {
-        println!("proxima: {notice}");
+        // On stderr: stdout carries the job's results, the same with or without a GPU.
+        eprintln!("proxima: {notice}");
     }
     Ok(pipeline)
 }
