@@ -5,8 +5,8 @@
 //! twins of the same stages, at 100k and 1M particles. `cargo bench --bench particles`.
 
 mod common;
-
-use std::sync::Arc;
+#[path = "../tests/common/mod.rs"]
+mod test_common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::DVec3;
@@ -17,9 +17,7 @@ use proxima::geometry::rounded::Rounded;
 use proxima::gpu::Engine;
 use proxima::particles::{GpuRoundContacts, contacts_cpu};
 use proxima::passes::broadphase::Method;
-use proxima::passes::round_contacts::GpuRoundShape;
 use proxima::rng::Rng;
-use proxima::shape::ShapeGeometry;
 
 const QUERIES: usize = 10_000;
 
@@ -99,18 +97,7 @@ fn particle_frame(c: &mut Criterion) {
         Rounded::capsule(0.6, 0.25).unwrap(),
         Rounded::sphere(0.0).unwrap(),
     ];
-    let table: Vec<GpuRoundShape> = shapes
-        .iter()
-        .map(|r| GpuRoundShape::new(r).unwrap())
-        .collect();
-    let bounds: Vec<_> = shapes
-        .iter()
-        .map(|r| {
-            ShapeGeometry::Rounded(Arc::new(r.clone()))
-                .gpu_bounds()
-                .unwrap()
-        })
-        .collect();
+    let (table, bounds) = test_common::round_tables(&shapes);
     let gpu = common::gpu("particles").map(Engine::new);
     let mut pass_engine = gpu.map(|e| {
         let pass = GpuRoundContacts::new(&e, table.clone()).unwrap();

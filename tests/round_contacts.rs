@@ -18,7 +18,6 @@ use proxima::particles::{GpuRoundContacts, contacts_cpu};
 use proxima::passes::broadphase::Method;
 use proxima::passes::round_contacts::{GpuRoundContact, GpuRoundShape};
 use proxima::rng::Rng;
-use proxima::shape::ShapeGeometry;
 
 fn round_shapes() -> Vec<Rounded> {
     vec![
@@ -34,14 +33,7 @@ fn round_shapes() -> Vec<Rounded> {
 /// broadphase finds among them.
 fn crowd(n: usize, seed: u64) -> (Vec<GpuBody>, Vec<[u32; 2]>) {
     let shapes = round_shapes();
-    let bounds: Vec<_> = shapes
-        .iter()
-        .map(|r| {
-            ShapeGeometry::Rounded(Arc::new(r.clone()))
-                .gpu_bounds()
-                .unwrap()
-        })
-        .collect();
+    let (_, bounds) = common::round_tables(&shapes);
     let mut rng = Rng::new(seed);
     let side = (n as f64 * 0.4).cbrt();
     let bodies: Vec<GpuBody> = (0..n)
@@ -101,10 +93,7 @@ fn gpu_contacts_match_the_cpu_twin_and_the_exact_answer() {
     };
     let mut engine = Engine::new(ctx);
     let shapes = round_shapes();
-    let table: Vec<GpuRoundShape> = shapes
-        .iter()
-        .map(|r| GpuRoundShape::new(r).unwrap())
-        .collect();
+    let (table, _) = common::round_tables(&shapes);
     let pass = GpuRoundContacts::new(&engine, table.clone()).unwrap();
     let (bodies, pairs) = crowd(200_000, 7);
     let gpu = pass.run(&mut engine, &bodies, &pairs).unwrap().contacts;
@@ -152,10 +141,7 @@ fn gpu_contacts_match_the_cpu_twin_and_the_exact_answer() {
 #[test]
 fn degenerate_pairs_and_bad_input() {
     let shapes = round_shapes();
-    let table: Vec<GpuRoundShape> = shapes
-        .iter()
-        .map(|r| GpuRoundShape::new(r).unwrap())
-        .collect();
+    let (table, _) = common::round_tables(&shapes);
     let body = |p: [f32; 3], q: Quat, s: u32| GpuBody::new(Vec3::from_array(p), q, s);
     let bodies = vec![
         body([0.0; 3], Quat::IDENTITY, 0),
@@ -197,18 +183,7 @@ fn the_particle_frame_matches_its_cpu_twin() {
     };
     let mut engine = Engine::new(ctx);
     let shapes = round_shapes();
-    let table: Vec<GpuRoundShape> = shapes
-        .iter()
-        .map(|r| GpuRoundShape::new(r).unwrap())
-        .collect();
-    let bounds: Vec<_> = shapes
-        .iter()
-        .map(|r| {
-            ShapeGeometry::Rounded(Arc::new(r.clone()))
-                .gpu_bounds()
-                .unwrap()
-        })
-        .collect();
+    let (table, bounds) = common::round_tables(&shapes);
     let pass = GpuRoundContacts::new(&engine, table.clone()).unwrap();
     let (bodies, _) = crowd(50_000, 11);
     for method in [Method::Hash, Method::Sweep] {

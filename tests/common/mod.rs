@@ -149,3 +149,26 @@ pub fn moving_crowd(
         .collect();
     (shapes, bodies)
 }
+
+/// The GPU tables of a set of spheres and capsules: each shape's round-shape entry (for
+/// the contact pass) and its local bounds (for the bounds pass).
+pub fn round_tables(
+    shapes: &[proxima::geometry::rounded::Rounded],
+) -> (
+    Vec<proxima::passes::round_contacts::GpuRoundShape>,
+    Vec<proxima::bodies::GpuShapeBounds>,
+) {
+    let table = shapes
+        .iter()
+        .map(|r| proxima::passes::round_contacts::GpuRoundShape::new(r).unwrap())
+        .collect();
+    let bounds = shapes
+        .iter()
+        .map(|r| {
+            proxima::shape::ShapeGeometry::Rounded(std::sync::Arc::new(r.clone()))
+                .gpu_bounds()
+                .unwrap()
+        })
+        .collect();
+    (table, bounds)
+}
