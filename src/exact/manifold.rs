@@ -145,7 +145,7 @@ pub struct PairNormal {
 }
 
 /// Warm starts of one pair of polytopes across frames.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default)]
 pub struct ManifoldCache {
     /// The closest-feature walk's.
     pub walk: WalkCache,

@@ -24,7 +24,11 @@
 //!   for any point q of B: the centroid, the deepest vertex, the last support vertex, with
 //!   faces visited neighbour after neighbour) or, for an edge, over its whole Gauss arc
 //!   (see `certify`); the surviving edges are paired by a sweep over their arcs' boxes,
-//!   so only arcs that can cross are tested.
+//!   so only arcs that can cross are tested (`certify`).
+//! - [`DepthCache`] keeps, per pair, the facet to start from and what the last global
+//!   check proved: the candidates near the depth with their bounds, lowered by how far the
+//!   bodies can have moved since (`standing`), so a coherent sequence re-examines only the
+//!   few that motion can have brought below the walk's s.
 
 use glam::DVec3;
 
@@ -34,6 +38,10 @@ use super::walk::{self, WalkInput};
 use crate::bodies::Pose;
 use crate::geometry::closest::segments_closest;
 use crate::geometry::{ConvexPolytope, FeatureId};
+use standing::{Recheck, Standing};
+
+mod certify;
+mod standing;
 
 /// How two overlapping bodies penetrate.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -111,11 +119,14 @@ impl<'a> DepthInput<'a> {
     }
 }
 
-/// A per-pair cache for coherent sequences.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// A per-pair cache for coherent sequences: the last answer's facet (where the next walk
+/// starts) and what its certificate proved (see `certify`: most of the next query's
+/// global check is then already done).
+#[derive(Clone, Debug, Default)]
 pub struct DepthCache {
     /// The last answer's features, if any.
     pub features: Option<(FeatureId, FeatureId)>,
+    standing: Standing,
 }
 
 impl DepthCache {
@@ -127,12 +138,19 @@ impl DepthCache {
         b: &ConvexPolytope,
         pose_b: Pose,
     ) -> Option<Penetration> {
-        let out = walk(&DepthInput {
+        let input = DepthInput {
             start: self.features,
             ..DepthInput::new(a, pose_a, b, pose_b)
-        });
+        };
+        let out = walk_with(&input, Some(&mut self.standing));
         self.features = out.map(|p| p.features);
         out
+    }
+
+    /// How many queries ran the full global check, and how many the standing certificate
+    /// settled.
+    pub fn certificates(&self) -> (u64, u64) {
+        (self.standing.counts[0], self.standing.counts[1])
     }
 }
 
@@ -141,8 +159,16 @@ impl DepthCache {
 /// (s < 0). On separated bodies it may also stop at a facet with s > 0: the caller decides
 /// overlap first.
 pub fn walk(input: &DepthInput<'_>) -> Option<Penetration> {
+    walk_with(input, None)
+}
+
+/// The walk, certified by `standing` where it still holds (and rebuilt where not).
+fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Option<Penetration> {
     let (place, world_a) = Placement::pair(&input.pose_a, &input.pose_b);
     let pair = Pair::new(input.a, input.b, place);
+    if let Some(st) = standing.as_deref_mut() {
+        st.advance(&pair);
+    }
     let start = input
         .start
         .and_then(|f| Facet::from_features(f, input.a, input.b))
@@ -169,7 +195,18 @@ pub fn walk(input: &DepthInput<'_>) -> Option<Penetration> {
             return None;
         }
         // A local minimum: any smaller candidate anywhere restarts the walk.
-        match pair.certify(&best) {
+        let smaller = match standing.as_deref_mut() {
+            Some(st) => match pair.recheck(&best, st) {
+                Recheck::Holds => {
+                    st.counts[1] += 1;
+                    None
+                }
+                Recheck::Smaller(f) => Some(f),
+                Recheck::Expired => pair.certify(&best, Some(st)),
+            },
+            None => pair.certify(&best, None),
+        };
+        match smaller {
             Some(f) if steps < max_steps => {
                 best = f;
                 steps += 1;
@@ -179,6 +216,9 @@ pub fn walk(input: &DepthInput<'_>) -> Option<Penetration> {
     }
     if steps >= max_steps {
         // Bounded work: past the bound the enumeration answers.
+        if let Some(st) = standing {
+            st.drop_certificate();
+        }
         let found = enumerate(input.a, &input.pose_a, input.b, &input.pose_b)?;
         return Some(Penetration { steps, ..found });
     }
@@ -427,219 +467,6 @@ impl<'a> Pair<'a> {
             ),
         }
     }
-
-    /// A candidate of either body with s smaller than `at`'s beyond the tolerance, if any
-    /// (the smallest such): every face axis, then every edge pair. A candidate whose lower
-    /// bound is not smaller is skipped unqueried; an edge whose bound over its whole Gauss
-    /// arc is not smaller is skipped with all its pairs.
-    fn certify(&self, at: &Found) -> Option<Found> {
-        let mut best: Option<Found> = None;
-        let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - self.tol;
-        let (mut wa, mut wb) = (at.va, at.vb);
-        // h_B(−u) ≥ −u·q for every point q of B: its centroid, and the vertex deepest
-        // along the current axis (tight near it); likewise for A.
-        let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
-        // A lower bound of s at every face axis (exact where it was queried), for the
-        // edges' bounds below. Faces are visited neighbour after neighbour, so the last
-        // support vertices (wa, wb) start each query close to its answer and give a tight
-        // bound of their own: h_B(−n) ≥ −n·q for every q in B, h_A(n) ≥ n·p for every p
-        // in A.
-        let mut low_a = vec![0.0; self.a.num_faces()];
-        for &f in self.a.face_order() {
-            let f = f as usize;
-            let n = self.a.face_normal(f);
-            // s(n) = offset + h_B(−n) ≥ offset − n·q.
-            let near = self.place.point(self.b.vertex(wb));
-            low_a[f] =
-                self.a.face_offset(f) - n.dot(self.inside_b).min(n.dot(deep_b)).min(n.dot(near));
-            if low_a[f] >= bar(&best) {
-                continue;
-            }
-            if let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb)) {
-                (wa, wb) = (found.va, found.vb);
-                low_a[f] = found.s;
-                if found.s < bar(&best) {
-                    best = Some(found);
-                }
-            }
-        }
-        let mut low_b = vec![0.0; self.b.num_faces()];
-        for &f in self.b.face_order() {
-            let f = f as usize;
-            let axis = -self.normal_b(f as u32);
-            // s(axis) = h_A(axis) + h_B(−axis) ≥ axis·p + h_B(−axis), and h_B(−axis) is
-            // B's face offset placed in A's frame.
-            let near = self.a.vertex(wa);
-            low_b[f] = axis
-                .dot(self.inside_a)
-                .max(axis.dot(deep_a))
-                .max(axis.dot(near))
-                + self.place.offset(-axis, self.b.face_offset(f));
-            if low_b[f] >= bar(&best) {
-                continue;
-            }
-            if let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb)) {
-                (wa, wb) = (found.va, found.vb);
-                low_b[f] = found.s;
-                if found.s < bar(&best) {
-                    best = Some(found);
-                }
-            }
-        }
-        // Edge pairs, pruned edge by edge with the larger of two lower bounds over the
-        // edge's Gauss arc (from n0 to n1):
-        // - along u in the arc of A's edge x, h_A(u) = u·p for any point p of x and
-        //   h_B(−u) ≥ −u·q, so s(u) ≥ u·(p − q) with q B's centroid or deepest vertex
-        //   (likewise for B's edges);
-        // - s is R-Lipschitz on the unit sphere (R: the largest |x| over A − B), and every
-        //   u on the arc has (|u − n0| + |u − n1|)/2 ≤ |n0 − n1|/√2, so
-        //   s(u) ≥ (low(n0) + low(n1))/2 − R·|n0 − n1|/√2.
-        let lipschitz = |l0: f64, l1: f64, n0: DVec3, n1: DVec3| {
-            0.5 * (l0 + l1) - self.reach * n0.distance(n1) * std::f64::consts::FRAC_1_SQRT_2
-        };
-        // Each surviving edge with its arc's ends and its segment, in A's frame.
-        // The bounds are tried cheapest first and an edge is dropped at the first that
-        // reaches the bar: the same edges survive as taking the largest of the three, for
-        // a fraction of the arithmetic (the arc bounds were a sixth of a crowd's time).
-        let mut edges_a: Vec<Edge> = Vec::new();
-        for x in 0..self.a.num_edges() as u32 {
-            let [f0, f1] = self.a.edge_faces(x as usize);
-            let (n0, n1) = (
-                self.a.face_normal(f0 as usize),
-                self.a.face_normal(f1 as usize),
-            );
-            let limit = bar(&best);
-            if lipschitz(low_a[f0 as usize], low_a[f1 as usize], n0, n1) >= limit {
-                continue;
-            }
-            let [v0, v1] = self.a.edge_vertices(x as usize);
-            let p = self.a.vertex(v0);
-            let arc = Arc::new(n0, n1);
-            if arc.min(p - self.inside_b) >= limit || arc.min(p - deep_b) >= limit {
-                continue;
-            }
-            edges_a.push((x, n0, n1, p, self.a.vertex(v1) - p));
-        }
-        if edges_a.is_empty() {
-            return best;
-        }
-        let mut edges_b: Vec<Edge> = Vec::new();
-        for y in 0..self.b.num_edges() as u32 {
-            let [f0, f1] = self.b.edge_faces(y as usize);
-            let (n0, n1) = (-self.normal_b(f0), -self.normal_b(f1));
-            let limit = bar(&best);
-            if lipschitz(low_b[f0 as usize], low_b[f1 as usize], n0, n1) >= limit {
-                continue;
-            }
-            let [v0, v1] = self.b.edge_vertices(y as usize);
-            let q = self.place.point(self.b.vertex(v0));
-            let arc = Arc::new(n0, n1);
-            if arc.min(self.inside_a - q) >= limit || arc.min(deep_a - q) >= limit {
-                continue;
-            }
-            edges_b.push((y, n0, n1, q, self.place.point(self.b.vertex(v1)) - q));
-        }
-        // A pair whose arcs cross spans a facet: its edges support A along the axis and
-        // B against it, so s = axis·(p − q) with no support query. Only arcs whose boxes
-        // overlap can cross: a sweep over the boxes' x ranges finds those pairs.
-        let mut smallest: Option<(f64, u32, u32)> = None;
-        let mut test = |ea: &EdgeArc, eb: &EdgeArc| {
-            let (&(x, na, nb, p, da), &(y, nc, nd, q, db)) = (&ea.edge, &eb.edge);
-            if !sat::arcs_cross(na, nb, nc, nd) {
-                return;
-            }
-            let axis = da.cross(db);
-            let len = axis.length();
-            if len <= 1e-12 * da.length() * db.length() {
-                return;
-            }
-            let axis = axis / len;
-            let axis = if axis.dot(na + nb) < 0.0 { -axis } else { axis };
-            let s = axis.dot(p - q);
-            let limit = smallest.map_or(bar(&best), |(v, ..)| v);
-            if s < limit {
-                smallest = Some((s, x, y));
-            }
-        };
-        let arcs = |edges: Vec<Edge>| {
-            let mut arcs: Vec<EdgeArc> = edges
-                .into_iter()
-                .map(|edge| {
-                    let (lo, hi) = arc_box(edge.1, edge.2);
-                    EdgeArc { edge, lo, hi }
-                })
-                .collect();
-            arcs.sort_unstable_by(|a, b| a.lo.x.total_cmp(&b.lo.x));
-            arcs
-        };
-        let (arcs_a, arcs_b) = (arcs(edges_a), arcs(edges_b));
-        let (mut live_a, mut live_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-        let (mut i, mut j) = (0, 0);
-        while i < arcs_a.len() || j < arcs_b.len() {
-            let take_a =
-                j == arcs_b.len() || (i < arcs_a.len() && arcs_a[i].lo.x <= arcs_b[j].lo.x);
-            if take_a {
-                let ea = &arcs_a[i];
-                live_b.retain(|&k| arcs_b[k].hi.x >= ea.lo.x);
-                for &k in &live_b {
-                    if boxes_meet(ea, &arcs_b[k]) {
-                        test(ea, &arcs_b[k]);
-                    }
-                }
-                live_a.push(i);
-                i += 1;
-            } else {
-                let eb = &arcs_b[j];
-                live_a.retain(|&k| arcs_a[k].hi.x >= eb.lo.x);
-                for &k in &live_a {
-                    if boxes_meet(&arcs_a[k], eb) {
-                        test(&arcs_a[k], eb);
-                    }
-                }
-                live_b.push(j);
-                j += 1;
-            }
-        }
-        if let Some((_, x, y)) = smallest
-            && let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb))
-            && found.s < bar(&best)
-        {
-            best = Some(found);
-        }
-        best
-    }
-}
-
-/// An edge in A's frame: its index, its Gauss arc's ends, a point and its direction.
-type Edge = (u32, DVec3, DVec3, DVec3, DVec3);
-
-/// An edge with the box of its Gauss arc.
-struct EdgeArc {
-    edge: Edge,
-    lo: DVec3,
-    hi: DVec3,
-}
-
-/// A box holding the great-circle arc from unit n0 to unit n1 (shorter than a half turn):
-/// the arc lies in the triangle of its ends and the point where the tangents at the ends
-/// meet, m/cos(φ/2) with m the arc's midpoint and φ its angle. Inflated by 1e-9 so that
-/// rounding never drops a crossing; a half-turn arc gets the whole cube.
-fn arc_box(n0: DVec3, n1: DVec3) -> (DVec3, DVec3) {
-    let sum = n0 + n1;
-    let len = sum.length();
-    // cos(φ/2) = |n0 + n1| / 2.
-    let half_cos = 0.5 * len;
-    if half_cos < 1e-6 {
-        return (DVec3::splat(-1.0 - 1e-9), DVec3::splat(1.0 + 1e-9));
-    }
-    let apex = sum / len / half_cos;
-    let lo = n0.min(n1).min(apex) - DVec3::splat(1e-9);
-    let hi = n0.max(n1).max(apex) + DVec3::splat(1e-9);
-    (lo, hi)
-}
-
-fn boxes_meet(a: &EdgeArc, b: &EdgeArc) -> bool {
-    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
 }
 
 impl Found {
@@ -716,41 +543,6 @@ impl Found {
             point_b,
             features,
             steps,
-        }
-    }
-}
-
-/// The minor great arc from `n1` to `n2`, with its plane's unit normal when it has one.
-struct Arc {
-    n1: DVec3,
-    n2: DVec3,
-    w: Option<DVec3>,
-}
-
-impl Arc {
-    fn new(n1: DVec3, n2: DVec3) -> Self {
-        let w = n1.cross(n2);
-        let len = w.length();
-        Arc {
-            n1,
-            n2,
-            w: (len > 1e-12).then(|| w / len),
-        }
-    }
-
-    /// The least of `u·v` over unit `u` on the arc: at an end, or where the arc passes
-    /// nearest `−v`.
-    fn min(&self, v: DVec3) -> f64 {
-        let ends = self.n1.dot(v).min(self.n2.dot(v));
-        let Some(w) = self.w else {
-            return ends;
-        };
-        // −v projected on the arc's plane, and whether it lies between the ends.
-        let m = -(v - w * w.dot(v));
-        if self.n1.cross(m).dot(w) >= 0.0 && m.cross(self.n2).dot(w) >= 0.0 {
-            ends.min(-m.length())
-        } else {
-            ends
         }
     }
 }

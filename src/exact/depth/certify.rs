@@ -1,0 +1,475 @@
+//! The global check at a local minimum of the Gauss-map walk: no candidate facet of A − B
+//! (a face of either body, an edge pair whose arcs cross) has s below the walk's, or one
+//! that has. Every candidate's s is bounded from below cheaply first (see the comments in
+//! [`Pair::certify`]) and queried only when the bound does not settle it; with a
+//! [`Standing`] to build, the candidates near the depth are listed for the next queries.
+
+use glam::DVec3;
+
+use super::standing::{Entry, Standing};
+use super::{Facet, Found, Pair};
+use crate::exact::sat;
+
+/// No support vertex found yet.
+pub(super) const UNKNOWN: u32 = u32::MAX;
+
+impl Pair<'_> {
+    /// A's edge `x` in A's frame.
+    pub(super) fn edge_a(&self, x: u32) -> Edge {
+        let [f0, f1] = self.a.edge_faces(x as usize);
+        let [v0, v1] = self.a.edge_vertices(x as usize);
+        let p = self.a.vertex(v0);
+        (
+            x,
+            self.a.face_normal(f0 as usize),
+            self.a.face_normal(f1 as usize),
+            p,
+            self.a.vertex(v1) - p,
+        )
+    }
+
+    /// B's edge `y` in A's frame, its arc on the Gauss map of −B.
+    pub(super) fn edge_b(&self, y: u32) -> Edge {
+        let [f0, f1] = self.b.edge_faces(y as usize);
+        let [v0, v1] = self.b.edge_vertices(y as usize);
+        let q = self.place.point(self.b.vertex(v0));
+        (
+            y,
+            -self.normal_b(f0),
+            -self.normal_b(f1),
+            q,
+            self.place.point(self.b.vertex(v1)) - q,
+        )
+    }
+
+    /// Lower bounds of A's face `f` axis and of B's face `f` axis from points of the other
+    /// body (s(n) ≥ offset − n·q for every q of B; likewise for B's faces).
+    pub(super) fn face_bound_a(&self, f: usize, points_b: [DVec3; 3]) -> f64 {
+        let n = self.a.face_normal(f);
+        self.a.face_offset(f) - points_b.iter().map(|q| n.dot(*q)).fold(f64::MAX, f64::min)
+    }
+
+    pub(super) fn face_bound_b(&self, f: usize, points_a: [DVec3; 3]) -> f64 {
+        let axis = -self.normal_b(f as u32);
+        points_a
+            .iter()
+            .map(|p| axis.dot(*p))
+            .fold(f64::MIN, f64::max)
+            + self.place.offset(-axis, self.b.face_offset(f))
+    }
+
+    /// B's support point (A's frame) against A's face `f` axis, queried once per check
+    /// (`known`: the vertices found so far, [`UNKNOWN`] where none).
+    fn end_support_b(&self, f: u32, known: &mut [u32], warm: &mut u32) -> DVec3 {
+        let slot = &mut known[f as usize];
+        if *slot == UNKNOWN {
+            *slot = self.support_b(-self.a.face_normal(f as usize), *warm).0;
+            *warm = *slot;
+        }
+        self.place.point(self.b.vertex(*slot))
+    }
+
+    /// A's support point against B's face `f` axis, queried once per check.
+    fn end_support_a(&self, f: u32, known: &mut [u32], warm: &mut u32) -> DVec3 {
+        let slot = &mut known[f as usize];
+        if *slot == UNKNOWN {
+            *slot = self.support_a(-self.normal_b(f), *warm).0;
+            *warm = *slot;
+        }
+        self.a.vertex(*slot)
+    }
+
+    /// A lower bound of s over the Gauss arc of A's edge `e` (between its faces `faces`):
+    /// along u in the arc, h_A(u) = u·p for p on the edge and h_B(−u) ≥ −u·q for every q
+    /// in B, so s(u) ≥ min over the arc of u·(p − q). B's centroid, the deep vertex, and
+    /// B's support vertices at the arc's ends (which make the bound exact there) are tried
+    /// in that order until the bound reaches `hold` (the ends only below `limit`, for an
+    /// edge that would be paired); `low` is one already known.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn arc_bound_a(
+        &self,
+        e: &Edge,
+        faces: [u32; 2],
+        mut low: f64,
+        (hold, limit): (f64, f64),
+        deep_b: DVec3,
+        known: &mut [u32],
+        warm: &mut u32,
+    ) -> f64 {
+        let arc = Arc::new(e.1, e.2);
+        for k in 0..4 {
+            // The ends' support queries only for an edge that would be paired.
+            if low >= if k < 2 { hold } else { hold.min(limit) } {
+                break;
+            }
+            let q = match k {
+                0 => self.inside_b,
+                1 => deep_b,
+                _ => self.end_support_b(faces[k - 2], known, warm),
+            };
+            low = low.max(arc.min(e.3 - q));
+        }
+        low
+    }
+
+    /// The same over the arc of B's edge `e` on the Gauss map of −B.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn arc_bound_b(
+        &self,
+        e: &Edge,
+        faces: [u32; 2],
+        mut low: f64,
+        (hold, limit): (f64, f64),
+        deep_a: DVec3,
+        known: &mut [u32],
+        warm: &mut u32,
+    ) -> f64 {
+        let arc = Arc::new(e.1, e.2);
+        for k in 0..4 {
+            // The ends' support queries only for an edge that would be paired.
+            if low >= if k < 2 { hold } else { hold.min(limit) } {
+                break;
+            }
+            let p = match k {
+                0 => self.inside_a,
+                1 => deep_a,
+                _ => self.end_support_a(faces[k - 2], known, warm),
+            };
+            low = low.max(arc.min(p - e.3));
+        }
+        low
+    }
+
+    /// A candidate of either body with s smaller than `at`'s beyond the tolerance, if any
+    /// (the smallest such): every face axis, then every edge pair. A candidate whose lower
+    /// bound is not smaller is skipped unqueried; an edge whose bound over its whole Gauss
+    /// arc is not smaller is skipped with all its pairs. With `build`, the candidates
+    /// within a margin of `at` are listed there with their bounds (see [`Standing`]).
+    pub(super) fn certify(&self, at: &Found, mut build: Option<&mut Standing>) -> Option<Found> {
+        let mut best: Option<Found> = None;
+        let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - self.tol;
+        // Candidates below `keep` are listed, the others' bounds make `rest`.
+        let keep = match build.as_deref_mut() {
+            Some(st) => at.s - self.tol + st.rebuild(),
+            None => f64::NEG_INFINITY,
+        };
+        let (mut wa, mut wb) = (at.va, at.vb);
+        // h_B(−u) ≥ −u·q for every point q of B: its centroid, and the vertex deepest
+        // along the current axis (tight near it); likewise for A.
+        let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
+        // A lower bound of s at every face axis (exact where it was queried), for the
+        // edges' bounds below. Faces are visited neighbour after neighbour, so the last
+        // support vertices (wa, wb) start each query close to its answer and give a tight
+        // bound of their own: h_B(−n) ≥ −n·q for every q in B, h_A(n) ≥ n·p for every p
+        // in A.
+        let mut known = [
+            vec![UNKNOWN; self.a.num_faces()],
+            vec![UNKNOWN; self.b.num_faces()],
+        ];
+        let mut low_a = vec![0.0; self.a.num_faces()];
+        for &f in self.a.face_order() {
+            let f = f as usize;
+            let near = self.place.point(self.b.vertex(wb));
+            low_a[f] = self.face_bound_a(f, [self.inside_b, deep_b, near]);
+            if low_a[f] < bar(&best)
+                && let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb))
+            {
+                (wa, wb) = (found.va, found.vb);
+                low_a[f] = found.s;
+                known[0][f] = found.vb;
+                if found.s < bar(&best) {
+                    best = Some(found);
+                }
+            }
+            note(
+                &mut build,
+                keep,
+                0,
+                (f as u32, f as u32, 0.0),
+                low_a[f],
+                self.a.face_normal(f),
+            );
+        }
+        let mut low_b = vec![0.0; self.b.num_faces()];
+        for &f in self.b.face_order() {
+            let f = f as usize;
+            low_b[f] = self.face_bound_b(f, [self.inside_a, deep_a, self.a.vertex(wa)]);
+            if low_b[f] < bar(&best)
+                && let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb))
+            {
+                (wa, wb) = (found.va, found.vb);
+                low_b[f] = found.s;
+                known[1][f] = found.va;
+                if found.s < bar(&best) {
+                    best = Some(found);
+                }
+            }
+            note(
+                &mut build,
+                keep,
+                1,
+                (f as u32, f as u32, 0.0),
+                low_b[f],
+                self.b.face_normal(f),
+            );
+        }
+        // Edge pairs, pruned edge by edge with the larger of two lower bounds over the
+        // edge's Gauss arc (from n0 to n1):
+        // - along u in the arc of A's edge x, h_A(u) = u·p for any point p of x and
+        //   h_B(−u) ≥ −u·q, so s(u) ≥ u·(p − q) with q B's centroid or deepest vertex
+        //   (likewise for B's edges);
+        // - s is R-Lipschitz on the unit sphere (R: the largest |x| over A − B), and every
+        //   u on the arc has (|u − n0| + |u − n1|)/2 ≤ |n0 − n1|/√2, so
+        //   s(u) ≥ (low(n0) + low(n1))/2 − R·|n0 − n1|/√2.
+        let lipschitz = |l0: f64, l1: f64, chord: f64| {
+            0.5 * (l0 + l1) - self.reach * chord * std::f64::consts::FRAC_1_SQRT_2
+        };
+        // The bounds are tried cheapest first and an edge is dropped at the first that
+        // reaches the bar (or, building, the margin above it): the same edges survive as
+        // taking the largest of the three, for a fraction of the arithmetic (the arc
+        // bounds were a sixth of a crowd's time). Edges below the bar are paired.
+        let limit = bar(&best);
+        let hold = keep.max(limit);
+        let mut live_a: Vec<Edge> = Vec::new();
+        let mut listed_a = false;
+        for x in 0..self.a.num_edges() as u32 {
+            let [f0, f1] = self.a.edge_faces(x as usize);
+            let (n0, n1) = (
+                self.a.face_normal(f0 as usize),
+                self.a.face_normal(f1 as usize),
+            );
+            let chord = n0.distance(n1);
+            let mut low = lipschitz(low_a[f0 as usize], low_a[f1 as usize], chord);
+            let mut edge = None;
+            if low < hold {
+                let e = self.edge_a(x);
+                low = self.arc_bound_a(
+                    &e,
+                    [f0, f1],
+                    low,
+                    (hold, limit),
+                    deep_b,
+                    &mut known[0],
+                    &mut wb,
+                );
+                edge = Some(e);
+            }
+            note(&mut build, keep, 2, (x, f0, chord), low, n0);
+            listed_a |= low < keep;
+            if low < limit
+                && let Some(e) = edge
+            {
+                live_a.push(e);
+            }
+        }
+        if !listed_a && live_a.is_empty() {
+            // No edge pair can matter while A's edges stay far; B's edges are not listed
+            // (the standing certificate falls back when one of A's comes near).
+            if let Some(st) = build {
+                st.unbounded(3);
+            }
+            return best;
+        }
+        let mut live_b: Vec<Edge> = Vec::new();
+        for y in 0..self.b.num_edges() as u32 {
+            let [f0, f1] = self.b.edge_faces(y as usize);
+            let (n0, n1) = (-self.normal_b(f0), -self.normal_b(f1));
+            let chord = n0.distance(n1);
+            let mut low = lipschitz(low_b[f0 as usize], low_b[f1 as usize], chord);
+            let mut edge = None;
+            if low < hold {
+                let e = self.edge_b(y);
+                low = self.arc_bound_b(
+                    &e,
+                    [f0, f1],
+                    low,
+                    (hold, limit),
+                    deep_a,
+                    &mut known[1],
+                    &mut wa,
+                );
+                edge = Some(e);
+            }
+            note(
+                &mut build,
+                keep,
+                3,
+                (y, f0, chord),
+                low,
+                self.b.face_normal(f0 as usize),
+            );
+            if low < limit
+                && let Some(e) = edge
+            {
+                live_b.push(e);
+            }
+        }
+        if let Some((_, x, y)) = smallest_crossing(live_a, live_b, limit)
+            && let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb))
+            && found.s < bar(&best)
+        {
+            best = Some(found);
+        }
+        best
+    }
+}
+
+/// Lists a candidate (index, the face its bound moves along, its arc's chord) whose lower
+/// bound `low` is below `keep`, or lowers its kind's bound for the unlisted; `normal` is
+/// that face's normal in its body's frame.
+fn note(
+    build: &mut Option<&mut Standing>,
+    keep: f64,
+    kind: usize,
+    (index, face, chord): (u32, u32, f64),
+    low: f64,
+    normal: DVec3,
+) {
+    if let Some(st) = build.as_deref_mut() {
+        let entry = Entry {
+            index,
+            face,
+            chord,
+            key: low,
+        };
+        st.note(kind, entry, low < keep, normal);
+    }
+}
+
+/// The smallest s below `limit` over the pairs of A's and B's edges whose arcs cross
+/// (such a pair spans a facet: its edges support A along the axis and B against it, so
+/// s = axis·(p − q) with no support query), with the edges. Only arcs whose boxes overlap
+/// can cross: a sweep over the boxes' x ranges finds those pairs.
+pub(super) fn smallest_crossing(
+    edges_a: Vec<Edge>,
+    edges_b: Vec<Edge>,
+    limit: f64,
+) -> Option<(f64, u32, u32)> {
+    if edges_a.is_empty() || edges_b.is_empty() {
+        return None;
+    }
+    let mut smallest: Option<(f64, u32, u32)> = None;
+    let mut test = |ea: &EdgeArc, eb: &EdgeArc| {
+        let (&(x, na, nb, p, da), &(y, nc, nd, q, db)) = (&ea.edge, &eb.edge);
+        if !sat::arcs_cross(na, nb, nc, nd) {
+            return;
+        }
+        let axis = da.cross(db);
+        let len = axis.length();
+        if len <= 1e-12 * da.length() * db.length() {
+            return;
+        }
+        let axis = axis / len;
+        let axis = if axis.dot(na + nb) < 0.0 { -axis } else { axis };
+        let s = axis.dot(p - q);
+        if s < smallest.map_or(limit, |(v, ..)| v) {
+            smallest = Some((s, x, y));
+        }
+    };
+    let arcs = |edges: Vec<Edge>| {
+        let mut arcs: Vec<EdgeArc> = edges
+            .into_iter()
+            .map(|edge| {
+                let (lo, hi) = arc_box(edge.1, edge.2);
+                EdgeArc { edge, lo, hi }
+            })
+            .collect();
+        arcs.sort_unstable_by(|a, b| a.lo.x.total_cmp(&b.lo.x));
+        arcs
+    };
+    let (arcs_a, arcs_b) = (arcs(edges_a), arcs(edges_b));
+    let (mut live_a, mut live_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+    let (mut i, mut j) = (0, 0);
+    while i < arcs_a.len() || j < arcs_b.len() {
+        let take_a = j == arcs_b.len() || (i < arcs_a.len() && arcs_a[i].lo.x <= arcs_b[j].lo.x);
+        if take_a {
+            let ea = &arcs_a[i];
+            live_b.retain(|&k| arcs_b[k].hi.x >= ea.lo.x);
+            for &k in &live_b {
+                if boxes_meet(ea, &arcs_b[k]) {
+                    test(ea, &arcs_b[k]);
+                }
+            }
+            live_a.push(i);
+            i += 1;
+        } else {
+            let eb = &arcs_b[j];
+            live_a.retain(|&k| arcs_a[k].hi.x >= eb.lo.x);
+            for &k in &live_a {
+                if boxes_meet(&arcs_a[k], eb) {
+                    test(&arcs_a[k], eb);
+                }
+            }
+            live_b.push(j);
+            j += 1;
+        }
+    }
+    smallest
+}
+
+/// An edge in A's frame: its index, its Gauss arc's ends, a point and its direction.
+pub(super) type Edge = (u32, DVec3, DVec3, DVec3, DVec3);
+
+/// An edge with the box of its Gauss arc.
+struct EdgeArc {
+    edge: Edge,
+    lo: DVec3,
+    hi: DVec3,
+}
+
+/// A box holding the great-circle arc from unit n0 to unit n1 (shorter than a half turn):
+/// the arc lies in the triangle of its ends and the point where the tangents at the ends
+/// meet, m/cos(φ/2) with m the arc's midpoint and φ its angle. Inflated by 1e-9 so that
+/// rounding never drops a crossing; a half-turn arc gets the whole cube.
+fn arc_box(n0: DVec3, n1: DVec3) -> (DVec3, DVec3) {
+    let sum = n0 + n1;
+    let len = sum.length();
+    // cos(φ/2) = |n0 + n1| / 2.
+    let half_cos = 0.5 * len;
+    if half_cos < 1e-6 {
+        return (DVec3::splat(-1.0 - 1e-9), DVec3::splat(1.0 + 1e-9));
+    }
+    let apex = sum / len / half_cos;
+    let lo = n0.min(n1).min(apex) - DVec3::splat(1e-9);
+    let hi = n0.max(n1).max(apex) + DVec3::splat(1e-9);
+    (lo, hi)
+}
+
+fn boxes_meet(a: &EdgeArc, b: &EdgeArc) -> bool {
+    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
+}
+
+/// The minor great arc from `n1` to `n2`, with its plane's unit normal when it has one.
+struct Arc {
+    n1: DVec3,
+    n2: DVec3,
+    w: Option<DVec3>,
+}
+
+impl Arc {
+    fn new(n1: DVec3, n2: DVec3) -> Self {
+        let w = n1.cross(n2);
+        let len = w.length();
+        Arc {
+            n1,
+            n2,
+            w: (len > 1e-12).then(|| w / len),
+        }
+    }
+
+    /// The least of `u·v` over unit `u` on the arc: at an end, or where the arc passes
+    /// nearest `−v`.
+    fn min(&self, v: DVec3) -> f64 {
+        let ends = self.n1.dot(v).min(self.n2.dot(v));
+        let Some(w) = self.w else {
+            return ends;
+        };
+        // −v projected on the arc's plane, and whether it lies between the ends.
+        let m = -(v - w * w.dot(v));
+        if self.n1.cross(m).dot(w) >= 0.0 && m.cross(self.n2).dot(w) >= 0.0 {
+            ends.min(-m.length())
+        } else {
+            ends
+        }
+    }
+}
