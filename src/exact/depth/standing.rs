@@ -33,7 +33,7 @@ use super::{Facet, Found, Pair};
 
 /// The margin above the depth within which a full certificate lists candidates: this
 /// share of the bodies' spread, or 16 of the last query's moves if more.
-const MARGIN_REL: f64 = 0.1;
+const MARGIN_REL: f64 = 0.5;
 
 /// One listed candidate.
 #[derive(Clone, Copy, Debug)]
