@@ -156,10 +156,7 @@ impl Narrowphase {
         }
         let shape_of: Vec<u32> = bodies.iter().map(|b| b.shape).collect();
         self.check_pairs(&shape_of, pairs)?;
-        let mut warm: Vec<PairState> = pairs
-            .iter()
-            .map(|p| state.pairs.remove(p).unwrap_or_default())
-            .collect();
+        let mut warm = state.take(pairs);
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = pairs.len().div_ceil(threads).max(1);
         let parts: Vec<Vec<PairContact>> = std::thread::scope(|scope| {
@@ -188,7 +185,7 @@ impl Narrowphase {
                 .map(|h| h.join().expect("a narrowphase thread panicked"))
                 .collect()
         });
-        state.pairs = pairs.iter().copied().zip(warm).collect();
+        state.keep(pairs, warm);
         Ok(parts.concat())
     }
 
@@ -373,10 +370,47 @@ pub struct PairState {
 /// Warm starts of every pair of the last frame, kept across frames.
 #[derive(Clone, Debug, Default)]
 pub struct ContactState {
-    pairs: HashMap<[u32; 2], PairState>,
+    /// Sorted by pair, each pair once: a frame's sorted pairs are matched in one merge,
+    /// with no hashing and no map rebuilt.
+    pairs: Vec<([u32; 2], PairState)>,
 }
 
 impl ContactState {
+    /// The warm starts of `pairs` (fresh ones for pairs not held), taken out.
+    fn take(&mut self, pairs: &[[u32; 2]]) -> Vec<PairState> {
+        let mut held = std::mem::take(&mut self.pairs);
+        let mut at = 0;
+        pairs
+            .iter()
+            .map(|p| {
+                // Sorted input walks forward; any other order searches.
+                while at < held.len() && held[at].0 < *p {
+                    at += 1;
+                }
+                let i = if held.get(at).is_some_and(|h| h.0 == *p) {
+                    Some(at)
+                } else {
+                    held.binary_search_by(|h| h.0.cmp(p)).ok()
+                };
+                i.map(|i| std::mem::take(&mut held[i].1))
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// Holds `warm[i]` as `pairs[i]`'s warm starts (the last of a repeated pair).
+    fn keep(&mut self, pairs: &[[u32; 2]], warm: Vec<PairState>) {
+        let mut held: Vec<([u32; 2], PairState)> = pairs.iter().copied().zip(warm).collect();
+        if !pairs.windows(2).all(|w| w[0] < w[1]) {
+            // Stable: a repeated pair's last comes last, and is the one kept.
+            held.sort_by_key(|h| h.0);
+            held.reverse();
+            held.dedup_by_key(|h| h.0);
+            held.reverse();
+        }
+        self.pairs = held;
+    }
+
     /// Pairs held.
     pub fn len(&self) -> usize {
         self.pairs.len()
@@ -414,5 +448,47 @@ impl ExactShape {
             ExactShape::Rounded(r) => Some(r.clone()),
             ExactShape::Tree(_) => None,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::FeatureId;
+
+    /// A warm state marked with `k` (its walk cache's features).
+    fn marked(k: u32) -> PairState {
+        let mut s = PairState::default();
+        s.manifold.walk.features = Some((FeatureId::Vertex(k), FeatureId::Vertex(k)));
+        s
+    }
+
+    fn mark(s: &PairState) -> Option<u32> {
+        match s.manifold.walk.features {
+            Some((FeatureId::Vertex(k), _)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Warm starts follow their pairs whatever order a caller passes them in: sorted
+    /// frames merge, unsorted and repeated pairs are found, new pairs start fresh, and the
+    /// state then holds each pair once (a repeated pair's last warm start).
+    #[test]
+    fn warm_starts_follow_their_pairs_in_any_order() {
+        let mut state = ContactState::default();
+        let first = [[0, 1], [0, 5], [2, 3], [4, 9]];
+        let warm = (0..4).map(marked).collect();
+        state.keep(&first, warm);
+        assert_eq!(state.len(), 4);
+        let second = [[4, 9], [0, 1], [7, 8], [2, 3], [0, 1]];
+        let warm = state.take(&second);
+        let marks: Vec<_> = warm.iter().map(mark).collect();
+        assert_eq!(marks, [Some(3), Some(0), None, Some(2), None]);
+        let warm = (10..15).map(marked).collect();
+        state.keep(&second, warm);
+        assert_eq!(state.len(), 4);
+        let third = [[0, 1], [0, 5], [2, 3], [4, 9], [7, 8]];
+        let marks: Vec<_> = state.take(&third).iter().map(mark).collect();
+        assert_eq!(marks, [Some(14), None, Some(13), Some(10), Some(12)]);
     }
 }

@@ -126,7 +126,8 @@ impl<'a> DepthInput<'a> {
 pub struct DepthCache {
     /// The last answer's features, if any.
     pub features: Option<(FeatureId, FeatureId)>,
-    standing: Standing,
+    /// Boxed: a pair's warm starts move between frames, most pairs never overlap.
+    standing: Option<Box<Standing>>,
 }
 
 impl DepthCache {
@@ -142,7 +143,8 @@ impl DepthCache {
             start: self.features,
             ..DepthInput::new(a, pose_a, b, pose_b)
         };
-        let out = walk_with(&input, Some(&mut self.standing));
+        let standing = self.standing.get_or_insert_with(Box::default);
+        let out = walk_with(&input, Some(standing));
         self.features = out.map(|p| p.features);
         out
     }
@@ -150,7 +152,9 @@ impl DepthCache {
     /// How many queries ran the full global check, and how many the standing certificate
     /// settled.
     pub fn certificates(&self) -> (u64, u64) {
-        (self.standing.counts[0], self.standing.counts[1])
+        self.standing
+            .as_ref()
+            .map_or((0, 0), |s| (s.counts[0], s.counts[1]))
     }
 }
 
