@@ -183,9 +183,13 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     })?;
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
     let mut steps = 0;
+    // A standing certificate covers the neighbours too: the warm facet goes to it first,
+    // and the walk descends only from a smaller candidate it names (or before a full
+    // check).
+    let mut standing_first = standing.as_deref().is_some_and(Standing::built);
     loop {
         // Down the facet graph while a neighbour is smaller.
-        while steps < max_steps {
+        while !standing_first && steps < max_steps {
             let next = pair.best_neighbour(&best);
             match next {
                 Some(n) if n.s < best.s - pair.tol => {
@@ -206,10 +210,16 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
                     None
                 }
                 Recheck::Smaller(f) => Some(f),
+                Recheck::Expired if standing_first => {
+                    // Down to a local minimum before the full check.
+                    standing_first = false;
+                    continue;
+                }
                 Recheck::Expired => pair.certify(&best, Some(st)),
             },
             None => pair.certify(&best, None),
         };
+        standing_first = false;
         match smaller {
             Some(f) if steps < max_steps => {
                 best = f;
