@@ -497,3 +497,44 @@ fn near_duplicate_points_are_welded() {
         }
     }
 }
+
+/// An edge's Gauss arc bounds a linear function over it exactly: `GaussArc::min` equals
+/// the least of u·v over 4,001 points spread along the arc (it may only be lower, by
+/// the samples' spacing), on random and nearly (anti)parallel ends, up to the samples'
+/// own rounding.
+#[test]
+fn gauss_arcs_give_the_least_of_a_linear_function() {
+    use proxima::geometry::polytope::GaussArc;
+    let mut rng = Rng::new(31);
+    for case in 0..3000 {
+        let n0 = rng.unit_vector();
+        let n1 = match case % 3 {
+            0 => rng.unit_vector(),
+            1 => (n0 + rng.unit_vector() * 1e-3).normalize(),
+            _ => (-n0 + rng.unit_vector() * 0.05).normalize(),
+        };
+        let v = rng.unit_vector() * rng.range(0.1, 10.0);
+        let arc = GaussArc::new(n0, n1);
+        let angle = n0.angle_between(n1);
+        let axis = n0.cross(n1).normalize_or_zero();
+        let sampled = (0..=4000)
+            .map(|k| {
+                let t = f64::from(k) / 4000.0;
+                let u = if axis == DVec3::ZERO {
+                    if t < 0.5 { n0 } else { n1 }
+                } else {
+                    DQuat::from_axis_angle(axis, angle * t) * n0
+                };
+                u.dot(v)
+            })
+            .fold(f64::INFINITY, f64::min);
+        let got = arc.min(v);
+        let spacing = angle / 4000.0;
+        assert!(
+            // The sampled points carry the rounding of the angle (acos near 1).
+            got <= sampled + 1e-9 * v.length()
+                && got >= sampled - v.length() * (spacing * spacing + 1e-9),
+            "case {case}: {got} vs sampled {sampled}"
+        );
+    }
+}

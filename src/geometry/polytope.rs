@@ -65,6 +65,53 @@ pub struct ConvexPolytope {
     radius: f64,
     /// Every face once, each after a neighbour (breadth-first over shared edges).
     face_order: Vec<u32>,
+    /// Each edge's arc on the Gauss map.
+    edge_arcs: Vec<GaussArc>,
+}
+
+/// An edge's arc on the Gauss map: the minor great arc between its two faces' normals,
+/// with what bounding a linear function over it needs (precomputed: the depth
+/// certificate bounds thousands of arcs a query).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GaussArc {
+    /// The ends: the normals of the edge's first and second face.
+    pub ends: [DVec3; 2],
+    /// Unit normal of the arc's plane (n0 × n1), or zero when the ends are (anti)parallel.
+    pub plane: DVec3,
+    /// `plane × n0` and `n1 × plane`: a point of the plane lies between the ends when both
+    /// dot products with it are non-negative.
+    pub tangents: [DVec3; 2],
+}
+
+impl GaussArc {
+    /// The arc from `n0` to `n1`.
+    pub fn new(n0: DVec3, n1: DVec3) -> Self {
+        let w = n0.cross(n1);
+        let len = w.length();
+        let plane = if len > 1e-12 { w / len } else { DVec3::ZERO };
+        GaussArc {
+            ends: [n0, n1],
+            plane,
+            tangents: [plane.cross(n0), n1.cross(plane)],
+        }
+    }
+
+    /// The least of `u·v` over unit `u` on the arc: at an end, or where the arc passes
+    /// nearest `−v`.
+    #[inline]
+    pub fn min(&self, v: DVec3) -> f64 {
+        let ends = self.ends[0].dot(v).min(self.ends[1].dot(v));
+        if self.plane == DVec3::ZERO {
+            return ends;
+        }
+        // −v projected on the arc's plane, and whether it lies between the ends.
+        let m = self.plane * self.plane.dot(v) - v;
+        if m.dot(self.tangents[0]) >= 0.0 && m.dot(self.tangents[1]) >= 0.0 {
+            ends.min(-m.length())
+        } else {
+            ends
+        }
+    }
 }
 
 impl ConvexPolytope {
@@ -216,9 +263,16 @@ impl ConvexPolytope {
             voronoi_start: Vec::new(),
             voronoi: Vec::new(),
             face_order: Vec::new(),
+            edge_arcs: Vec::new(),
         };
         poly.compute_face_order();
         poly.compute_planes()?;
+        poly.edge_arcs = (0..poly.num_edges())
+            .map(|e| {
+                let [f0, f1] = poly.edge_faces(e);
+                GaussArc::new(poly.face_normal[f0 as usize], poly.face_normal[f1 as usize])
+            })
+            .collect();
         poly.check_convex()?;
         poly.compute_voronoi();
         Ok(poly)
@@ -441,6 +495,11 @@ impl ConvexPolytope {
     /// Edges of face `f` in counter-clockwise order.
     pub fn face_edges(&self, f: usize) -> impl Iterator<Item = u32> + '_ {
         self.face_half_edges(f).iter().map(|&h| h / 2)
+    }
+
+    /// Edge `e`'s arc on the Gauss map, from its first face's normal to its second's.
+    pub fn edge_arc(&self, e: usize) -> &GaussArc {
+        &self.edge_arcs[e]
     }
 
     /// Unit outward normal of face `f`.

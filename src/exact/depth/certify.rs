@@ -79,24 +79,23 @@ impl Pair<'_> {
         self.a.vertex(*slot)
     }
 
-    /// A lower bound of s over the Gauss arc of A's edge `e` (between its faces `faces`):
-    /// along u in the arc, h_A(u) = u·p for p on the edge and h_B(−u) ≥ −u·q for every q
-    /// in B, so s(u) ≥ min over the arc of u·(p − q). B's centroid, the deep vertex, and
-    /// B's support vertices at the arc's ends (which make the bound exact there) are tried
-    /// in that order until the bound reaches `hold` (the ends only below `limit`, for an
-    /// edge that would be paired); `low` is one already known.
-    #[allow(clippy::too_many_arguments)]
+    /// A lower bound of s over the Gauss arc of A's edge `x`: along u in the arc,
+    /// h_A(u) = u·p for p on the edge and h_B(−u) ≥ −u·q for every q in B, so
+    /// s(u) ≥ min over the arc of u·(p − q). B's centroid, the deep vertex, and B's support
+    /// vertices at the arc's ends (which make the bound exact there) are tried in that
+    /// order until the bound reaches `hold` (the ends only below `limit`, for an edge that
+    /// would be paired); `low` is one already known.
     pub(super) fn arc_bound_a(
         &self,
-        e: &Edge,
-        faces: [u32; 2],
+        x: u32,
         mut low: f64,
         (hold, limit): (f64, f64),
         deep_b: DVec3,
-        known: &mut [u32],
-        warm: &mut u32,
+        (known, warm): (&mut [u32], &mut u32),
     ) -> f64 {
-        let arc = Arc::new(e.1, e.2);
+        let arc = self.a.edge_arc(x as usize);
+        let p = self.a.vertex(self.a.edge_vertices(x as usize)[0]);
+        let faces = self.a.edge_faces(x as usize);
         for k in 0..4 {
             // The ends' support queries only for an edge that would be paired.
             if low >= if k < 2 { hold } else { hold.min(limit) } {
@@ -107,35 +106,38 @@ impl Pair<'_> {
                 1 => deep_b,
                 _ => self.end_support_b(faces[k - 2], known, warm),
             };
-            low = low.max(arc.min(e.3 - q));
+            low = low.max(arc.min(p - q));
         }
         low
     }
 
-    /// The same over the arc of B's edge `e` on the Gauss map of −B.
-    #[allow(clippy::too_many_arguments)]
+    /// The same over the arc of B's edge `y` on the Gauss map of −B, worked in B's frame
+    /// (no edge placed): with u = −R·w for w on B's own arc, u·(p − q) = w·(q′ − p′) for
+    /// p′, q′ the points in B's frame. `deep_a` is given in B's frame.
     pub(super) fn arc_bound_b(
         &self,
-        e: &Edge,
-        faces: [u32; 2],
+        y: u32,
         mut low: f64,
         (hold, limit): (f64, f64),
         deep_a: DVec3,
-        known: &mut [u32],
-        warm: &mut u32,
+        (known, warm): (&mut [u32], &mut u32),
     ) -> f64 {
-        let arc = Arc::new(e.1, e.2);
+        let arc = self.b.edge_arc(y as usize);
+        let q = self.b.vertex(self.b.edge_vertices(y as usize)[0]);
+        let faces = self.b.edge_faces(y as usize);
         for k in 0..4 {
             // The ends' support queries only for an edge that would be paired.
             if low >= if k < 2 { hold } else { hold.min(limit) } {
                 break;
             }
             let p = match k {
-                0 => self.inside_a,
+                0 => self.inside_a_in_b,
                 1 => deep_a,
-                _ => self.end_support_a(faces[k - 2], known, warm),
+                _ => self
+                    .place
+                    .inverse_point(self.end_support_a(faces[k - 2], known, warm)),
             };
-            low = low.max(arc.min(p - e.3));
+            low = low.max(arc.min(q - p));
         }
         low
     }
@@ -240,26 +242,13 @@ impl Pair<'_> {
             );
             let chord = n0.distance(n1);
             let mut low = lipschitz(low_a[f0 as usize], low_a[f1 as usize], chord);
-            let mut edge = None;
             if low < hold {
-                let e = self.edge_a(x);
-                low = self.arc_bound_a(
-                    &e,
-                    [f0, f1],
-                    low,
-                    (hold, limit),
-                    deep_b,
-                    &mut known[0],
-                    &mut wb,
-                );
-                edge = Some(e);
+                low = self.arc_bound_a(x, low, (hold, limit), deep_b, (&mut known[0], &mut wb));
             }
             note(&mut build, keep, 2, (x, f0, chord), low, n0);
             listed_a |= low < keep;
-            if low < limit
-                && let Some(e) = edge
-            {
-                live_a.push(e);
+            if low < limit {
+                live_a.push(self.edge_a(x));
             }
         }
         if !listed_a && live_a.is_empty() {
@@ -270,25 +259,16 @@ impl Pair<'_> {
             }
             return best;
         }
+        let deep_a_in_b = self.place.inverse_point(deep_a);
         let mut live_b: Vec<Edge> = Vec::new();
         for y in 0..self.b.num_edges() as u32 {
             let [f0, f1] = self.b.edge_faces(y as usize);
             let (n0, n1) = (-self.normal_b(f0), -self.normal_b(f1));
             let chord = n0.distance(n1);
             let mut low = lipschitz(low_b[f0 as usize], low_b[f1 as usize], chord);
-            let mut edge = None;
             if low < hold {
-                let e = self.edge_b(y);
-                low = self.arc_bound_b(
-                    &e,
-                    [f0, f1],
-                    low,
-                    (hold, limit),
-                    deep_a,
-                    &mut known[1],
-                    &mut wa,
-                );
-                edge = Some(e);
+                low =
+                    self.arc_bound_b(y, low, (hold, limit), deep_a_in_b, (&mut known[1], &mut wa));
             }
             note(
                 &mut build,
@@ -298,10 +278,8 @@ impl Pair<'_> {
                 low,
                 self.b.face_normal(f0 as usize),
             );
-            if low < limit
-                && let Some(e) = edge
-            {
-                live_b.push(e);
+            if low < limit {
+                live_b.push(self.edge_b(y));
             }
         }
         if let Some((_, x, y)) = smallest_crossing(live_a, live_b, limit)
@@ -437,39 +415,4 @@ fn arc_box(n0: DVec3, n1: DVec3) -> (DVec3, DVec3) {
 
 fn boxes_meet(a: &EdgeArc, b: &EdgeArc) -> bool {
     a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
-}
-
-/// The minor great arc from `n1` to `n2`, with its plane's unit normal when it has one.
-struct Arc {
-    n1: DVec3,
-    n2: DVec3,
-    w: Option<DVec3>,
-}
-
-impl Arc {
-    fn new(n1: DVec3, n2: DVec3) -> Self {
-        let w = n1.cross(n2);
-        let len = w.length();
-        Arc {
-            n1,
-            n2,
-            w: (len > 1e-12).then(|| w / len),
-        }
-    }
-
-    /// The least of `u·v` over unit `u` on the arc: at an end, or where the arc passes
-    /// nearest `−v`.
-    fn min(&self, v: DVec3) -> f64 {
-        let ends = self.n1.dot(v).min(self.n2.dot(v));
-        let Some(w) = self.w else {
-            return ends;
-        };
-        // −v projected on the arc's plane, and whether it lies between the ends.
-        let m = -(v - w * w.dot(v));
-        if self.n1.cross(m).dot(w) >= 0.0 && m.cross(self.n2).dot(w) >= 0.0 {
-            ends.min(-m.length())
-        } else {
-            ends
-        }
-    }
 }

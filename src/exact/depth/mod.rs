@@ -292,6 +292,8 @@ struct Pair<'a> {
     /// certificate's lower bounds.
     inside_a: DVec3,
     inside_b: DVec3,
+    /// A's centroid in B's frame.
+    inside_a_in_b: DVec3,
     /// At least the largest |x| over A − B in A's frame: s's Lipschitz constant.
     reach: f64,
 }
@@ -304,6 +306,7 @@ impl<'a> Pair<'a> {
             place,
             tol: TOL_REL * place.scale(a, b),
             inside_a: a.centroid(),
+            inside_a_in_b: place.inverse_point(a.centroid()),
             inside_b: place.point(b.centroid()),
             reach: norm_bound(a) + norm_bound(b) + place.translation.length(),
         }

@@ -272,6 +272,7 @@ impl Pair<'_> {
         }
         let limit = cut(&best);
         let ahead = limit + AHEAD * st.step;
+        let deep_a_in_b = self.place.inverse_point(deep_a);
         let mut live: [Vec<Edge>; 2] = [Vec::new(), Vec::new()];
         for kind in 2..4 {
             if kind == 3 {
@@ -295,36 +296,30 @@ impl Pair<'_> {
                     continue;
                 }
                 // The cheap bounds in full, the ends' support queries while below `ahead`.
-                let (edge, low) = if kind == 2 {
-                    let edge = self.edge_a(x);
-                    let faces = self.a.edge_faces(x as usize);
-                    let low = self.arc_bound_a(
-                        &edge,
-                        faces,
+                let low = if kind == 2 {
+                    self.arc_bound_a(
+                        x,
                         f64::NEG_INFINITY,
                         (f64::INFINITY, ahead),
                         deep_b,
-                        &mut known[0],
-                        &mut wb,
-                    );
-                    (edge, low)
+                        (&mut known[0], &mut wb),
+                    )
                 } else {
-                    let edge = self.edge_b(x);
-                    let faces = self.b.edge_faces(x as usize);
-                    let low = self.arc_bound_b(
-                        &edge,
-                        faces,
+                    self.arc_bound_b(
+                        x,
                         f64::NEG_INFINITY,
                         (f64::INFINITY, ahead),
-                        deep_a,
-                        &mut known[1],
-                        &mut wa,
-                    );
-                    (edge, low)
+                        deep_a_in_b,
+                        (&mut known[1], &mut wa),
+                    )
                 };
                 entry.key = entry.key.max(low + shift);
                 if low < limit {
-                    live[kind - 2].push(edge);
+                    live[kind - 2].push(if kind == 2 {
+                        self.edge_a(x)
+                    } else {
+                        self.edge_b(x)
+                    });
                 }
             }
             st.near[kind] = list;
