@@ -9,6 +9,7 @@ use glam::DVec3;
 use super::standing::{Entry, Standing};
 use super::{Facet, Found, Pair};
 use crate::exact::sat;
+use crate::geometry::polytope::GaussArc;
 
 /// No support vertex found yet.
 pub(super) const UNKNOWN: u32 = u32::MAX;
@@ -88,27 +89,20 @@ impl Pair<'_> {
     pub(super) fn arc_bound_a(
         &self,
         x: u32,
-        mut low: f64,
+        low: f64,
         (hold, limit): (f64, f64),
         deep_b: DVec3,
         (known, warm): (&mut [u32], &mut u32),
     ) -> f64 {
-        let arc = self.a.edge_arc(x as usize);
-        let p = self.a.vertex(self.a.edge_vertices(x as usize)[0]);
         let faces = self.a.edge_faces(x as usize);
-        for k in 0..4 {
-            // The ends' support queries only for an edge that would be paired.
-            if low >= if k < 2 { hold } else { hold.min(limit) } {
-                break;
-            }
-            let q = match k {
-                0 => self.inside_b,
-                1 => deep_b,
-                _ => self.end_support_b(faces[k - 2], known, warm),
-            };
-            low = low.max(arc.min(p - q));
-        }
-        low
+        raise_arc_bound(
+            self.a.edge_arc(x as usize),
+            self.a.vertex(self.a.edge_vertices(x as usize)[0]),
+            [self.inside_b, deep_b],
+            |i| self.end_support_b(faces[i], known, warm),
+            low,
+            (hold, limit),
+        )
     }
 
     /// The same over the arc of B's edge `y` on the Gauss map of −B, worked in B's frame
@@ -117,29 +111,23 @@ impl Pair<'_> {
     pub(super) fn arc_bound_b(
         &self,
         y: u32,
-        mut low: f64,
+        low: f64,
         (hold, limit): (f64, f64),
         deep_a: DVec3,
         (known, warm): (&mut [u32], &mut u32),
     ) -> f64 {
-        let arc = self.b.edge_arc(y as usize);
-        let q = self.b.vertex(self.b.edge_vertices(y as usize)[0]);
         let faces = self.b.edge_faces(y as usize);
-        for k in 0..4 {
-            // The ends' support queries only for an edge that would be paired.
-            if low >= if k < 2 { hold } else { hold.min(limit) } {
-                break;
-            }
-            let p = match k {
-                0 => self.inside_a_in_b,
-                1 => deep_a,
-                _ => self
-                    .place
-                    .inverse_point(self.end_support_a(faces[k - 2], known, warm)),
-            };
-            low = low.max(arc.min(q - p));
-        }
-        low
+        raise_arc_bound(
+            self.b.edge_arc(y as usize),
+            self.b.vertex(self.b.edge_vertices(y as usize)[0]),
+            [self.inside_a_in_b, deep_a],
+            |i| {
+                self.place
+                    .inverse_point(self.end_support_a(faces[i], known, warm))
+            },
+            low,
+            (hold, limit),
+        )
     }
 
     /// A candidate of either body with s smaller than `at`'s beyond the tolerance, if any
@@ -290,6 +278,33 @@ impl Pair<'_> {
         }
         best
     }
+}
+
+/// `low` raised to min over `arc` of u·(own − other) for points `other` of the other
+/// body: the two `cheap` ones, then the two ends' (`end(0)`, `end(1)`), until `low`
+/// reaches `hold` (the ends only below `limit` too).
+fn raise_arc_bound(
+    arc: &GaussArc,
+    own: DVec3,
+    cheap: [DVec3; 2],
+    mut end: impl FnMut(usize) -> DVec3,
+    mut low: f64,
+    (hold, limit): (f64, f64),
+) -> f64 {
+    for other in cheap {
+        if low >= hold {
+            return low;
+        }
+        low = low.max(arc.min(own - other));
+    }
+    // The ends' support queries only for an edge that would be paired.
+    for i in 0..2 {
+        if low >= hold.min(limit) {
+            break;
+        }
+        low = low.max(arc.min(own - end(i)));
+    }
+    low
 }
 
 /// Lists a candidate (index, the face its bound moves along, its arc's chord) whose lower
