@@ -12,7 +12,36 @@ use crate::exact::sat;
 use crate::geometry::polytope::GaussArc;
 
 /// No support vertex found yet.
-pub(super) const UNKNOWN: u32 = u32::MAX;
+const UNKNOWN: u32 = u32::MAX;
+
+/// The other body's support vertex at each face axis found during one check, made on
+/// first use (most standing checks query no face).
+pub(super) struct Supports {
+    found: Vec<u32>,
+    faces: usize,
+}
+
+impl Supports {
+    /// None found yet, for a body of `faces` faces.
+    pub(super) fn new(faces: usize) -> Self {
+        Supports {
+            found: Vec::new(),
+            faces,
+        }
+    }
+
+    fn get(&self, f: usize) -> Option<u32> {
+        self.found.get(f).copied().filter(|&v| v != UNKNOWN)
+    }
+
+    /// Remembers `v` at face `f`.
+    pub(super) fn set(&mut self, f: usize, v: u32) {
+        if self.found.is_empty() {
+            self.found = vec![UNKNOWN; self.faces];
+        }
+        self.found[f] = v;
+    }
+}
 
 impl Pair<'_> {
     /// A's edge `x` in A's frame.
@@ -45,12 +74,12 @@ impl Pair<'_> {
 
     /// Lower bounds of A's face `f` axis and of B's face `f` axis from points of the other
     /// body (s(n) ≥ offset − n·q for every q of B; likewise for B's faces).
-    pub(super) fn face_bound_a(&self, f: usize, points_b: [DVec3; 3]) -> f64 {
+    pub(super) fn face_bound_a(&self, f: usize, points_b: &[DVec3]) -> f64 {
         let n = self.a.face_normal(f);
         self.a.face_offset(f) - points_b.iter().map(|q| n.dot(*q)).fold(f64::MAX, f64::min)
     }
 
-    pub(super) fn face_bound_b(&self, f: usize, points_a: [DVec3; 3]) -> f64 {
+    pub(super) fn face_bound_b(&self, f: usize, points_a: &[DVec3]) -> f64 {
         let axis = -self.normal_b(f as u32);
         points_a
             .iter()
@@ -60,24 +89,26 @@ impl Pair<'_> {
     }
 
     /// B's support point (A's frame) against A's face `f` axis, queried once per check
-    /// (`known`: the vertices found so far, [`UNKNOWN`] where none).
-    fn end_support_b(&self, f: u32, known: &mut [u32], warm: &mut u32) -> DVec3 {
-        let slot = &mut known[f as usize];
-        if *slot == UNKNOWN {
-            *slot = self.support_b(-self.a.face_normal(f as usize), *warm).0;
-            *warm = *slot;
-        }
-        self.place.point(self.b.vertex(*slot))
+    /// (`known`: the vertices found so far).
+    fn end_support_b(&self, f: u32, known: &mut Supports, warm: &mut u32) -> DVec3 {
+        let v = known.get(f as usize).unwrap_or_else(|| {
+            let v = self.support_b(-self.a.face_normal(f as usize), *warm).0;
+            known.set(f as usize, v);
+            *warm = v;
+            v
+        });
+        self.place.point(self.b.vertex(v))
     }
 
     /// A's support point against B's face `f` axis, queried once per check.
-    fn end_support_a(&self, f: u32, known: &mut [u32], warm: &mut u32) -> DVec3 {
-        let slot = &mut known[f as usize];
-        if *slot == UNKNOWN {
-            *slot = self.support_a(-self.normal_b(f), *warm).0;
-            *warm = *slot;
-        }
-        self.a.vertex(*slot)
+    fn end_support_a(&self, f: u32, known: &mut Supports, warm: &mut u32) -> DVec3 {
+        let v = known.get(f as usize).unwrap_or_else(|| {
+            let v = self.support_a(-self.normal_b(f), *warm).0;
+            known.set(f as usize, v);
+            *warm = v;
+            v
+        });
+        self.a.vertex(v)
     }
 
     /// A lower bound of s over the Gauss arc of A's edge `x`: along u in the arc,
@@ -92,7 +123,7 @@ impl Pair<'_> {
         low: f64,
         (hold, limit): (f64, f64),
         deep_b: DVec3,
-        (known, warm): (&mut [u32], &mut u32),
+        (known, warm): (&mut Supports, &mut u32),
     ) -> f64 {
         let faces = self.a.edge_faces(x as usize);
         raise_arc_bound(
@@ -114,7 +145,7 @@ impl Pair<'_> {
         low: f64,
         (hold, limit): (f64, f64),
         deep_a: DVec3,
-        (known, warm): (&mut [u32], &mut u32),
+        (known, warm): (&mut Supports, &mut u32),
     ) -> f64 {
         let faces = self.b.edge_faces(y as usize);
         raise_arc_bound(
@@ -153,20 +184,20 @@ impl Pair<'_> {
         // bound of their own: h_B(−n) ≥ −n·q for every q in B, h_A(n) ≥ n·p for every p
         // in A.
         let mut known = [
-            vec![UNKNOWN; self.a.num_faces()],
-            vec![UNKNOWN; self.b.num_faces()],
+            Supports::new(self.a.num_faces()),
+            Supports::new(self.b.num_faces()),
         ];
         let mut low_a = vec![0.0; self.a.num_faces()];
         for &f in self.a.face_order() {
             let f = f as usize;
             let near = self.place.point(self.b.vertex(wb));
-            low_a[f] = self.face_bound_a(f, [self.inside_b, deep_b, near]);
+            low_a[f] = self.face_bound_a(f, &[self.inside_b, deep_b, near]);
             if low_a[f] < bar(&best)
                 && let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb))
             {
                 (wa, wb) = (found.va, found.vb);
                 low_a[f] = found.s;
-                known[0][f] = found.vb;
+                known[0].set(f, found.vb);
                 if found.s < bar(&best) {
                     best = Some(found);
                 }
@@ -183,13 +214,13 @@ impl Pair<'_> {
         let mut low_b = vec![0.0; self.b.num_faces()];
         for &f in self.b.face_order() {
             let f = f as usize;
-            low_b[f] = self.face_bound_b(f, [self.inside_a, deep_a, self.a.vertex(wa)]);
+            low_b[f] = self.face_bound_b(f, &[self.inside_a, deep_a, self.a.vertex(wa)]);
             if low_b[f] < bar(&best)
                 && let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb))
             {
                 (wa, wb) = (found.va, found.vb);
                 low_b[f] = found.s;
-                known[1][f] = found.va;
+                known[1].set(f, found.va);
                 if found.s < bar(&best) {
                     best = Some(found);
                 }

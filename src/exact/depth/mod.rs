@@ -408,8 +408,7 @@ impl<'a> Pair<'a> {
             }
         }
         for &f in &faces {
-            let n = self.a.face_normal(f as usize);
-            if self.a.face_offset(f as usize) - n.dot(deep_b) >= bar(&best) {
+            if self.face_bound_a(f as usize, &[deep_b]) >= bar(&best) {
                 continue;
             }
             let facet = Facet::FaceA(f);
@@ -429,10 +428,7 @@ impl<'a> Pair<'a> {
             }
         }
         for &f in &faces {
-            let axis = -self.normal_b(f);
-            if axis.dot(deep_a) + self.place.offset(-axis, self.b.face_offset(f as usize))
-                >= bar(&best)
-            {
+            if self.face_bound_b(f as usize, &[deep_a]) >= bar(&best) {
                 continue;
             }
             let facet = Facet::FaceB(f);

@@ -28,7 +28,7 @@
 
 use glam::{DMat3, DVec3};
 
-use super::certify::{Edge, UNKNOWN, smallest_crossing};
+use super::certify::{Edge, Supports, smallest_crossing};
 use super::{Facet, Found, Pair};
 
 /// The margin above the depth within which a full certificate lists candidates: this
@@ -228,8 +228,8 @@ impl Pair<'_> {
         let (mut wa, mut wb) = (at.va, at.vb);
         let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
         let mut known = [
-            vec![UNKNOWN; self.a.num_faces()],
-            vec![UNKNOWN; self.b.num_faces()],
+            Supports::new(self.a.num_faces()),
+            Supports::new(self.b.num_faces()),
         ];
         for (kind, found_at) in known.iter_mut().enumerate() {
             let mut list = std::mem::take(&mut st.near[kind]);
@@ -246,9 +246,9 @@ impl Pair<'_> {
                 }
                 let low = if kind == 0 {
                     let near = self.place.point(self.b.vertex(wb));
-                    self.face_bound_a(f, [self.inside_b, deep_b, near])
+                    self.face_bound_a(f, &[self.inside_b, deep_b, near])
                 } else {
-                    self.face_bound_b(f, [self.inside_a, deep_a, self.a.vertex(wa)])
+                    self.face_bound_b(f, &[self.inside_a, deep_a, self.a.vertex(wa)])
                 };
                 entry.key = entry.key.max(low + shift);
                 if low >= cut(&best) {
@@ -262,7 +262,7 @@ impl Pair<'_> {
                 if let Some(found) = self.evaluate(facet, (wa, wb)) {
                     (wa, wb) = (found.va, found.vb);
                     entry.key = found.s + shift;
-                    found_at[f] = if kind == 0 { found.vb } else { found.va };
+                    found_at.set(f, if kind == 0 { found.vb } else { found.va });
                     if found.s < cut(&best) {
                         best = Some(found);
                     }
