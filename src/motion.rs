@@ -143,8 +143,9 @@ impl ScrewMotion {
         let axis = self.start.rotation.conjugate() * axis;
         points
             .iter()
-            .map(|&p| (p - axis * axis.dot(p)).length())
+            .map(|&p| (p - axis * axis.dot(p)).length_squared())
             .fold(0.0, f64::max)
+            .sqrt()
     }
 }
 

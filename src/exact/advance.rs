@@ -378,10 +378,25 @@ impl<'a> Advancement<'a> {
         let d_end = mb.end().translation - ma.end().translation;
         let far = d_now.length().max(d_end.length()) + inp.a.radius() + inp.b.radius();
         let ws = spin.length();
-        let alpha = wa.length_squared() * self.swing_a
-            + wb.length_squared() * self.swing_b
-            + 2.0 * ws * speed
-            + ws * ws * far;
+        // A normal turning with one body leaves that body's vertices where they are
+        // along it: only the other's terms remain (with `T_P` the carrier's origin,
+        // `(y − T_P)·u` changes at second order by `ÿ·u + 2(ẏ − v_P)·u̇ + (y − T_P)·ü`).
+        let carried = |wp: DVec3, wq: DVec3, swing_q: f64, reach_q: f64| {
+            let wpl = wp.length();
+            wq.length_squared() * swing_q
+                + 2.0 * wpl * ((ma.linear() - mb.linear()).length() + wq.length() * swing_q)
+                + wpl * wpl * (d_now.length().max(d_end.length()) + reach_q)
+        };
+        let alpha = if spin == wa && wa != DVec3::ZERO {
+            carried(wa, wb, self.swing_b, inp.b.radius())
+        } else if spin == wb && wb != DVec3::ZERO {
+            carried(wb, wa, self.swing_a, inp.a.radius())
+        } else {
+            wa.length_squared() * self.swing_a
+                + wb.length_squared() * self.swing_b
+                + 2.0 * ws * speed
+                + ws * ws * far
+        };
         // Height over o along n and its rate, for a point p fixed in a body at `pose`
         // moving at (v, ω).
         let height = |p: DVec3| (p - o).dot(n);
@@ -389,8 +404,11 @@ impl<'a> Advancement<'a> {
             v.dot(n) + (p - pose.translation).dot(n.cross(w)) + (p - o).dot(k)
         };
         let goal = self.tol / 2.0;
+        // Roots aim a little above the goal: one aimed at it exactly lands a rounding
+        // error either side, and below it the trial fails.
+        let aim = self.tol * 0.75;
         let pair_root =
-            |(hx, rx): (f64, f64), (hy, ry): (f64, f64)| lin_step(rx - ry, alpha, hy - hx - goal);
+            |(hx, rx): (f64, f64), (hy, ry): (f64, f64)| lin_step(rx - ry, alpha, hy - hx - aim);
         let mut step = pair_root(
             (height(point_a), rate(point_a, pose_a, ma.linear(), wa)),
             (height(point_b), rate(point_b, pose_b, mb.linear(), wb)),
@@ -407,7 +425,7 @@ impl<'a> Advancement<'a> {
             let s = step;
             let place = |p: &ConvexPolytope, pose: &Pose, v: DVec3, w: DVec3, sign: f64, start| {
                 let dir = n + (n.cross(w) + k) * s;
-                let (vertex, _) = p.support(pose.rotation.conjugate() * (dir * sign), start);
+                let (vertex, _) = extreme(p, pose.rotation.conjugate() * (dir * sign), start);
                 let x = pose.transform_point(p.vertex(vertex));
                 (vertex, (height(x), rate(x, pose, v, w)))
             };
@@ -421,8 +439,11 @@ impl<'a> Advancement<'a> {
             }
             let next = pair_root(xa, yb);
             // The active pair's root lies below s in exact arithmetic; rounding that says
-            // otherwise ends the search short rather than loop.
-            step = if next < s { next } else { s * (1.0 - 1e-9) };
+            // otherwise ends the search.
+            if next >= s {
+                break;
+            }
+            step = next;
         }
         self.spin_support = warm;
         0.0
@@ -431,16 +452,32 @@ impl<'a> Advancement<'a> {
     /// `min over B of x·n − max over A of x·n` at the given poses (world `n`), by support
     /// queries warm-started from the last ones.
     fn separation(&mut self, pose_a: &Pose, pose_b: &Pose, n: DVec3) -> f64 {
-        let (va, ha) = self
-            .input
-            .a
-            .support(pose_a.rotation.conjugate() * n, self.support.0);
-        let (vb, hb) = self
-            .input
-            .b
-            .support(pose_b.rotation.conjugate() * -n, self.support.1);
+        let (va, ha) = extreme(
+            self.input.a,
+            pose_a.rotation.conjugate() * n,
+            self.support.0,
+        );
+        let (vb, hb) = extreme(
+            self.input.b,
+            pose_b.rotation.conjugate() * -n,
+            self.support.1,
+        );
         self.support = (va, vb);
         (-hb + pose_b.translation.dot(n)) - (ha + pose_a.translation.dot(n))
+    }
+}
+
+/// Below this many vertices a support query scans them all: cheaper than climbing the
+/// vertex graph from the warm start through its adjacency lists.
+const SCAN_VERTICES: usize = 24;
+
+/// The vertex of `p` farthest along `dir` (body frame) and its height: the same value as
+/// [`ConvexPolytope::support`], by a scan on small bodies.
+fn extreme(p: &ConvexPolytope, dir: DVec3, warm: u32) -> (u32, f64) {
+    if p.num_vertices() <= SCAN_VERTICES {
+        p.support_brute(dir)
+    } else {
+        p.support(dir, warm)
     }
 }
 

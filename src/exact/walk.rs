@@ -367,7 +367,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
         let count = |p: &ConvexPolytope| (p.num_vertices() + p.num_edges() + p.num_faces()) as u32;
         4 * (count(input.a) + count(input.b)) + 64
     });
-    let mut seen: Vec<(FeatureId, FeatureId)> = Vec::new();
+    let mut seen = Seen::default();
     let mut steps = 0;
     let finish = |state, fa, fb, steps, pa: DVec3, pb: DVec3| {
         let to_world = |p: DVec3| world_a.point(p);
@@ -424,7 +424,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 steps += 1;
                 let failure = if steps >= max_steps {
                     Some(WalkFailure::StepLimit)
-                } else if seen.contains(&(fa, fb)) {
+                } else if seen.contains((fa, fb)) {
                     Some(WalkFailure::Cycle)
                 } else {
                     None
@@ -435,6 +435,27 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 }
                 seen.push((fa, fb));
             }
+        }
+    }
+}
+
+/// The feature pairs a walk has visited: a warm walk takes a few steps, so the first
+/// ones live on the stack and a walk that needs no more allocates nothing.
+#[derive(Default)]
+struct Seen {
+    first: [Option<(FeatureId, FeatureId)>; 8],
+    more: Vec<(FeatureId, FeatureId)>,
+}
+
+impl Seen {
+    fn contains(&self, pair: (FeatureId, FeatureId)) -> bool {
+        self.first.contains(&Some(pair)) || self.more.contains(&pair)
+    }
+
+    fn push(&mut self, pair: (FeatureId, FeatureId)) {
+        match self.first.iter_mut().find(|p| p.is_none()) {
+            Some(free) => *free = Some(pair),
+            None => self.more.push(pair),
         }
     }
 }
