@@ -282,8 +282,9 @@ fn scenes_take_spheres_and_capsules() {
 
 /// Time of impact of rounded bodies: two spheres on straight lines against the analytic
 /// root of |c + t v| = r_A + r_B; random rotating capsules, spheres and rounded boxes
-/// against sampling of the exact collision test (never later than the first sampled
-/// contact, no miss where sampling finds one).
+/// against sampling of the exact collision test, the first contact bisected (never later
+/// than it, no miss where sampling finds one, every reported contact within the
+/// tolerance).
 #[test]
 fn time_of_impact_of_rounded_bodies() {
     use proxima::exact::advance::ToiState;
@@ -334,7 +335,7 @@ fn time_of_impact_of_rounded_bodies() {
     // Rotating bodies against sampling.
     let shapes = shapes();
     let (mut sampled_hits, mut evaluations) = (0, 0);
-    for _ in 0..300 {
+    for _ in 0..600 {
         let a = &shapes[rng.below(shapes.len() as u64) as usize].1;
         let b = &shapes[rng.below(shapes.len() as u64) as usize].1;
         let start_a = random_pose(&mut rng, 0.3);
@@ -358,19 +359,39 @@ fn time_of_impact_of_rounded_bodies() {
         let first = (0..=samples)
             .map(|k| f64::from(k) / f64::from(samples))
             .find(|&t| rounded::collide(a, &ma.at(t), b, &mb.at(t)));
+        if out.state == ToiState::Hit {
+            // A reported contact is one: the gap there, found independently, is within
+            // the tolerance (1e-9 of the coordinates' size, about 5 here).
+            let gap = rounded::distance(a, &ma.at(out.toi), b, &mb.at(out.toi)).distance;
+            assert!(gap <= 1e-8, "gap {gap:e} at the reported contact: {out:?}");
+        }
         match first {
             None => assert!(out.state == ToiState::Miss || out.state == ToiState::Hit),
             Some(t) => {
                 assert_ne!(out.state, ToiState::Miss, "sampled contact at {t}: {out:?}");
-                assert!(out.toi <= t, "ours {} after sampled {t}", out.toi);
+                // The first contact, bisected between the samples around it.
+                let (mut lo, mut hi) = ((t - 1.0 / f64::from(samples)).max(0.0), t);
+                while t > 0.0 && hi - lo > 1e-13 {
+                    let mid = 0.5 * (lo + hi);
+                    if rounded::collide(a, &ma.at(mid), b, &mb.at(mid)) {
+                        hi = mid;
+                    } else {
+                        lo = mid;
+                    }
+                }
+                assert!(
+                    out.toi <= hi + 1e-9,
+                    "ours {} after the contact at {hi}",
+                    out.toi
+                );
                 assert!(out.toi >= t - 1.0 / f64::from(samples) - 1e-9 || t == 0.0);
                 sampled_hits += 1;
             }
         }
     }
     eprintln!(
-        "rounded toi: {sampled_hits} sampled hits of 300, {:.1} evaluations per pair",
-        f64::from(evaluations) / 300.0
+        "rounded toi: {sampled_hits} sampled hits of 600, {:.1} evaluations per pair",
+        f64::from(evaluations) / 600.0
     );
     assert!(sampled_hits > 50, "{sampled_hits}");
 }

@@ -34,21 +34,21 @@
 //!
 //! The two bounds above close a fixed fraction of the gap per step, `(closing speed of
 //! the nearest points) / μ`: convergence is linear, and slow for a grazing or spinning
-//! pair. The envelope step converges quadratically. It bounds every vertex pair's
-//! separation along a direction that turns with the closest features (a face with its
-//! body; two edges at the spin that keeps both square to it), each pair by its exact rate
-//! now and a bound on the second derivative, and finds the longest interval over which
-//! the smallest of those bounds stays above `τ/2` by a few support queries. At contact
-//! the closest features' points all close at the distance's own rate, so what is left of
-//! the gap after a step is second order in the step. On random rotating 8–512-vertex
-//! hulls it takes 6.5–7 evaluations per pair where the linear bounds (with Lin's eq. 5.1
-//! along a fixed and a carried normal, the previous steps) took 14–20. Tried before it: a
-//! secant step on `d(t)` converges fast but proves nothing (it can step over a thin
-//! part); a per-vertex bound along a fixed normal (19 → 15 evaluations, each 60% dearer).
+//! pair. The envelope step ([`super::envelope`]) converges quadratically: it bounds every
+//! vertex pair's separation along a normal that turns with the closest features by the
+//! pair's exact rate now and a bound on its second derivative, so at contact what is left
+//! of the gap is second order in the step. On random rotating 8–512-vertex hulls it takes
+//! 6.5–7 evaluations per pair where the linear bounds (with Lin's eq. 5.1 along a fixed
+//! and a carried normal, the previous steps) took 14–20. Tried before it: a secant step on
+//! `d(t)` converges fast but proves nothing (it can step over a thin part); a per-vertex
+//! bound along a fixed normal (19 → 15 evaluations, each 60% dearer). Tried after it: a
+//! second trial with a normal that does not turn when the first fails (the far phase is
+//! bound by the second-order term): 4% fewer evaluations, 5% more instructions.
 
 use glam::DVec3;
 
 use super::depth::{self, DepthInput};
+use super::envelope::{self, Limits, Side, Square};
 use super::sat;
 use super::walk::{self, WalkInput, WalkState};
 use crate::bodies::Pose;
@@ -310,13 +310,48 @@ impl<'a> Advancement<'a> {
         let goal = self.tol / 2.0;
         let s1 = (sep - goal) / mu;
         let s2 = (distance - goal) / speed;
-        let s3 = self.envelope_step(
-            (&pose_a, &pose_b),
-            n,
-            (sep - goal, s1.max(s2)),
-            features,
-            (point_a, point_b),
-        );
+        let s3 = {
+            let warm = &mut self.spin_support;
+            let (mut warm_a, mut warm_b) = *warm;
+            let mut support_a = |d: DVec3| {
+                warm_a = extreme(inp.a, d, warm_a).0;
+                inp.a.vertex(warm_a)
+            };
+            let mut support_b = |d: DVec3| {
+                warm_b = extreme(inp.b, d, warm_b).0;
+                inp.b.vertex(warm_b)
+            };
+            let s3 = envelope::step(
+                Side {
+                    motion: inp.motion_a,
+                    pose: pose_a,
+                    swing: self.swing_a,
+                    reach: inp.a.radius(),
+                    feature: square(inp.a, &pose_a, features.0),
+                    point: point_a,
+                    support: &mut support_a,
+                },
+                Side {
+                    motion: inp.motion_b,
+                    pose: pose_b,
+                    swing: self.swing_b,
+                    reach: inp.b.radius(),
+                    feature: square(inp.b, &pose_b, features.1),
+                    point: point_b,
+                    support: &mut support_b,
+                },
+                n,
+                Limits {
+                    margin: sep - goal,
+                    goal,
+                    aim: self.tol * 0.75,
+                    floor: s1.max(s2),
+                    rest: 1.0 - t,
+                },
+            );
+            *warm = (warm_a, warm_b);
+            s3
+        };
         let step = s1.max(s2).max(s3);
         // Zero speeds give an infinite step: nothing moves closer.
         let next = t + step;
@@ -328,125 +363,6 @@ impl<'a> Advancement<'a> {
             return Progress::Done(output(ToiState::Capped, next, n));
         }
         Progress::Until(next)
-    }
-
-    /// The longest time the separation along a turning direction `u(τ)` is proved to stay
-    /// above the goal: `u` starts at the contact normal `n` and turns at a constant
-    /// angular velocity `ω_F` chosen so the closest features stay square to it (see
-    /// [`carrier_spin`]), which makes the bound tight at contact: every point of the
-    /// closest features then closes at the true rate of the distance, so near contact the
-    /// step closes all but a second-order part of the gap.
-    ///
-    /// For vertices `x` of A and `y` of B, `(y − x)·u` over the step is at least `g(s) =
-    /// (H_y − H_x) + (R_y − R_x)s − αs²/2` (`s = τ − t`; `H = (p − o)·u` and `R` its rate
-    /// now, `o` a fixed point), because the second derivative of `(y − x)·u` is
-    /// `(ÿ − ẍ)·u + 2(ẏ − ẋ)·u̇ + (y − x)·ü` and, with `ÿ = ω_B × (ω_B × (y − T_B))`,
-    /// `u̇ = ω_F × u`, `ü = ω_F × (ω_F × u)`, is at most
-    ///
-    /// `α = |ω_A|² r_A + |ω_B|² r_B + 2|ω_F| V + |ω_F|² (|D|max + ρ_A + ρ_B)`
-    ///
-    /// (`r`: swing radius, `ρ`: largest vertex distance from the body origin, `V`: the
-    /// bound on any two points' relative speed, `|D|max` the larger of the origins'
-    /// distance now and at the end: it is linear in `t`). `f(s) = min g − goal` is
-    /// concave (a minimum of concave functions), positive at 0, so `f(Δ) ≥ 0` proves the
-    /// whole `[t, t + Δ]`. `min_y (H_y + R_y s)` is linear in `y`, one support query, and so
-    /// is A's side: each trial costs two. The trial starts at the root of the closest
-    /// points' `g`; where `f` is negative there, the next is the root of the pair that
-    /// makes it so, smaller, and no pair can make it so twice (the roots decrease and a
-    /// pair's `g` is positive below its root), so the search ends.
-    fn envelope_step(
-        &mut self,
-        (pose_a, pose_b): (&Pose, &Pose),
-        n: DVec3,
-        (margin, floor): (f64, f64),
-        features: (FeatureId, FeatureId),
-        (point_a, point_b): (DVec3, DVec3),
-    ) -> f64 {
-        if margin <= 0.0 {
-            return 0.0;
-        }
-        let inp = self.input;
-        let (ma, mb) = (inp.motion_a, inp.motion_b);
-        let (wa, wb) = (ma.angular(), mb.angular());
-        let spin = carrier_spin((inp.a, pose_a), (inp.b, pose_b), features, n, (wa, wb));
-        let o = (point_a + point_b) * 0.5;
-        let k = spin.cross(n);
-        let speed = (ma.linear() - mb.linear()).length()
-            + wa.length() * self.swing_a
-            + wb.length() * self.swing_b;
-        let d_now = pose_b.translation - pose_a.translation;
-        let d_end = mb.end().translation - ma.end().translation;
-        let far = d_now.length().max(d_end.length()) + inp.a.radius() + inp.b.radius();
-        let ws = spin.length();
-        // A normal turning with one body leaves that body's vertices where they are
-        // along it: only the other's terms remain (with `T_P` the carrier's origin,
-        // `(y − T_P)·u` changes at second order by `ÿ·u + 2(ẏ − v_P)·u̇ + (y − T_P)·ü`).
-        let carried = |wp: DVec3, wq: DVec3, swing_q: f64, reach_q: f64| {
-            let wpl = wp.length();
-            wq.length_squared() * swing_q
-                + 2.0 * wpl * ((ma.linear() - mb.linear()).length() + wq.length() * swing_q)
-                + wpl * wpl * (d_now.length().max(d_end.length()) + reach_q)
-        };
-        let alpha = if spin == wa && wa != DVec3::ZERO {
-            carried(wa, wb, self.swing_b, inp.b.radius())
-        } else if spin == wb && wb != DVec3::ZERO {
-            carried(wb, wa, self.swing_a, inp.a.radius())
-        } else {
-            wa.length_squared() * self.swing_a
-                + wb.length_squared() * self.swing_b
-                + 2.0 * ws * speed
-                + ws * ws * far
-        };
-        // Height over o along n and its rate, for a point p fixed in a body at `pose`
-        // moving at (v, ω).
-        let height = |p: DVec3| (p - o).dot(n);
-        let rate = |p: DVec3, pose: &Pose, v: DVec3, w: DVec3| {
-            v.dot(n) + (p - pose.translation).dot(n.cross(w)) + (p - o).dot(k)
-        };
-        let goal = self.tol / 2.0;
-        // Roots aim a little above the goal: one aimed at it exactly lands a rounding
-        // error either side, and below it the trial fails.
-        let aim = self.tol * 0.75;
-        let pair_root =
-            |(hx, rx): (f64, f64), (hy, ry): (f64, f64)| lin_step(rx - ry, alpha, hy - hx - aim);
-        let mut step = pair_root(
-            (height(point_a), rate(point_a, pose_a, ma.linear(), wa)),
-            (height(point_b), rate(point_b, pose_b, mb.linear(), wb)),
-        );
-        // A proof to the end of the motion is a miss; nothing longer is needed.
-        let rest = 1.0 - self.t;
-        step = step.min(rest);
-        let mut warm = self.spin_support;
-        for _ in 0..ENVELOPE_TRIALS {
-            // Every later trial is shorter: none can beat a step already proved.
-            if step <= floor {
-                break;
-            }
-            let s = step;
-            let place = |p: &ConvexPolytope, pose: &Pose, v: DVec3, w: DVec3, sign: f64, start| {
-                let dir = n + (n.cross(w) + k) * s;
-                let (vertex, _) = extreme(p, pose.rotation.conjugate() * (dir * sign), start);
-                let x = pose.transform_point(p.vertex(vertex));
-                (vertex, (height(x), rate(x, pose, v, w)))
-            };
-            let (va, xa) = place(inp.a, pose_a, ma.linear(), wa, 1.0, warm.0);
-            let (vb, yb) = place(inp.b, pose_b, mb.linear(), wb, -1.0, warm.1);
-            warm = (va, vb);
-            let at = |(h, r): (f64, f64)| h + r * s;
-            if at(yb) - at(xa) - alpha * s * s / 2.0 >= goal {
-                self.spin_support = warm;
-                return if s == rest { f64::INFINITY } else { s };
-            }
-            let next = pair_root(xa, yb);
-            // The active pair's root lies below s in exact arithmetic; rounding that says
-            // otherwise ends the search.
-            if next >= s {
-                break;
-            }
-            step = next;
-        }
-        self.spin_support = warm;
-        0.0
     }
 
     /// `min over B of x·n − max over A of x·n` at the given poses (world `n`), by support
@@ -481,68 +397,12 @@ fn extreme(p: &ConvexPolytope, dir: DVec3, warm: u32) -> (u32, f64) {
     }
 }
 
-/// The time until a gap `margin` closing at `rate` now, the rate growing by at most
-/// `growth` per unit of time, can have closed: the positive root of `margin − rate·Δ −
-/// growth·Δ²/2` (Lin's eq. 5.1); infinite when nothing closes.
-fn lin_step(rate: f64, growth: f64, margin: f64) -> f64 {
-    if growth > 0.0 {
-        let root = (rate * rate + 2.0 * growth * margin).sqrt();
-        // Two forms of one root, each free of cancellation on its side.
-        if rate > 0.0 {
-            2.0 * margin / (root + rate)
-        } else {
-            (root - rate) / growth
-        }
-    } else if rate > 0.0 {
-        margin / rate
-    } else {
-        f64::INFINITY
-    }
-}
-
-/// Envelope-step trials per evaluation (each two support queries); near contact the
-/// first one holds.
-const ENVELOPE_TRIALS: u32 = 4;
-
-/// The angular velocity `ω_F` at which the envelope step turns the contact normal `n`: one
-/// that keeps the closest features square to it, so that their points close at one rate.
-/// A face turns with its body; so does an edge against a vertex. Two edges need `u` to
-/// stay square to both: `d/dτ (e·u) = (ω − ω_F)·(e × u)` for an edge `e` on a body
-/// turning at `ω`, so `ω_F` solves `ω_F·(e_A × n) = ω_A·(e_A × n)` and `ω_F·(e_B × n) =
-/// ω_B·(e_B × n)`, taken in the plane square to `n` (turning about `n` moves nothing);
-/// nearly parallel edges make that ill-posed, and take A's spin. Two vertices need no
-/// turn. Any `ω_F` gives a proof; this choice makes it tight.
-fn carrier_spin(
-    (a, pose_a): (&ConvexPolytope, &Pose),
-    (b, pose_b): (&ConvexPolytope, &Pose),
-    features: (FeatureId, FeatureId),
-    n: DVec3,
-    (wa, wb): (DVec3, DVec3),
-) -> DVec3 {
-    match features {
-        (FeatureId::Face(_), _) | (FeatureId::Edge(_), FeatureId::Vertex(_)) => wa,
-        (_, FeatureId::Face(_)) | (FeatureId::Vertex(_), FeatureId::Edge(_)) => wb,
-        (FeatureId::Vertex(_), FeatureId::Vertex(_)) => DVec3::ZERO,
-        (FeatureId::Edge(e), FeatureId::Edge(g)) => {
-            let (a1, b1) = (
-                edge_direction(a, pose_a, e).cross(n),
-                edge_direction(b, pose_b, g).cross(n),
-            );
-            let (aa, ab, bb) = (a1.dot(a1), a1.dot(b1), b1.dot(b1));
-            let det = aa * bb - ab * ab;
-            if det <= 1e-12 * aa * bb {
-                return wa;
-            }
-            let (ra, rb) = (wa.dot(a1), wb.dot(b1));
-            let spin = a1 * ((ra * bb - rb * ab) / det) + b1 * ((rb * aa - ra * ab) / det);
-            // A near-parallel pair solves to a fast spin, whose second-order terms cost
-            // more than the tilt it removes.
-            if spin.length() <= 4.0 * wa.length().max(wb.length()) {
-                spin
-            } else {
-                wa
-            }
-        }
+/// A closest feature as the envelope step sees it.
+fn square(p: &ConvexPolytope, pose: &Pose, f: FeatureId) -> Square {
+    match f {
+        FeatureId::Vertex(_) => Square::Vertex,
+        FeatureId::Edge(e) => Square::Edge(edge_direction(p, pose, e)),
+        FeatureId::Face(_) => Square::Face,
     }
 }
 

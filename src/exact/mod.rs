@@ -4,6 +4,7 @@
 pub mod advance;
 pub mod depth;
 pub mod dynamic_obb;
+pub mod envelope;
 pub mod manifold;
 pub mod placement;
 pub mod rounded;

@@ -7,18 +7,58 @@
 //! Along the cores' closest direction `n` (fixed for the step) the cores' separation,
 //! measured by support queries, shrinks no faster than
 //! `max(0, (v_A − v_B)·n) + |ω_A × n| ρ_A + |ω_B × n| ρ_B`, which gives a second step,
-//! usually much longer for bodies closing head-on; the longer of the two proofs is taken. It
-//! stops when the gap is at most `τ` (a hit, never later than the first contact), past
-//! the end (a miss), or at the iteration cap (the last time proved safe). Two plain
-//! polytopes (radius 0) are better served by `exact::advance`, whose steps also use the
-//! closing rate along the contact normal.
+//! usually much longer for bodies closing head-on; and the envelope step
+//! ([`super::envelope`]) on the cores, whose separation along a turning normal less the
+//! radii is the bodies': near contact it converges quadratically (random rotating
+//! spheres, capsules and rounded boxes: 20 → 6.5 evaluations per pair). The longest of
+//! the three proofs is taken. It stops when the gap is at most `τ` (a hit, never later
+//! than the first contact), past the end (a miss), or at the iteration cap (the last time
+//! proved safe). Two plain polytopes (radius 0) are better served by `exact::advance`,
+//! whose normal comes from the closest features rather than between two points.
 
 use glam::DVec3;
 
 use super::advance::{ContactTolerance, MAX_ITERATIONS, TOI_TOL_REL, ToiOutput, ToiState};
+use super::envelope::{self, Limits, Side, Square};
 use super::rounded::{self, Contact};
-use crate::geometry::rounded::Rounded;
+use crate::bodies::Pose;
+use crate::geometry::FeatureId;
+use crate::geometry::rounded::{Core, Rounded};
 use crate::motion::ScrewMotion;
+
+/// A core's part in the envelope step: the core's closest feature and point, its support
+/// queries.
+fn core_side(
+    r: &Rounded,
+    (motion, pose): (ScrewMotion, Pose),
+    swing: f64,
+    feature: FeatureId,
+    point: DVec3,
+) -> Side<impl FnMut(DVec3) -> DVec3 + '_> {
+    Side {
+        motion,
+        pose,
+        swing,
+        reach: r.reach() - r.radius,
+        feature: square(r, &pose, feature),
+        point,
+        support: move |u: DVec3| r.core_support(u).1,
+    }
+}
+
+/// A core's closest feature as the envelope step sees it.
+fn square(r: &Rounded, pose: &Pose, f: FeatureId) -> Square {
+    match (&r.core, f) {
+        (_, FeatureId::Vertex(_)) => Square::Vertex,
+        (_, FeatureId::Face(_)) => Square::Face,
+        (Core::Segment { .. }, FeatureId::Edge(_)) => Square::Edge(pose.rotation * DVec3::Z),
+        (Core::Polytope(p), FeatureId::Edge(e)) => {
+            let [u, v] = p.edge_vertices(e as usize);
+            Square::Edge(pose.rotation * (p.vertex(v) - p.vertex(u)))
+        }
+        (Core::Point, FeatureId::Edge(_)) => Square::Vertex,
+    }
+}
 
 /// The first contact of two rounded bodies over their motions (`t` in `[0, 1]`).
 pub fn time_of_impact(
@@ -77,22 +117,50 @@ pub fn time_of_impact(
             f64::INFINITY
         };
         let n = d.normal;
-        let along = if n == DVec3::ZERO {
-            0.0
+        let radii = a.radius + b.radius;
+        let (along, envelope) = if n == DVec3::ZERO {
+            (0.0, 0.0)
         } else {
-            let sep = rounded::core_separation(a, &pa, b, &pb, n) - a.radius - b.radius;
+            let sep = rounded::core_separation(a, &pa, b, &pb, n) - radii;
             let rate = (motion_a.linear() - motion_b.linear()).dot(n).max(0.0)
                 + motion_a.angular().cross(n).length() * swing_a
                 + motion_b.angular().cross(n).length() * swing_b;
-            if rate > 0.0 {
+            let along = if rate > 0.0 {
                 (sep - 0.5 * tol) / rate
             } else if sep > 0.5 * tol {
                 f64::INFINITY
             } else {
                 0.0
-            }
+            };
+            // The envelope step on the cores (their separation along a turning normal,
+            // less the radii, is the bodies'), from the cores' closest points.
+            let envelope = envelope::step(
+                core_side(
+                    a,
+                    (motion_a, pa),
+                    swing_a,
+                    d.features.0,
+                    d.point_a - n * a.radius,
+                ),
+                core_side(
+                    b,
+                    (motion_b, pb),
+                    swing_b,
+                    d.features.1,
+                    d.point_b + n * b.radius,
+                ),
+                n,
+                Limits {
+                    margin: sep - 0.5 * tol,
+                    goal: radii + 0.5 * tol,
+                    aim: radii + 0.75 * tol,
+                    floor: free.max(along),
+                    rest: 1.0 - t,
+                },
+            );
+            (along, envelope)
         };
-        let step = free.max(along);
+        let step = free.max(along).max(envelope);
         if step == f64::INFINITY {
             return answer(ToiState::Miss, 1.0);
         }
