@@ -538,3 +538,67 @@ fn gauss_arcs_give_the_least_of_a_linear_function() {
         );
     }
 }
+
+/// The closest point of a triangle against a dense sampling of it (barycentric grid of
+/// 200 steps a side: no sample is nearer than the answer, which lies in the triangle and is
+/// within a grid step of the nearest sample), on random, long thin and nearly degenerate
+/// triangles with points on every side.
+#[test]
+fn closest_points_on_triangles_match_sampling() {
+    use proxima::geometry::closest::closest_on_triangle;
+    let mut rng = Rng::new(0x7a1);
+    for case in 0..300 {
+        let a = rng.unit_vector();
+        let (b, c) = match case % 3 {
+            0 => (rng.unit_vector(), rng.unit_vector()),
+            // Long and thin.
+            1 => {
+                let b = a + rng.unit_vector() * 3.0;
+                (b, 0.5 * (a + b) + rng.unit_vector() * 1e-3)
+            }
+            // Nearly degenerate: c almost on ab.
+            _ => {
+                let b = rng.unit_vector();
+                (
+                    b,
+                    a + (b - a) * rng.range(0.1, 0.9) + rng.unit_vector() * 1e-7,
+                )
+            }
+        };
+        let p = rng.unit_vector() * rng.range(0.0, 2.0);
+        let q = closest_on_triangle(p, a, b, c);
+        let steps = 200;
+        let mut nearest = f64::INFINITY;
+        for i in 0..=steps {
+            for j in 0..=steps - i {
+                let (u, v) = (
+                    f64::from(i) / f64::from(steps),
+                    f64::from(j) / f64::from(steps),
+                );
+                nearest = nearest.min(p.distance(a + (b - a) * u + (c - a) * v));
+            }
+        }
+        let step = (b - a).length().max((c - a).length()) / f64::from(steps);
+        let d = p.distance(q);
+        assert!(
+            d <= nearest + 1e-12,
+            "case {case}: {d} above the sampled {nearest}"
+        );
+        assert!(
+            d >= nearest - step,
+            "case {case}: {d} far below the sampled {nearest}"
+        );
+        // The answer lies in the plane of a well-shaped triangle, inside it.
+        let n = (b - a).cross(c - a);
+        if n.length() > 1e-3 {
+            let n = n.normalize();
+            assert!(n.dot(q - a).abs() <= 1e-12, "case {case}: off the plane");
+            for (x, y) in [(a, b), (b, c), (c, a)] {
+                assert!(
+                    n.dot((y - x).cross(q - x)) >= -1e-12,
+                    "case {case}: outside an edge"
+                );
+            }
+        }
+    }
+}

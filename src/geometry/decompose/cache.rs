@@ -14,7 +14,7 @@ use super::DecomposeParams;
 use crate::geometry::TriMesh;
 
 /// Bumped whenever the decomposition or the file layout changes.
-const VERSION: u32 = 3;
+const VERSION: u32 = 4;
 const MAGIC: &[u8; 8] = b"PROXHULL";
 
 /// Where decompositions are kept.
@@ -111,6 +111,7 @@ pub fn key(mesh: &TriMesh, params: &DecomposeParams) -> u64 {
     h.write(&params.resolution.to_le_bytes());
     h.write(&params.concavity.to_bits().to_le_bytes());
     h.write(&(params.max_piece_vertices as u64).to_le_bytes());
+    h.write(&params.max_deviation.to_bits().to_le_bytes());
     h.write(&(mesh.vertices.len() as u64).to_le_bytes());
     for v in &mesh.vertices {
         for c in v.to_array() {

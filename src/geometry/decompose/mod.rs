@@ -13,6 +13,11 @@
 //! the pieces' vertices lie on the mesh and every mesh vertex lies in some piece. Each
 //! piece is then cut to `max_piece_vertices` by [`simplify`] (a hull of a subset of its
 //! vertices; the largest shortfall is reported), so the walk at a leaf stays cheap.
+//! VHACD's concavity is a measure of volume: a part may bridge a narrow pit or the gap
+//! between two limbs by several percent of the mesh's size. So each piece's surface is then
+//! measured against the mesh, and a piece that strays outside the solid by more than the
+//! length tolerance `max_deviation` (relative to the mesh's box diagonal) is split
+//! ([`refine`]) until none does.
 //!
 //! Input rules: the mesh must be closed and consistently oriented (an open mesh lets the
 //! voxelization's flood fill leak inside, and the pieces would wrap only the surface): an
@@ -27,6 +32,7 @@
 //! back and only rebuilds their hulls (milliseconds).
 
 pub mod cache;
+pub mod refine;
 pub mod simplify;
 
 use std::time::Instant;
@@ -49,6 +55,9 @@ pub struct DecomposeParams {
     pub concavity: f64,
     /// Vertex budget of a piece's hull (at least 8).
     pub max_piece_vertices: usize,
+    /// How far a piece's surface may stray outside the mesh's solid, relative to the
+    /// mesh's box diagonal (0 to 1): pieces that stray further are split ([`refine`]).
+    pub max_deviation: f64,
 }
 
 impl Default for DecomposeParams {
@@ -57,6 +66,7 @@ impl Default for DecomposeParams {
             resolution: 64,
             concavity: 0.01,
             max_piece_vertices: 64,
+            max_deviation: 0.02,
         }
     }
 }
@@ -74,6 +84,15 @@ impl DecomposeParams {
         }
         if !(self.concavity.is_finite() && self.concavity > 0.0 && self.concavity <= 1.0) {
             return bad(format!("concavity {} is outside (0, 1]", self.concavity));
+        }
+        if !(self.max_deviation.is_finite()
+            && self.max_deviation > 0.0
+            && self.max_deviation <= 1.0)
+        {
+            return bad(format!(
+                "max_deviation {} is outside (0, 1]",
+                self.max_deviation
+            ));
         }
         if self.max_piece_vertices < 8 {
             return bad(format!(
@@ -103,6 +122,10 @@ pub enum Origin {
         seconds: f64,
         /// The largest shortfall of a simplified piece (see [`simplify`]).
         simplify_deviation: f64,
+        /// The largest distance of a piece's surface from the mesh where it strays
+        /// outside the solid, as refinement measured it (at most `max_deviation` of the
+        /// mesh's box diagonal unless its split budget ran out; see [`refine`]).
+        deviation: f64,
         /// Coplanar pieces dropped.
         flat_dropped: usize,
     },
@@ -137,38 +160,60 @@ pub fn check_mesh(mesh: &TriMesh) -> Result<()> {
     Ok(())
 }
 
-/// Decomposes `mesh` (no cache): the pieces' vertex lists and the simplification's figures
-/// (largest shortfall, flat pieces dropped).
-pub fn decompose(
-    mesh: &TriMesh,
-    params: &DecomposeParams,
-) -> Result<(Vec<Vec<DVec3>>, f64, usize)> {
+/// A decomposition's pieces (vertex lists) and figures.
+#[derive(Clone, Debug)]
+pub struct Computed {
+    /// The pieces' vertices.
+    pub pieces: Vec<Vec<DVec3>>,
+    /// The largest shortfall of a simplified piece (see [`simplify`]).
+    pub simplify_deviation: f64,
+    /// The largest deviation of a piece from the mesh, as refinement measured it.
+    pub deviation: f64,
+    /// Coplanar pieces dropped.
+    pub flat_dropped: usize,
+}
+
+/// Decomposes `mesh` (no cache).
+pub fn decompose(mesh: &TriMesh, params: &DecomposeParams) -> Result<Computed> {
     params.check()?;
     check_mesh(mesh)?;
-    let mut pieces = Vec::new();
-    let (mut deviation, mut flat) = (0.0f64, 0);
+    let (lo, hi) = mesh
+        .vertices
+        .iter()
+        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        });
+    let tolerance = params.max_deviation * (hi - lo).length();
+    let mut out = Computed {
+        pieces: Vec::new(),
+        simplify_deviation: 0.0,
+        deviation: 0.0,
+        flat_dropped: 0,
+    };
     for component in mesh.components() {
         if component.non_convex_reason().is_none()
             && let Ok(hull) = ConvexPolytope::from_points(&component.vertices)
         {
-            pieces.push(hull.vertices().to_vec());
+            out.pieces.push(hull.vertices().to_vec());
             continue;
         }
-        let (p, d, f) = vhacd(&component, params)?;
-        pieces.extend(p);
-        deviation = deviation.max(d);
-        flat += f;
+        let part = vhacd(&component, params, tolerance)?;
+        out.pieces.extend(part.pieces);
+        out.simplify_deviation = out.simplify_deviation.max(part.simplify_deviation);
+        out.deviation = out.deviation.max(part.deviation);
+        out.flat_dropped += part.flat_dropped;
     }
-    if pieces.is_empty() {
+    if out.pieces.is_empty() {
         return Err(Error::Geometry(
             "the convex decomposition found no piece with volume (is the mesh flat?)".into(),
         ));
     }
-    Ok((pieces, deviation, flat))
+    Ok(out)
 }
 
-/// One closed component through VHACD, each part's hull simplified.
-fn vhacd(mesh: &TriMesh, params: &DecomposeParams) -> Result<(Vec<Vec<DVec3>>, f64, usize)> {
+/// One closed component through VHACD, each part's hull simplified, then refined until
+/// every piece is within `tolerance` of the mesh.
+fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Computed> {
     let triangles: Vec<[u32; 3]> = mesh
         .triangles
         .iter()
@@ -197,7 +242,14 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams) -> Result<(Vec<Vec<DVec3>>, f
             Err(_) => flat += 1,
         }
     }
-    Ok((pieces, deviation, flat))
+    let (pieces, left, shortfall) =
+        refine::refine(mesh, pieces, tolerance, params.max_piece_vertices);
+    Ok(Computed {
+        pieces,
+        simplify_deviation: deviation.max(shortfall),
+        deviation: left,
+        flat_dropped: flat,
+    })
 }
 
 /// The decomposition of `mesh`, from `cache` when it holds one, else computed (and
@@ -230,7 +282,12 @@ pub fn load(
         params.concavity
     ));
     let start = Instant::now();
-    let (points, simplify_deviation, flat_dropped) = decompose(mesh, params)?;
+    let Computed {
+        pieces: points,
+        simplify_deviation,
+        deviation,
+        flat_dropped,
+    } = decompose(mesh, params)?;
     let pieces = points
         .iter()
         .map(|p| ConvexPolytope::from_points(p))
@@ -242,7 +299,8 @@ pub fn load(
         Err(e) => format!(", not cached ({e})"),
     };
     progress(&format!(
-        "decomposed into {} pieces in {seconds:.2} s{stored}",
+        "decomposed into {} pieces in {seconds:.2} s, their surfaces within {deviation:.3e} of \
+         the mesh{stored}",
         pieces.len()
     ));
     Ok(Decomposition {
@@ -250,6 +308,7 @@ pub fn load(
         origin: Origin::Computed {
             seconds,
             simplify_deviation,
+            deviation,
             flat_dropped,
         },
     })

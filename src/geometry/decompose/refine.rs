@@ -1,0 +1,446 @@
+//! Refinement driven by the pieces' deviation from the mesh: VHACD's concavity measures
+//! volume, so a piece may bridge a narrow pit or a gap between two limbs by more than any
+//! length tolerance a user would read into it. Here every piece's surface is measured
+//! against the mesh (its vertices, edge midpoints and face centroids that lie outside the
+//! solid, and their distance to the mesh), and a piece that strays further than the
+//! tolerance is split in two: by a plane through the mesh point nearest its worst sample
+//! and along the way out to it (down into the pit or groove it bridges), or through the
+//! sample square to that way (across a gap between two parts of the mesh), whichever of a
+//! few such planes leaves the least volume in the two halves, until every piece is within
+//! the tolerance or the split budget is spent.
+//!
+//! A split replaces piece `P` by the hulls of `P ∩ H⁺ ∩ S` and `P ∩ H⁻ ∩ S` (`H±` the
+//! plane's half-spaces, `S` the mesh's solid). The hull of such a set is the hull of its
+//! boundary's extreme points, which are (a) the mesh's triangles clipped to the region
+//! (their clipped corners) and (b) the region's own corners that lie inside the solid;
+//! both are computed exactly, so each half covers what `P` covered of the solid on its
+//! side and lies inside `P`: coverage of the mesh is kept. A half over the vertex budget
+//! is cut to it ([`simplify`], scaled to hold what it dropped) and measured again.
+//! Inside/outside is decided by the parity of a ray's crossings, on three rays (a majority:
+//! a ray grazing an edge counts wrong on one of them at most).
+
+use glam::DVec3;
+
+use super::simplify::simplify;
+use crate::geometry::closest::closest_on_triangle;
+use crate::geometry::{ConvexPolytope, TriMesh};
+
+/// Splits of one VHACD piece at most (2^depth pieces).
+const MAX_DEPTH: u32 = 8;
+
+/// Cut planes tried per split (normals at even angles square to the way out).
+const CUTS: u32 = 4;
+
+/// The most pieces refinement may make in all.
+const MAX_PIECES: usize = 2048;
+
+/// Refines `pieces` (vertex lists) of the closed `mesh` until each deviates from it by at
+/// most `tolerance`, cutting every new piece to `max_vertices`. Returns the pieces and the
+/// largest deviation left (above the tolerance only when the split budget ran out) and
+/// the largest shortfall of a simplified piece.
+pub fn refine(
+    mesh: &TriMesh,
+    pieces: Vec<Vec<DVec3>>,
+    tolerance: f64,
+    max_vertices: usize,
+) -> (Vec<Vec<DVec3>>, f64, f64) {
+    let surface = Surface::new(mesh);
+    let mut work: Vec<(Vec<DVec3>, u32)> = pieces.into_iter().map(|p| (p, 0)).collect();
+    let (mut done, mut left, mut shortfall) = (Vec::new(), 0.0f64, 0.0f64);
+    while let Some((points, depth)) = work.pop() {
+        let Ok(piece) = ConvexPolytope::from_points(&points) else {
+            done.push(points);
+            continue;
+        };
+        let Some(worst) = surface.worst_sample(&piece) else {
+            done.push(points);
+            continue;
+        };
+        let within = worst.distance <= tolerance;
+        let budget = depth >= MAX_DEPTH || done.len() + work.len() + 2 > MAX_PIECES;
+        let halves = if within || budget {
+            None
+        } else {
+            surface.split(&piece, &worst)
+        };
+        match halves {
+            Some(halves) => {
+                for half in halves {
+                    match simplify(&half, max_vertices) {
+                        Ok(s) => {
+                            shortfall = shortfall.max(s.deviation);
+                            work.push((s.hull.vertices().to_vec(), depth + 1));
+                        }
+                        Err(_) => work.push((half, MAX_DEPTH)),
+                    }
+                }
+            }
+            None => {
+                left = left.max(worst.distance);
+                done.push(points);
+            }
+        }
+    }
+    (done, left, shortfall)
+}
+
+/// A piece's sample farthest from the mesh among those outside the solid.
+struct Worst {
+    /// The sample, on the piece's surface.
+    sample: DVec3,
+    /// The mesh point nearest it.
+    nearest: DVec3,
+    distance: f64,
+}
+
+/// The mesh's triangles in a bounding-volume hierarchy (median splits, a few triangles a
+/// leaf), for the ray, nearest-point and overlap queries refinement makes by the
+/// thousand.
+struct Surface<'a> {
+    mesh: &'a TriMesh,
+    /// Triangle indices in leaf order.
+    order: Vec<u32>,
+    nodes: Vec<Node>,
+}
+
+/// A node: its box, and either two children or a range of `order`.
+struct Node {
+    lo: DVec3,
+    hi: DVec3,
+    /// Children (`Inner`) or the leaf's range in `order`.
+    kind: Kind,
+}
+
+enum Kind {
+    Inner(u32, u32),
+    Leaf(u32, u32),
+}
+
+/// Triangles a leaf holds at most.
+const LEAF: usize = 4;
+
+impl<'a> Surface<'a> {
+    fn new(mesh: &'a TriMesh) -> Self {
+        let mut surface = Surface {
+            mesh,
+            order: (0..mesh.triangles.len() as u32).collect(),
+            nodes: Vec::new(),
+        };
+        if !surface.order.is_empty() {
+            surface.build(0, surface.order.len());
+        }
+        surface
+    }
+
+    /// Builds the node over `order[from..to]`, returns its index.
+    fn build(&mut self, from: usize, to: usize) -> u32 {
+        let boxed = |s: &Self, i: u32| {
+            let [a, b, c] = s.triangle(i);
+            (a.min(b).min(c), a.max(b).max(c))
+        };
+        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
+        for &i in &self.order[from..to] {
+            let (l, h) = boxed(self, i);
+            (lo, hi) = (lo.min(l), hi.max(h));
+        }
+        let index = self.nodes.len() as u32;
+        self.nodes.push(Node {
+            lo,
+            hi,
+            kind: Kind::Leaf(from as u32, to as u32),
+        });
+        if to - from > LEAF {
+            let axis = (hi - lo).max_position();
+            let mid = (from + to) / 2;
+            let mesh = self.mesh;
+            let centre = |i: &u32| {
+                let t = mesh.triangles[*i as usize];
+                t.iter()
+                    .map(|&v| mesh.vertices[v as usize][axis])
+                    .sum::<f64>()
+            };
+            self.order[from..to]
+                .select_nth_unstable_by(mid - from, |x, y| centre(x).total_cmp(&centre(y)));
+            let left = self.build(from, mid);
+            let right = self.build(mid, to);
+            self.nodes[index as usize].kind = Kind::Inner(left, right);
+        }
+        index
+    }
+
+    fn triangle(&self, i: u32) -> [DVec3; 3] {
+        self.mesh.triangles[i as usize].map(|v| self.mesh.vertices[v as usize])
+    }
+
+    /// Calls `visit` with every triangle in a node `enter` accepts (a node's box).
+    fn each(&self, enter: &mut dyn FnMut(DVec3, DVec3) -> bool, visit: &mut dyn FnMut(u32)) {
+        if self.nodes.is_empty() {
+            return;
+        }
+        let mut stack = vec![0u32];
+        while let Some(n) = stack.pop() {
+            let node = &self.nodes[n as usize];
+            if !enter(node.lo, node.hi) {
+                continue;
+            }
+            match node.kind {
+                Kind::Inner(l, r) => stack.extend([l, r]),
+                Kind::Leaf(from, to) => {
+                    for &i in &self.order[from as usize..to as usize] {
+                        visit(i);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether `p` lies inside the solid: the parity of crossings, by majority of three
+    /// rays in unrelated directions.
+    fn inside(&self, p: DVec3) -> bool {
+        const RAYS: [DVec3; 3] = [
+            DVec3::new(0.573_517_2, 0.577_350_3, 0.581_159_1),
+            DVec3::new(-0.701_3, 0.412_9, 0.581_7),
+            DVec3::new(0.123_456_7, -0.890_123_4, 0.438_271_6),
+        ];
+        let odd = RAYS
+            .iter()
+            .filter(|&&dir| {
+                let mut hits = 0usize;
+                self.each(&mut |lo, hi| ray_box(p, dir, (lo, hi)), &mut |i| {
+                    hits += usize::from(ray_hits(p, dir, self.triangle(i)));
+                });
+                hits % 2 == 1
+            })
+            .count();
+        odd >= 2
+    }
+
+    /// The point of the mesh nearest `p`.
+    fn nearest(&self, p: DVec3) -> DVec3 {
+        let mut best = (f64::INFINITY, p);
+        if self.nodes.is_empty() {
+            return p;
+        }
+        // Depth first, the nearer child first, boxes no nearer than the best skipped.
+        let box_distance = |n: u32| {
+            let node = &self.nodes[n as usize];
+            (p - p.clamp(node.lo, node.hi)).length_squared()
+        };
+        let mut stack = vec![(0.0, 0u32)];
+        while let Some((d, n)) = stack.pop() {
+            if d >= best.0 {
+                continue;
+            }
+            match self.nodes[n as usize].kind {
+                Kind::Inner(l, r) => {
+                    let (dl, dr) = (box_distance(l), box_distance(r));
+                    if dl < dr {
+                        stack.extend([(dr, r), (dl, l)]);
+                    } else {
+                        stack.extend([(dl, l), (dr, r)]);
+                    }
+                }
+                Kind::Leaf(from, to) => {
+                    for &i in &self.order[from as usize..to as usize] {
+                        let [a, b, c] = self.triangle(i);
+                        let q = closest_on_triangle(p, a, b, c);
+                        let d = (p - q).length_squared();
+                        if d < best.0 {
+                            best = (d, q);
+                        }
+                    }
+                }
+            }
+        }
+        best.1
+    }
+
+    /// The piece's vertices, edge midpoints and face centroids outside the solid, the one
+    /// farthest from the mesh; `None` when all lie inside.
+    fn worst_sample(&self, piece: &ConvexPolytope) -> Option<Worst> {
+        let mut samples: Vec<DVec3> = piece.vertices().to_vec();
+        samples.extend((0..piece.num_edges()).map(|e| {
+            let [a, b] = piece.edge_vertices(e);
+            0.5 * (piece.vertex(a) + piece.vertex(b))
+        }));
+        samples.extend((0..piece.num_faces()).map(|f| {
+            let (sum, count) = piece
+                .face_vertices(f)
+                .fold((DVec3::ZERO, 0.0), |(s, c), v| {
+                    (s + piece.vertex(v), c + 1.0)
+                });
+            sum / count
+        }));
+        samples
+            .into_iter()
+            .filter(|&x| !self.inside(x))
+            .map(|sample| {
+                let nearest = self.nearest(sample);
+                Worst {
+                    sample,
+                    nearest,
+                    distance: sample.distance(nearest),
+                }
+            })
+            .max_by(|a, b| a.distance.total_cmp(&b.distance))
+    }
+
+    /// The two halves of `piece` cut by the plane, among a few through the worst sample or
+    /// the mesh point nearest it, that leaves the least volume in the two hulls (the cut
+    /// that removes most of the empty space the piece bridges); `None` when every cut
+    /// leaves a flat or empty half.
+    fn split(&self, piece: &ConvexPolytope, worst: &Worst) -> Option<[Vec<DVec3>; 2]> {
+        let across = (worst.sample - worst.nearest).normalize_or(DVec3::Z);
+        let long = longest_direction(piece, across);
+        let side = across.cross(long);
+        // Planes down into a pit or groove (through its bottom, along the way out), and
+        // one across a gap between two parts of the mesh (through the sample, square to
+        // the way out: the sample may sit halfway between two limbs).
+        let cuts = (0..CUTS)
+            .map(|k| {
+                let angle = std::f64::consts::PI * f64::from(k) / f64::from(CUTS);
+                (long * angle.cos() + side * angle.sin(), worst.nearest)
+            })
+            .chain([(across, worst.sample)]);
+        let mut best: Option<(f64, [Vec<DVec3>; 2])> = None;
+        for (normal, through) in cuts {
+            let offset = normal.dot(through);
+            let (Some(below), Some(above)) = (
+                self.half(piece, normal, offset),
+                self.half(piece, -normal, -offset),
+            ) else {
+                continue;
+            };
+            let volume = below.1 + above.1;
+            if best.as_ref().is_none_or(|(v, _)| volume < *v) {
+                best = Some((volume, [below.0, above.0]));
+            }
+        }
+        best.map(|(_, halves)| halves)
+    }
+
+    /// The extreme points of `piece ∩ {x·normal ≤ offset} ∩ solid` and their hull's
+    /// volume, or `None` when they span no volume.
+    fn half(
+        &self,
+        piece: &ConvexPolytope,
+        normal: DVec3,
+        offset: f64,
+    ) -> Option<(Vec<DVec3>, f64)> {
+        let mut planes: Vec<(DVec3, f64)> = (0..piece.num_faces())
+            .map(|f| (piece.face_normal(f), piece.face_offset(f)))
+            .collect();
+        planes.push((normal, offset));
+        // The region's corners: the piece's on this side, and its edges' crossings.
+        let side = |v: DVec3| normal.dot(v) - offset;
+        let mut corners: Vec<DVec3> = piece
+            .vertices()
+            .iter()
+            .copied()
+            .filter(|&v| side(v) <= 0.0)
+            .collect();
+        for e in 0..piece.num_edges() {
+            let [a, b] = piece.edge_vertices(e).map(|v| piece.vertex(v));
+            let (sa, sb) = (side(a), side(b));
+            if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
+                corners.push(a + (b - a) * (sa / (sa - sb)));
+            }
+        }
+        if corners.len() < 4 {
+            return None;
+        }
+        let (lo, hi) = corners
+            .iter()
+            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &c| {
+                (lo.min(c), hi.max(c))
+            });
+        let mut points: Vec<DVec3> = corners.into_iter().filter(|&c| self.inside(c)).collect();
+        self.each(
+            &mut |tlo, thi| !(tlo.cmpgt(hi).any() || thi.cmplt(lo).any()),
+            &mut |i| points.extend(clip(self.triangle(i).to_vec(), &planes)),
+        );
+        let hull = ConvexPolytope::from_points(&points).ok()?;
+        Some((hull.vertices().to_vec(), volume(&hull)))
+    }
+}
+
+/// The volume of a convex polytope: its faces' fans of tetrahedra from the origin.
+fn volume(p: &ConvexPolytope) -> f64 {
+    let mut six = 0.0;
+    for f in 0..p.num_faces() {
+        let ring: Vec<DVec3> = p.face_vertices(f).map(|v| p.vertex(v)).collect();
+        for i in 1..ring.len() - 1 {
+            six += ring[0].dot(ring[i].cross(ring[i + 1]));
+        }
+    }
+    (six / 6.0).abs()
+}
+
+/// The direction across which `piece` is longest, square to `across` (the direction from
+/// the mesh to the worst sample): the farthest pair of vertices, projected.
+fn longest_direction(piece: &ConvexPolytope, across: DVec3) -> DVec3 {
+    let across = across.normalize_or(DVec3::Z);
+    let v = piece.vertices();
+    let mut best = (0.0, across.any_orthonormal_vector());
+    for (i, &a) in v.iter().enumerate() {
+        for &b in &v[i + 1..] {
+            let d = (b - a) - across * across.dot(b - a);
+            let l = d.length_squared();
+            if l > best.0 {
+                best = (l, d);
+            }
+        }
+    }
+    best.1.normalize()
+}
+
+/// The polygon clipped to `x·n ≤ d` for every plane (Sutherland–Hodgman).
+fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)]) -> Vec<DVec3> {
+    for &(n, d) in planes {
+        if polygon.is_empty() {
+            break;
+        }
+        let mut out = Vec::with_capacity(polygon.len() + 2);
+        for (i, &a) in polygon.iter().enumerate() {
+            let b = polygon[(i + 1) % polygon.len()];
+            let (sa, sb) = (n.dot(a) - d, n.dot(b) - d);
+            if sa <= 0.0 {
+                out.push(a);
+            }
+            if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
+                out.push(a + (b - a) * (sa / (sa - sb)));
+            }
+        }
+        polygon = out;
+    }
+    polygon
+}
+
+/// Whether the ray from `p` along `dir` meets the box.
+fn ray_box(p: DVec3, dir: DVec3, (lo, hi): (DVec3, DVec3)) -> bool {
+    let inv = dir.recip();
+    let (t0, t1) = ((lo - p) * inv, (hi - p) * inv);
+    let (near, far) = (t0.min(t1).max_element(), t0.max(t1).min_element());
+    far >= near.max(0.0)
+}
+
+/// Whether the ray from `p` along `dir` crosses the triangle (Möller–Trumbore).
+fn ray_hits(p: DVec3, dir: DVec3, [a, b, c]: [DVec3; 3]) -> bool {
+    let (e1, e2) = (b - a, c - a);
+    let h = dir.cross(e2);
+    let det = e1.dot(h);
+    if det == 0.0 {
+        return false;
+    }
+    let s = p - a;
+    let u = s.dot(h) / det;
+    if !(0.0..=1.0).contains(&u) {
+        return false;
+    }
+    let q = s.cross(e1);
+    let v = dir.dot(q) / det;
+    if v < 0.0 || u + v > 1.0 {
+        return false;
+    }
+    e2.dot(q) / det > 0.0
+}
