@@ -58,21 +58,22 @@ pub fn refine(
         };
         let within = worst.distance <= tolerance;
         let budget = depth >= MAX_DEPTH || done.len() + work.len() + 2 > MAX_PIECES;
+        // Both halves cut to the vertex budget, or the piece stays as it is.
         let halves = if within || budget {
             None
         } else {
-            surface.split(&piece, &worst)
+            surface.split(&piece, &worst).and_then(|[below, above]| {
+                Some([
+                    simplify(&below, max_vertices).ok()?,
+                    simplify(&above, max_vertices).ok()?,
+                ])
+            })
         };
         match halves {
             Some(halves) => {
                 for half in halves {
-                    match simplify(&half, max_vertices) {
-                        Ok(s) => {
-                            shortfall = shortfall.max(s.deviation);
-                            work.push((s.hull.vertices().to_vec(), depth + 1));
-                        }
-                        Err(_) => work.push((half, MAX_DEPTH)),
-                    }
+                    shortfall = shortfall.max(half.deviation);
+                    work.push((half.hull.vertices().to_vec(), depth + 1));
                 }
             }
             None => {
