@@ -6,8 +6,10 @@
 //! Implemented: `collide` and `distance` (the closest-feature walk; a walk that gives up is
 //! settled by the exact separating-axis test, and the distance by enumeration over feature
 //! pairs; a non-convex shape is decomposed into a hull tree, cached on disk, and walked
-//! pair tree against pair tree, `exact::tree`), `penetration` (the Gauss-map walk, `exact::depth`) and `toi` (conservative
-//! advancement under the screw motion from the start to the end poses, `exact::advance`).
+//! pair tree against pair tree, `exact::tree`), `penetration` (the Gauss-map walk,
+//! `exact::depth`; for a non-convex shape the deepest of its touching piece pairs) and
+//! `toi` (conservative advancement under the screw motion from the start to the end poses,
+//! `exact::advance`).
 
 use std::collections::HashMap;
 use std::io::{BufRead, Write};
@@ -21,7 +23,7 @@ use serde_json::{Map, Value, json};
 use crate::bodies::{Pose, UNIT_TOLERANCE};
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
-use crate::exact::rounded::{self, Contact};
+use crate::exact::rounded::{self, Contact, RoundedPenetration};
 use crate::exact::rounded_toi;
 use crate::exact::sat;
 use crate::exact::tree::{self, TreeCache, TreeState};
@@ -67,9 +69,8 @@ impl Default for QueryEngine {
     }
 }
 
-/// The pairs of shapes no query answers yet.
-const TREE_AND_ROUNDED: &str = "a sphere, capsule or rounded shape meets a non-convex one \
-     in collide, distance and toi, not penetration (yet)";
+/// A pair a rounded or tree answer cannot take (never reached: every pair has one).
+const TREE_AND_ROUNDED: &str = "this pair of shapes has no answer for this query";
 
 /// A shape as the answers need it: a hull tree, or an error naming the pair.
 fn tree_of(s: &Shape) -> Result<Arc<HullTree>> {
@@ -389,6 +390,30 @@ fn rounded_answer(
             tree_and_rounded(out, kind, t, pose_b, r, pose_a, true);
             return Ok(());
         }
+        (Shape::Tree(t), Shape::Rounded(r), "penetration") => {
+            let found = tree_rounded_penetration(t, pose_a, r, pose_b);
+            insert_penetration(out, found.as_ref().map(|(_, p)| p));
+            if let Some((piece, _)) = found {
+                out.insert("piece_a".into(), json!(piece));
+            }
+            return Ok(());
+        }
+        (Shape::Rounded(r), Shape::Tree(t), "penetration") => {
+            let found = tree_rounded_penetration(t, pose_b, r, pose_a);
+            // Back to the query's sides: a is the rounded body.
+            let swapped = found.as_ref().map(|(_, p)| RoundedPenetration {
+                normal: -p.normal,
+                point_a: p.point_b,
+                point_b: p.point_a,
+                features: (p.features.1, p.features.0),
+                ..*p
+            });
+            insert_penetration(out, swapped.as_ref());
+            if let Some((piece, _)) = found {
+                out.insert("piece_b".into(), json!(piece));
+            }
+            return Ok(());
+        }
         (Shape::Tree(t), Shape::Rounded(r), "toi") => {
             let (ma, mb) = motions.expect("parsed for toi");
             let hit = tree_toi::time_of_impact_rounded(t, ma, r, mb);
@@ -429,21 +454,12 @@ fn rounded_answer(
                 insert_closest(out, d.point_a, d.point_b, d.features);
             }
         }
-        "penetration" => match rounded::penetration(&ra, &pose_a, &rb, &pose_b) {
-            None => {
-                out.insert("intersecting".into(), Value::Bool(false));
-                out.insert("depth".into(), json!(0.0));
-            }
-            Some(p) => {
-                out.insert("intersecting".into(), Value::Bool(true));
-                out.insert("depth".into(), json!(p.depth));
-                out.insert("normal".into(), json!(p.normal.to_array()));
-                insert_closest(out, p.point_a, p.point_b, p.features);
-                if p.arbitrary_normal {
-                    out.insert("arbitrary_normal".into(), Value::Bool(true));
-                }
-            }
-        },
+        "penetration" => {
+            insert_penetration(
+                out,
+                rounded::penetration(&ra, &pose_a, &rb, &pose_b).as_ref(),
+            );
+        }
         _ => {
             let (motion_a, motion_b) = motions.expect("parsed for toi");
             toi(
@@ -493,14 +509,33 @@ fn trees(
                 insert_pieces(out, a, b, r.pieces);
             }
         }
-        other => {
-            return Err(Error::Query(format!(
-                "`{other}` takes convex shapes; a non-convex shape (a hull tree) answers \
-                 collide, distance and toi"
-            )));
+        _ => {
+            // The deepest of the piece pairs that touch or overlap.
+            let pairs = tree::pieces_within(&ta, pose_a, &tb, pose_b, 0.0, &mut cache);
+            let found = deepest(pairs, |&(pa, pb)| {
+                convex_penetration(ta.piece(pa), &pose_a, tb.piece(pb), &pose_b)
+            });
+            insert_penetration(out, found.as_ref().map(|(_, p)| p));
+            if let Some((pieces, _)) = found {
+                insert_pieces(out, a, b, pieces);
+            }
         }
     }
     Ok(())
+}
+
+/// The deepest penetration of a hull tree's pieces into a rounded body, with its piece.
+fn tree_rounded_penetration(
+    tree: &HullTree,
+    pose_t: Pose,
+    body: &Rounded,
+    pose_r: Pose,
+) -> Option<(u32, RoundedPenetration)> {
+    let pieces = tree::pieces_within_rounded(tree, pose_t, body, pose_r, 0.0);
+    deepest(pieces, |&piece| {
+        let hull = rounded::plain(tree.piece(piece).clone());
+        rounded::penetration(&hull, &pose_t, body, &pose_r)
+    })
 }
 
 /// `collide` or `distance` between a hull tree and a rounded body; `swapped` when the
@@ -547,8 +582,7 @@ fn insert_pieces(out: &mut Map<String, Value>, a: &Shape, b: &Shape, (pa, pb): (
     }
 }
 
-/// A `penetration` answer: the closest-feature walk (or, where it gave up, the exact
-/// separating-axis test) decides overlap, the Gauss-map walk the depth.
+/// A `penetration` answer for two convex shapes (see [`convex_penetration`]).
 fn penetration(
     out: &mut Map<String, Value>,
     a: &ConvexPolytope,
@@ -556,31 +590,68 @@ fn penetration(
     b: &ConvexPolytope,
     pose_b: &Pose,
 ) {
+    insert_penetration(out, convex_penetration(a, pose_a, b, pose_b).as_ref());
+}
+
+/// Two convex shapes' penetration: the closest-feature walk (or, where it gave up, the
+/// exact separating-axis test) decides overlap, the Gauss-map walk the depth; `None` when
+/// they are apart.
+fn convex_penetration(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+) -> Option<RoundedPenetration> {
     let w = walk::walk(&WalkInput::new(a, *pose_a, b, *pose_b));
     let overlapping = match w.state {
         WalkState::Penetrating | WalkState::Touching => true,
         WalkState::Separated => false,
         WalkState::Failed(_) => sat::intersects(a, pose_a, b, pose_b),
     };
-    let found = if overlapping {
-        depth::walk(&DepthInput::new(a, *pose_a, b, *pose_b))
-            .or_else(|| depth::enumerate(a, pose_a, b, pose_b))
-    } else {
-        None
-    };
-    let Some(mut p) = found else {
-        out.insert("intersecting".into(), Value::Bool(false));
-        out.insert("depth".into(), json!(0.0));
-        return;
-    };
+    if !overlapping {
+        return None;
+    }
+    let mut p = depth::walk(&DepthInput::new(a, *pose_a, b, *pose_b))
+        .or_else(|| depth::enumerate(a, pose_a, b, pose_b))?;
     if w.state == WalkState::Touching {
         // Exactly touching: depth 0 where they touch.
         (p.depth, p.point_a, p.point_b) = (0.0, w.point_a, w.point_b);
     }
+    Some(RoundedPenetration {
+        depth: p.depth,
+        normal: p.normal,
+        point_a: p.point_a,
+        point_b: p.point_b,
+        features: p.features,
+        arbitrary_normal: false,
+    })
+}
+
+/// Writes a penetration, or the answer for shapes apart.
+fn insert_penetration(out: &mut Map<String, Value>, p: Option<&RoundedPenetration>) {
+    let Some(p) = p else {
+        out.insert("intersecting".into(), Value::Bool(false));
+        out.insert("depth".into(), json!(0.0));
+        return;
+    };
     out.insert("intersecting".into(), Value::Bool(true));
     out.insert("depth".into(), json!(p.depth));
     out.insert("normal".into(), json!(p.normal.to_array()));
     insert_closest(out, p.point_a, p.point_b, p.features);
+    if p.arbitrary_normal {
+        out.insert("arbitrary_normal".into(), Value::Bool(true));
+    }
+}
+
+/// The deepest of `candidates`' penetrations, with its candidate.
+fn deepest<T>(
+    candidates: impl IntoIterator<Item = T>,
+    mut depth_of: impl FnMut(&T) -> Option<RoundedPenetration>,
+) -> Option<(T, RoundedPenetration)> {
+    candidates
+        .into_iter()
+        .filter_map(|c| depth_of(&c).map(|p| (c, p)))
+        .max_by(|x, y| x.1.depth.total_cmp(&y.1.depth))
 }
 
 /// The points and features of a `distance` or `penetration` answer.

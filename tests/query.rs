@@ -531,7 +531,7 @@ fn queries_take_every_scene_shape() {
 /// Non-convex shapes answer `collide` and `distance` through their hull trees: a box
 /// through the torus's hole does not touch it, one across its ring does; the distance to
 /// a box beside the torus is the analytic one to within the decomposition's reach past
-/// the mesh; `piece_a` names the piece; `penetration` is a named error.
+/// the mesh; `piece_a` names the piece; `penetration` answers the deepest piece pair.
 #[test]
 fn non_convex_shapes_answer_collide_and_distance() {
     let torus = r#"{"torus": {"major": 1, "minor": 0.25}}"#;
@@ -560,14 +560,129 @@ fn non_convex_shapes_answer_collide_and_distance() {
         "{}",
         a[2]
     );
-    let error = a[3]["error"].as_str().unwrap_or_default();
-    assert!(error.contains("takes convex shapes"), "{}", a[3]);
+    // The box sits across the ring: the deepest piece pair answers, with its piece.
+    assert_eq!(a[3]["intersecting"], true, "{}", a[3]);
+    assert!(
+        a[3]["depth"].as_f64().unwrap() > 0.0 && a[3]["piece_a"].is_u64(),
+        "{}",
+        a[3]
+    );
     // Two linked rings: the second torus turned a quarter turn about x and moved by the
     // major radius threads through the first one's hole without touching it.
     let d = a[4]["distance"]
         .as_f64()
         .unwrap_or_else(|| panic!("{}", a[4]));
     assert!(d > 0.0 && d < 0.75, "{}", a[4]);
+}
+
+/// `penetration` with a non-convex shape is the deepest penetration of any touching or
+/// overlapping piece pair, with its pieces: against enumeration over every piece pair
+/// (every candidate axis of each pair, `depth::enumerate`) for a torus against a box and
+/// against a second torus, and against every piece's own rounded penetration for a torus
+/// and a sphere (either side first), at 300 random poses, 1e-9 of the size.
+#[test]
+fn non_convex_penetration_is_the_deepest_piece_pair() {
+    use proxima::exact::depth;
+    use proxima::exact::rounded;
+    use proxima::geometry::decompose::DecomposeParams;
+    use proxima::geometry::rounded::Rounded;
+    use proxima::geometry::{ConvexPolytope, HullTree};
+    use proxima::shape::{ShapeGeometry, ShapeSpec};
+    let torus_json = r#"{"torus": {"major": 1, "minor": 0.25}}"#;
+    let spec: ShapeSpec = serde_json::from_str(torus_json).unwrap();
+    let ShapeGeometry::Mesh(mesh) = spec
+        .build(std::path::Path::new(""), &mut Rng::new(0))
+        .unwrap()
+    else {
+        panic!("a torus is a mesh")
+    };
+    let tree =
+        HullTree::decompose(&mesh, &DecomposeParams::default(), &Cache::Off, &mut |_| {}).unwrap();
+    let cube = generators::cuboid(DVec3::splat(0.3)).unwrap();
+    let sphere = Rounded::sphere(0.3).unwrap();
+    let mut rng = Rng::new(0x9e7);
+    let pose_json = |p: &Pose| {
+        format!(
+            r#"{{"translation": {:?}, "rotation": {:?}}}"#,
+            p.translation.to_array(),
+            p.rotation.to_array()
+        )
+    };
+    let deepest_pair = |pieces_b: &[&ConvexPolytope], pa: &Pose, pb: &Pose| {
+        tree.pieces()
+            .flat_map(|x| pieces_b.iter().map(move |y| (x, *y)))
+            .filter_map(|(x, y)| depth::enumerate(x, pa, y, pb).map(|p| p.depth))
+            .fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.max(d))))
+    };
+    let (mut overlapping, mut checked) = (0, 0);
+    for case in 0..300 {
+        let pa = Pose::new(rng.unit_vector() * 0.2, rng.rotation());
+        let pb = Pose::new(rng.unit_vector() * rng.range(0.0, 1.6), rng.rotation());
+        let which = case % 4;
+        let b_json = match which {
+            0 => r#"{"box": [0.3, 0.3, 0.3]}"#.to_owned(),
+            1 => torus_json.to_owned(),
+            _ => r#"{"sphere": {"radius": 0.3}}"#.to_owned(),
+        };
+        let (a_side, b_side, pose_a, pose_b) = if which == 3 {
+            (b_json.clone(), torus_json.to_owned(), pb, pa)
+        } else {
+            (torus_json.to_owned(), b_json.clone(), pa, pb)
+        };
+        let line = format!(
+            r#"{{"id": {case}, "query": "penetration", "a": {a_side}, "pose_a": {}, "b": {b_side}, "pose_b": {}}}"#,
+            pose_json(&pose_a),
+            pose_json(&pose_b)
+        );
+        let answer = &answers(&line)[0];
+        let truth = match which {
+            0 => deepest_pair(&[&cube], &pa, &pb),
+            1 => deepest_pair(&tree.pieces().map(|p| &**p).collect::<Vec<_>>(), &pa, &pb),
+            _ => tree
+                .pieces()
+                .filter_map(|p| {
+                    rounded::penetration(&rounded::plain(p.clone()), &pa, &sphere, &pb)
+                        .map(|x| x.depth)
+                })
+                .fold(None, |m: Option<f64>, d| Some(m.map_or(d, |m| m.max(d)))),
+        };
+        checked += 1;
+        match truth {
+            None => assert_eq!(answer["intersecting"], false, "{case}: {answer}"),
+            Some(depth) => {
+                overlapping += 1;
+                assert_eq!(answer["intersecting"], true, "{case}: {answer}");
+                let got = answer["depth"].as_f64().unwrap();
+                assert!(
+                    (got - depth).abs() <= 1e-9 * 3.0,
+                    "{case}: {got} vs {depth}"
+                );
+                let piece = if which == 3 { "piece_b" } else { "piece_a" };
+                assert!(answer[piece].is_u64(), "{case}: {answer}");
+                // The normal and points keep the convex contract for that piece pair.
+                let v = |k: &str| {
+                    DVec3::from_slice(
+                        &answer[k]
+                            .as_array()
+                            .unwrap()
+                            .iter()
+                            .map(|x| x.as_f64().unwrap())
+                            .collect::<Vec<_>>(),
+                    )
+                };
+                let (n, a_pt, b_pt) = (v("normal"), v("point_a"), v("point_b"));
+                assert!((n.length() - 1.0).abs() < 1e-12, "{case}: {answer}");
+                assert!(
+                    ((a_pt - b_pt).dot(n) - got).abs() < 1e-9,
+                    "{case}: {answer}"
+                );
+            }
+        }
+    }
+    assert!(
+        overlapping > 60 && overlapping < checked,
+        "{overlapping} of {checked}"
+    );
 }
 
 /// `toi` with a non-convex shape: an L modelled as two boxes (two objects of one OBJ
