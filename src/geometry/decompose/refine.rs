@@ -16,8 +16,9 @@
 //! both are computed exactly, so each half covers what `P` covered of the solid on its
 //! side and lies inside `P`: coverage of the mesh is kept. A half over the vertex budget
 //! is cut to it ([`simplify`], scaled to hold what it dropped) and measured again.
-//! Inside/outside is decided by the parity of a ray's crossings, on three rays (a majority:
-//! a ray grazing an edge counts wrong on one of them at most).
+//! Inside/outside is decided by the parity of a ray's crossings, on three rays in unrelated
+//! directions, by majority (a ray that grazes an edge or a vertex and miscounts is
+//! outvoted).
 
 use glam::DVec3;
 
@@ -28,7 +29,8 @@ use crate::geometry::{ConvexPolytope, TriMesh};
 /// Splits of one VHACD piece at most (2^depth pieces).
 const MAX_DEPTH: u32 = 8;
 
-/// Cut planes tried per split (normals at even angles square to the way out).
+/// Cut planes tried per split down into a pit (normals at even angles square to the way
+/// out); one more goes across the way out.
 const CUTS: u32 = 4;
 
 /// The most pieces refinement may make in all.
