@@ -617,14 +617,7 @@ fn convex_penetration(
         // Exactly touching: depth 0 where they touch.
         (p.depth, p.point_a, p.point_b) = (0.0, w.point_a, w.point_b);
     }
-    Some(RoundedPenetration {
-        depth: p.depth,
-        normal: p.normal,
-        point_a: p.point_a,
-        point_b: p.point_b,
-        features: p.features,
-        arbitrary_normal: false,
-    })
+    Some(p.into())
 }
 
 /// Writes a penetration, or the answer for shapes apart.

@@ -401,7 +401,7 @@ fn extreme(p: &ConvexPolytope, dir: DVec3, warm: u32) -> (u32, f64) {
 }
 
 /// A closest feature as the envelope step sees it.
-fn square(p: &ConvexPolytope, pose: &Pose, f: FeatureId) -> Square {
+pub(crate) fn square(p: &ConvexPolytope, pose: &Pose, f: FeatureId) -> Square {
     match f {
         FeatureId::Vertex(_) => Square::Vertex,
         FeatureId::Edge(e) => Square::Edge(edge_direction(p, pose, e)),

@@ -83,6 +83,20 @@ pub struct RoundedPenetration {
     pub arbitrary_normal: bool,
 }
 
+/// Two polytopes' penetration (the Gauss-map walk's): their normal is always determined.
+impl From<depth::Penetration> for RoundedPenetration {
+    fn from(p: depth::Penetration) -> Self {
+        RoundedPenetration {
+            depth: p.depth,
+            normal: p.normal,
+            point_a: p.point_a,
+            point_b: p.point_b,
+            features: p.features,
+            arbitrary_normal: false,
+        }
+    }
+}
+
 /// A core placed in the world.
 enum Placed<'a> {
     Point(DVec3),
@@ -385,14 +399,7 @@ fn core_depth(ca: &Placed<'_>, cb: &Placed<'_>) -> RoundedPenetration {
         let found = depth::walk(&DepthInput::new(pa, *posa, pb, *posb))
             .or_else(|| depth::enumerate(pa, posa, pb, posb));
         if let Some(p) = found {
-            return RoundedPenetration {
-                depth: p.depth,
-                normal: p.normal,
-                point_a: p.point_a,
-                point_b: p.point_b,
-                features: p.features,
-                arbitrary_normal: false,
-            };
+            return p.into();
         }
     }
     let (mut dirs, arbitrary) = candidate_normals(ca, cb);

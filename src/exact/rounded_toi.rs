@@ -18,7 +18,7 @@
 
 use glam::DVec3;
 
-use super::advance::{ContactTolerance, MAX_ITERATIONS, TOI_TOL_REL, ToiOutput, ToiState};
+use super::advance::{self, ContactTolerance, MAX_ITERATIONS, TOI_TOL_REL, ToiOutput, ToiState};
 use super::envelope::{self, Limits, Side, Square};
 use super::rounded::{self, Contact};
 use crate::bodies::Pose;
@@ -49,14 +49,10 @@ fn core_side(
 /// A core's closest feature as the envelope step sees it.
 fn square(r: &Rounded, pose: &Pose, f: FeatureId) -> Square {
     match (&r.core, f) {
-        (_, FeatureId::Vertex(_)) => Square::Vertex,
-        (_, FeatureId::Face(_)) => Square::Face,
+        (Core::Polytope(p), f) => advance::square(p, pose, f),
         (Core::Segment { .. }, FeatureId::Edge(_)) => Square::Edge(pose.rotation * DVec3::Z),
-        (Core::Polytope(p), FeatureId::Edge(e)) => {
-            let [u, v] = p.edge_vertices(e as usize);
-            Square::Edge(pose.rotation * (p.vertex(v) - p.vertex(u)))
-        }
-        (Core::Point, FeatureId::Edge(_)) => Square::Vertex,
+        (_, FeatureId::Face(_)) => Square::Face,
+        (_, FeatureId::Vertex(_) | FeatureId::Edge(_)) => Square::Vertex,
     }
 }
 

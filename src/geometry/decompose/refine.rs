@@ -305,12 +305,18 @@ impl<'a> Surface<'a> {
                 (long * angle.cos() + side * angle.sin(), worst.nearest)
             })
             .chain([(across, worst.sample)]);
+        // What every cut shares: the piece's face planes, and which of its vertices lie
+        // inside the solid.
+        let faces: Vec<(DVec3, f64)> = (0..piece.num_faces())
+            .map(|f| (piece.face_normal(f), piece.face_offset(f)))
+            .collect();
+        let inside: Vec<bool> = piece.vertices().iter().map(|&v| self.inside(v)).collect();
         let mut best: Option<(f64, [Vec<DVec3>; 2])> = None;
         for (normal, through) in cuts {
             let offset = normal.dot(through);
             let (Some(below), Some(above)) = (
-                self.half(piece, normal, offset),
-                self.half(piece, -normal, -offset),
+                self.half(piece, (&faces, &inside), normal, offset),
+                self.half(piece, (&faces, &inside), -normal, -offset),
             ) else {
                 continue;
             };
@@ -324,40 +330,46 @@ impl<'a> Surface<'a> {
 
     /// The extreme points of `piece ∩ {x·normal ≤ offset} ∩ solid` and their hull's
     /// volume, or `None` when they span no volume.
+    /// `faces` are the piece's face planes, `inside` whether each of its vertices lies
+    /// inside the solid.
     fn half(
         &self,
         piece: &ConvexPolytope,
+        (faces, inside): (&[(DVec3, f64)], &[bool]),
         normal: DVec3,
         offset: f64,
     ) -> Option<(Vec<DVec3>, f64)> {
-        let mut planes: Vec<(DVec3, f64)> = (0..piece.num_faces())
-            .map(|f| (piece.face_normal(f), piece.face_offset(f)))
-            .collect();
+        let mut planes = faces.to_vec();
         planes.push((normal, offset));
-        // The region's corners: the piece's on this side, and its edges' crossings.
+        // The region's corners, each with whether it lies inside the solid: the piece's on
+        // this side, and its edges' crossings.
         let side = |v: DVec3| normal.dot(v) - offset;
-        let mut corners: Vec<DVec3> = piece
+        let mut corners: Vec<(DVec3, bool)> = piece
             .vertices()
             .iter()
-            .copied()
-            .filter(|&v| side(v) <= 0.0)
+            .zip(inside)
+            .filter(|(v, _)| side(**v) <= 0.0)
+            .map(|(v, within)| (*v, *within))
             .collect();
         for e in 0..piece.num_edges() {
             let [a, b] = piece.edge_vertices(e).map(|v| piece.vertex(v));
             let (sa, sb) = (side(a), side(b));
             if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
-                corners.push(a + (b - a) * (sa / (sa - sb)));
+                let c = a + (b - a) * (sa / (sa - sb));
+                corners.push((c, self.inside(c)));
             }
         }
         if corners.len() < 4 {
             return None;
         }
-        let (lo, hi) = corners
-            .iter()
-            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &c| {
-                (lo.min(c), hi.max(c))
-            });
-        let mut points: Vec<DVec3> = corners.into_iter().filter(|&c| self.inside(c)).collect();
+        let (lo, hi) = corners.iter().fold(
+            (DVec3::INFINITY, DVec3::NEG_INFINITY),
+            |(lo, hi), &(c, _)| (lo.min(c), hi.max(c)),
+        );
+        let mut points: Vec<DVec3> = corners
+            .into_iter()
+            .filter_map(|(c, within)| within.then_some(c))
+            .collect();
         self.each(
             &mut |tlo, thi| !(tlo.cmpgt(hi).any() || thi.cmplt(lo).any()),
             &mut |i| points.extend(clip(self.triangle(i).to_vec(), &planes)),
