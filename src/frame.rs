@@ -10,11 +10,11 @@ use std::time::Instant;
 use crate::Result;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use crate::broadphase::{cpu_pairs, sorted_pairs};
-use crate::graph::{BufferProxy, ReadbackId, Recording};
+use crate::graph::{BufferProxy, Counted, ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
 use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
-use crate::passes::round_contacts::record_round_contacts;
+use crate::passes::round_contacts::{GpuRoundContact, record_round_contacts};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
 
@@ -39,7 +39,9 @@ pub mod stage {
 /// What a frame produces.
 #[derive(Clone, Debug)]
 pub struct FrameResult {
-    /// World box of every body.
+    /// World box of every body, from a frame of the bounds pass alone ([`Plan::Bounds`], or
+    /// the CPU twin without a method). A frame with a broadphase leaves it empty: its
+    /// product is the pairs, and the boxes stay on the device.
     pub aabbs: Vec<GpuAabb>,
     /// Overlapping box pairs `[a, b]`, `a < b`, sorted (empty when no broadphase ran).
     pub pairs: Vec<[u32; 2]>,
@@ -71,6 +73,14 @@ pub enum Plan {
 }
 
 impl Plan {
+    /// The pair capacities of the plan's broadphase, if any.
+    pub fn capacities(&self) -> Option<Capacities> {
+        match *self {
+            Plan::Bounds => None,
+            Plan::Pairs(_, caps) | Plan::Particles { caps, .. } => Some(caps),
+        }
+    }
+
     /// The broadphase the plan runs, if any.
     pub fn method(&self) -> Option<Method> {
         match *self {
@@ -117,11 +127,14 @@ impl Bodies<'_> {
     }
 }
 
-/// Where a GPU frame's results come back.
+/// Where a GPU frame's results come back. Only what the CPU uses comes back: the boxes
+/// from a bounds frame; from a broadphase, its counter and then the counted pairs (and
+/// their contacts), not the buffers' whole capacity (their heads are sized for what
+/// [`Capacities::expected_pairs`] expects; a larger count costs a second copy).
 #[derive(Clone, Copy, Debug)]
 pub struct Readbacks {
-    /// The boxes.
-    pub aabbs: ReadbackId,
+    /// The boxes (bounds frames).
+    pub aabbs: Option<ReadbackId>,
     /// The bounds pass status (none when the boxes were given).
     pub bounds_status: Option<ReadbackId>,
     /// The pair counter and the pairs, when the plan has a broadphase.
@@ -222,14 +235,32 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
     };
 
     rec.stage(stage::READBACK);
-    let aabbs = rec.readback_range(
-        aabb_buf,
-        0,
-        bodies.len() as u64 * size_of::<GpuAabb>() as u64,
-    );
+    let aabbs = bp.is_none().then(|| {
+        rec.readback_range(
+            aabb_buf,
+            0,
+            bodies.len() as u64 * size_of::<GpuAabb>() as u64,
+        )
+    });
     let bounds_status = bounds_status.map(|s| rec.readback(s));
-    let pairs = bp.map(|bp| (rec.readback(bp.counter), rec.readback(bp.pairs)));
-    let contacts = contacts.map(|c| rec.readback(c));
+    let expected = plan
+        .capacities()
+        .map_or(0, |c| u64::from(c.expected_pairs()));
+    let counted = |counter, stride: usize| Counted {
+        counter,
+        at: 0,
+        stride: stride as u64,
+        head: expected * stride as u64,
+    };
+    let pairs = bp.map(|bp| {
+        let counter = rec.readback(bp.counter);
+        let pairs = rec.readback_counted(bp.pairs, counted(counter, size_of::<[u32; 2]>()));
+        (counter, pairs)
+    });
+    let contacts = contacts.map(|c| {
+        let (counter, _) = pairs.expect("contacts follow a broadphase");
+        rec.readback_counted(c, counted(counter, size_of::<GpuRoundContact>()))
+    });
     let gathered_bodies = body_buf.filter(|_| gathered).map(|b| rec.readback(b));
     let readbacks = Readbacks {
         aabbs,
@@ -261,7 +292,10 @@ pub fn finish(
         )?;
     }
     let mut result = FrameResult {
-        aabbs: output.values(readbacks.aabbs),
+        aabbs: readbacks
+            .aabbs
+            .map(|id| output.values(id))
+            .unwrap_or_default(),
         pairs: Vec::new(),
         broadphase: readbacks.method,
         profile: output.profile.clone(),
@@ -299,6 +333,8 @@ pub fn cpu(
     if let Some(method) = method {
         let t = Instant::now();
         pairs = cpu_pairs(&aabbs, method)?;
+        // As on the GPU: a frame with a broadphase returns its pairs, not its boxes.
+        aabbs = Vec::new();
         stages.push(StageTime {
             name: stage::BROADPHASE,
             seconds: t.elapsed().as_secs_f64(),

@@ -27,8 +27,11 @@
 //! stages of frame k+1 are in flight while the CPU computes frame k's contacts and
 //! impacts (the engine's ring of readback slots holds both frames' results).
 //!
-//! What it does not do yet: take penetration from the GPU's sampled estimate, or read back
-//! only the counted pairs (the whole pair buffer comes back).
+//! A GPU frame reads back the broadphase's counter and only the counted pairs (the boxes
+//! stay on the device): the pairs the last frame found, and a ninth more, come back with
+//! the frame, and a frame that found more copies the rest once it has finished.
+//!
+//! What it does not do yet: take penetration from the GPU's sampled estimate.
 
 use std::collections::HashSet;
 use std::sync::Arc;

@@ -7,8 +7,9 @@ mod common;
 use proxima::crowd::Crowd;
 use proxima::frame::{self, Plan, stage};
 use proxima::gpu::{ContextOptions, Engine, GpuContext, TimingMode, shaders::ShaderId};
-use proxima::graph::Recording;
+use proxima::graph::{Counted, ReadbackId, Recording};
 use proxima::passes::bounds::{GpuBoundsParams, bounds_cpu};
+use proxima::passes::broadphase::{Capacities, Method};
 use proxima::pipeline::Backend;
 use proxima::profile::Clock;
 use proxima::{DeviceChoice, Error, Pipeline};
@@ -47,12 +48,106 @@ fn upload_copy_clear_and_readback_move_exact_bytes() {
     assert_eq!(out.values::<u32>(rb_a2), vec![7, 10]);
 }
 
-fn counter_frame(value: u32) -> (Recording, proxima::graph::ReadbackId) {
+fn counter_frame(value: u32) -> (Recording, ReadbackId) {
     let mut rec = Recording::new();
     let a = rec.buffer(4, "counter");
     rec.upload(a, &[value]);
     let rb = rec.readback(a);
     (rec, rb)
+}
+
+/// A frame of 128 items of 8 bytes (`base`, `base` + 3, ...) whose count, `count`, lies at
+/// byte 4 of a counter, read back by count with `head_items` copied with the frame.
+fn counted_frame(base: u32, count: u32, head_items: u64) -> (Recording, ReadbackId) {
+    let mut rec = Recording::new();
+    let items = rec.buffer(1024, "items");
+    let counter = rec.buffer(8, "counter");
+    rec.upload(items, &words(256, base));
+    rec.upload(counter, &[0u32, count]);
+    let n = rec.readback(counter);
+    let got = rec.readback_counted(
+        items,
+        Counted {
+            counter: n,
+            at: 4,
+            stride: 8,
+            head: head_items * 8,
+        },
+    );
+    (rec, got)
+}
+
+#[test]
+fn a_counted_readback_returns_the_counted_items_and_copies_no_more() {
+    let Some(ctx) = common::gpu("engine counted") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    // (count, items in the head): within the head, exactly it, past it (a second copy),
+    // none, and past the buffer (clamped to its 128 items).
+    for (count, head_items) in [(10u32, 16u64), (16, 16), (100, 16), (0, 16), (500, 16)] {
+        let (rec, got) = counted_frame(7, count, head_items);
+        let out = engine.run(&rec, &[]).expect("counted frame");
+        let k = count.min(128) as usize;
+        assert_eq!(
+            out.values::<u32>(got),
+            words(256, 7)[..2 * k],
+            "count {count}"
+        );
+        let (head, need) = (head_items * 8, k as u64 * 8);
+        assert_eq!(out.round_trips, if need > head { 2 } else { 1 }, "{count}");
+        assert_eq!(out.copied_bytes, 8 + head.max(need), "count {count}");
+    }
+    // Frames in flight each keep their own items until their tails are copied: the second
+    // frame does not get the first one's held buffer from the pool.
+    let (first, got_first) = counted_frame(1000, 100, 4);
+    let (second, got_second) = counted_frame(5000, 60, 4);
+    let a = engine.submit(&first, &[]).expect("first");
+    let b = engine.submit(&second, &[]).expect("second");
+    let out_b = engine.wait(b).expect("second");
+    let out_a = engine.wait(a).expect("first");
+    assert_eq!(out_a.values::<u32>(got_first), words(256, 1000)[..200]);
+    assert_eq!(out_b.values::<u32>(got_second), words(256, 5000)[..120]);
+}
+
+#[test]
+fn a_pair_frame_reads_back_its_counted_pairs_only() {
+    let Some(ctx) = common::gpu("engine counted pairs") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let world = Crowd::random(20_000, 9);
+    for method in [Method::Hash, Method::Sweep] {
+        let want = frame::cpu(&world.bodies, &world.shapes, Some(method))
+            .expect("twin")
+            .pairs;
+        let count = want.len() as u32;
+        // Room for a tenth more than the count: its head (7/8 of the room) falls short
+        // and the rest is a second copy. Twice the count: the head holds them all.
+        for (room, trips) in [(count + count / 10, 2), (2 * count, 1)] {
+            let caps = Capacities {
+                pairs: room,
+                ..Capacities::guess(world.len())
+            };
+            let (rec, rb) = frame::record(
+                frame::Bodies::Upload(&world.bodies),
+                &world.shapes,
+                Plan::Pairs(method, caps),
+            );
+            let out = engine.run(&rec, &[]).expect("pair frame");
+            let done = frame::finish(&out, &rb, &world.bodies, &world.shapes).expect("finish");
+            assert_eq!(done.result.pairs, want, "{method:?} with room for {room}");
+            assert!(done.result.aabbs.is_empty(), "the boxes stay on the device");
+            let (_, pairs) = rb.pairs.expect("a broadphase ran");
+            assert_eq!(out.bytes(pairs).len(), want.len() * 8);
+            assert_eq!(out.round_trips, trips, "{method:?} with room for {room}");
+            // Beside the pairs only the counter and the bounds status come back; the pairs
+            // copied are the head or, past it, exactly the count.
+            let head = u64::from(caps.expected_pairs()) * 8;
+            let others = out.copied_bytes - head.max(want.len() as u64 * 8);
+            assert!(others <= 256, "{others} bytes beside the pairs");
+        }
+    }
 }
 
 #[test]

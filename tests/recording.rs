@@ -4,7 +4,7 @@
 use proxima::bodies::{GpuBody, GpuShapeBounds};
 use proxima::frame::{self, Plan, stage};
 use proxima::gpu::shaders::{self, BindingKind, ShaderId};
-use proxima::graph::{BufferOrigin, Command, Recording};
+use proxima::graph::{BufferOrigin, Command, Counted, ReadbackId, Recording};
 use proxima::{Error, Result};
 use wgpu::BufferUsages;
 
@@ -125,6 +125,46 @@ fn mistakes_are_named() {
     let e = rec.external(16, "ext");
     rec.free(e);
     expect_recording_error(&rec, "external and cannot be freed");
+
+    // A readback by count: its count must be an aligned u32 of an earlier readback, its
+    // items a multiple of 4 bytes, and its buffer held to the end of the frame.
+    let counted = |counter, at, stride| Counted {
+        counter,
+        at,
+        stride,
+        head: 16,
+    };
+    let mut rec = Recording::new();
+    let items = rec.buffer(64, "items");
+    let count = rec.buffer(8, "count");
+    let later = ReadbackId(1);
+    rec.readback_counted(items, counted(later, 0, 8));
+    rec.readback(count);
+    expect_recording_error(&rec, "count of `items` is not an aligned u32 of an earlier");
+
+    let mut rec = Recording::new();
+    let items = rec.buffer(64, "items");
+    let count = rec.buffer(8, "count");
+    let n = rec.readback(count);
+    rec.readback_counted(items, counted(n, 8, 8));
+    expect_recording_error(&rec, "readback #0, byte 8");
+
+    let mut rec = Recording::new();
+    let items = rec.buffer(64, "items");
+    let count = rec.buffer(8, "count");
+    let n = rec.readback(count);
+    rec.readback_counted(items, counted(n, 4, 6));
+    expect_recording_error(&rec, "items of 6 bytes");
+
+    let mut rec = Recording::new();
+    let items = rec.buffer(64, "items");
+    let count = rec.buffer(8, "count");
+    let n = rec.readback(count);
+    rec.readback_counted(items, counted(n, 4, 8));
+    rec.validate(&bindings)
+        .expect("a well-formed counted readback");
+    rec.free(items);
+    expect_recording_error(&rec, "`items` is read back by count and is held");
 
     // A handle from another recording.
     let mut other = Recording::new();

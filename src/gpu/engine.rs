@@ -2,6 +2,12 @@
 //! buffers reused across frames, a ring of readback (staging) buffers so that up to
 //! [`READBACK_RING`] frames can be in flight while the CPU works on earlier ones, and the
 //! timestamp queries. It knows nothing of collision detection.
+//!
+//! A readback sized by a count the GPU writes ([`Counted`]: a pass's pairs) copies its
+//! head (what the caller expects) with the frame, and holds its buffer out of the pool
+//! until the frame is collected; when the count needs more, the rest is copied then, in a
+//! submission of its own. WebGPU has no copy whose size a buffer gives, so this is how the
+//! bytes past the count never leave the device without a round trip in every frame.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,7 +18,7 @@ use wgpu::BufferUsages;
 use super::context::GpuContext;
 use super::progress::StageSubmissions;
 use super::shaders::{self, BindingKind, ShaderId, ShaderInfo};
-use crate::graph::{BufferId, BufferOrigin, BufferProxy, Command, ReadbackId, Recording};
+use crate::graph::{BufferId, BufferOrigin, BufferProxy, Command, Counted, ReadbackId, Recording};
 use crate::profile::{Clock, Profile, StageTime};
 use crate::{Error, Result};
 
@@ -50,12 +56,30 @@ struct Slot {
 pub struct PendingFrame {
     slot: usize,
     submissions: StageSubmissions,
+    /// Each readback's place in the staging buffer and the bytes copied there.
     readbacks: Vec<(u64, u64)>,
+    /// The readbacks sized by a count, and the buffers they read, held until collected.
+    counted: Vec<CountedRead>,
+    held: Vec<(wgpu::Buffer, BufferUsages)>,
     timestamps: Option<TimestampLayout>,
     cpu_stages: Vec<StageTime>,
-    mapped: Arc<Mutex<Option<std::result::Result<(), String>>>>,
+    mapped: MapFlag,
     used_bytes: u64,
     started: Instant,
+}
+
+/// A readback sized by a count ([`Counted`]), as the engine runs it.
+#[derive(Debug)]
+struct CountedRead {
+    /// Its index among the frame's readbacks.
+    index: usize,
+    /// The buffer read, and the range the readback may cover.
+    buffer: Option<wgpu::Buffer>,
+    offset: u64,
+    size: u64,
+    /// Bytes copied with the frame.
+    head: u64,
+    counted: Counted,
 }
 
 #[derive(Debug)]
@@ -72,6 +96,12 @@ pub struct FrameOutput {
     readbacks: Vec<Vec<u8>>,
     /// Stage timings.
     pub profile: Profile,
+    /// Bytes copied from the frame's buffers to the CPU (a counted readback's head and
+    /// tail; timestamps not included).
+    pub copied_bytes: u64,
+    /// Copies to the CPU the frame took: 1, plus one for each counted readback whose count
+    /// passed its head.
+    pub round_trips: u32,
 }
 
 impl FrameOutput {
@@ -210,13 +240,36 @@ impl Engine {
             })?;
         self.check_limits(recording, &usages)?;
 
-        // Layout of the staging buffer: the readbacks, then the timestamps.
+        // Layout of the staging buffer: the readbacks (of a counted one, its head), then
+        // the timestamps.
         let mut readbacks = Vec::new();
+        let mut counted = Vec::new();
         let mut used_bytes = 0u64;
         for command in recording.commands() {
-            if let Command::Readback { size, .. } = command {
-                readbacks.push((used_bytes, *size));
-                used_bytes += size.next_multiple_of(wgpu::MAP_ALIGNMENT);
+            if let Command::Readback {
+                size,
+                offset,
+                counted: how,
+                ..
+            } = command
+            {
+                let copy = match how {
+                    Some(c) => {
+                        let head = c.head.min(*size) / 4 * 4;
+                        counted.push(CountedRead {
+                            index: readbacks.len(),
+                            buffer: None,
+                            offset: *offset,
+                            size: *size,
+                            head,
+                            counted: *c,
+                        });
+                        head
+                    }
+                    None => *size,
+                };
+                readbacks.push((used_bytes, copy));
+                used_bytes += copy.next_multiple_of(wgpu::MAP_ALIGNMENT);
             }
         }
         let passes = timed_passes(recording);
@@ -295,20 +348,35 @@ impl Engine {
             });
         }
         // Pooled buffers go back to the pool now: later submissions on this queue run after
-        // this one, so reusing them cannot race with this frame.
+        // this one, so reusing them cannot race with this frame. A buffer read by count is
+        // held until the frame is collected (its tail may still be copied).
+        let read_ids: Vec<BufferId> = recording
+            .commands()
+            .iter()
+            .filter_map(|c| match c {
+                Command::Readback {
+                    buffer,
+                    counted: Some(_),
+                    ..
+                } => Some(buffer.id),
+                _ => None,
+            })
+            .collect();
+        for (read, &id) in counted.iter_mut().zip(&read_ids) {
+            read.buffer = live.get(&id).cloned();
+        }
+        let mut held = Vec::new();
         for (id, buffer) in live {
             let (_, origin) = recording.buffers()[id.0 as usize];
             if origin == BufferOrigin::Pooled {
-                self.release(usages[&id], buffer);
+                if read_ids.contains(&id) {
+                    held.push((buffer, usages[&id]));
+                } else {
+                    self.release(usages[&id], buffer);
+                }
             }
         }
-        let mapped = Arc::new(Mutex::new(None));
-        let flag = Arc::clone(&mapped);
-        staging.map_async(wgpu::MapMode::Read, 0..used_bytes.max(8), move |r| {
-            if let Ok(mut m) = flag.lock() {
-                *m = Some(r.map_err(|e| e.to_string()));
-            }
-        });
+        let mapped = request_map(&staging, used_bytes.max(8));
         if let Err(e) = self.ctx.check() {
             // The frame never ran: drop its staging buffer (its map request is void).
             self.slots[slot].staging = None;
@@ -319,6 +387,8 @@ impl Engine {
             slot,
             submissions,
             readbacks,
+            counted,
+            held,
             timestamps,
             cpu_stages,
             mapped,
@@ -327,14 +397,15 @@ impl Engine {
         })
     }
 
-    /// Waits for a submitted frame and collects its readbacks and timings.
-    #[expect(
-        clippy::needless_pass_by_value,
-        reason = "taking the ticket by value makes waiting twice on one frame impossible"
-    )]
+    /// Waits for a submitted frame and collects its readbacks and timings (taking the
+    /// ticket by value makes waiting twice on one frame impossible).
     pub fn wait(&mut self, frame: PendingFrame) -> Result<FrameOutput> {
         let slot = frame.slot;
         let result = self.collect(&frame);
+        // The buffers read by count go back to the pool once their tails are copied.
+        for (buffer, usage) in frame.held {
+            self.release(usage, buffer);
+        }
         let staging = self.slots[slot].staging.as_ref();
         if let Some(staging) = staging {
             // Unmapping a buffer that is not mapped is a validation error, not a panic,
@@ -351,34 +422,7 @@ impl Engine {
 
     fn collect(&mut self, frame: &PendingFrame) -> Result<FrameOutput> {
         frame.submissions.wait_all(&self.ctx)?;
-        // On a device other threads poll too (a renderer's, or one shared by tests), the
-        // map callback of a finished submission may be running on another thread's poll
-        // when ours returns: poll until it has landed.
-        let deadline = Instant::now() + MAP_TIMEOUT;
-        loop {
-            let mapped = frame
-                .mapped
-                .lock()
-                .map_err(|_| Error::Readback("map flag poisoned".into()))?
-                .clone();
-            match mapped {
-                Some(Ok(())) => break,
-                Some(Err(e)) => return Err(Error::Readback(format!("mapping failed: {e}"))),
-                None if Instant::now() > deadline => {
-                    return Err(Error::Readback(format!(
-                        "the GPU finished but the readback buffer was not mapped within {} s",
-                        MAP_TIMEOUT.as_secs()
-                    )));
-                }
-                None => {
-                    self.ctx
-                        .device
-                        .poll(wgpu::PollType::Poll)
-                        .map_err(|e| Error::Readback(format!("poll: {e}")))?;
-                    std::thread::yield_now();
-                }
-            }
-        }
+        await_mapped(&self.ctx, &frame.mapped)?;
         self.ctx.check()?;
         let staging = self.slots[frame.slot]
             .staging
@@ -388,11 +432,13 @@ impl Engine {
             .slice(0..frame.used_bytes)
             .get_mapped_range()
             .map_err(|e| Error::Readback(format!("mapped range: {e:?}")))?;
-        let readbacks = frame
+        let mut readbacks: Vec<Vec<u8>> = frame
             .readbacks
             .iter()
             .map(|&(offset, size)| view[offset as usize..(offset + size) as usize].to_vec())
             .collect();
+        let mut copied_bytes: u64 = frame.readbacks.iter().map(|&(_, size)| size).sum();
+        let mut round_trips = 1;
         let (stages, clock) = match &frame.timestamps {
             Some(layout) => {
                 let period = f64::from(self.ctx.queue.get_timestamp_period());
@@ -419,6 +465,31 @@ impl Engine {
             None => (frame.cpu_stages.clone(), Clock::Cpu),
         };
         drop(view);
+        for read in &frame.counted {
+            let c = read.counted;
+            let at = c.at as usize;
+            let count = readbacks[c.counter.0 as usize]
+                .get(at..at + 4)
+                .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                .ok_or_else(|| {
+                    Error::Readback(format!(
+                        "the count of readback #{} is not in readback #{}",
+                        read.index, c.counter.0
+                    ))
+                })?;
+            let need = u64::from(count).saturating_mul(c.stride).min(read.size);
+            if need <= read.head {
+                readbacks[read.index].truncate(need as usize);
+            } else {
+                let source = read.buffer.as_ref().ok_or_else(|| {
+                    Error::Readback(format!("readback #{} lost its buffer", read.index))
+                })?;
+                let tail = self.fetch(source, read.offset + read.head, need - read.head)?;
+                readbacks[read.index].extend_from_slice(&tail);
+                copied_bytes += need - read.head;
+                round_trips += 1;
+            }
+        }
         Ok(FrameOutput {
             readbacks,
             profile: Profile {
@@ -426,7 +497,35 @@ impl Engine {
                 clock,
                 wall: frame.started.elapsed(),
             },
+            copied_bytes,
+            round_trips,
         })
+    }
+
+    /// Copies `size` bytes at `offset` of `source` to the CPU now: a counted readback's
+    /// tail, after its frame has finished.
+    fn fetch(&self, source: &wgpu::Buffer, offset: u64, size: u64) -> Result<Vec<u8>> {
+        let staging = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("proxima readback tail"),
+            size,
+            usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut encoder = new_encoder(&self.ctx.device);
+        encoder.copy_buffer_to_buffer(source, offset, &staging, 0, size);
+        let mut submissions = StageSubmissions::default();
+        submissions.submit(&self.ctx, "readback tail", encoder.finish());
+        let mapped = request_map(&staging, size);
+        submissions.wait_all(&self.ctx)?;
+        await_mapped(&self.ctx, &mapped)?;
+        self.ctx.check()?;
+        let bytes = staging
+            .slice(..)
+            .get_mapped_range()
+            .map_err(|e| Error::Readback(format!("mapped range: {e:?}")))?
+            .to_vec();
+        staging.unmap();
+        Ok(bytes)
     }
 
     fn pipeline(&mut self, id: ShaderId) -> Result<&Pipeline> {
@@ -513,6 +612,50 @@ impl Engine {
     fn release(&mut self, usage: BufferUsages, buffer: wgpu::Buffer) {
         let key = (buffer.size(), pooled_usage(usage));
         self.pool.entry(key).or_default().push(buffer);
+    }
+}
+
+/// Whether a buffer's map request has landed, and how.
+type MapFlag = Arc<Mutex<Option<std::result::Result<(), String>>>>;
+
+/// Asks for `size` bytes of `buffer` to be mapped for reading once the GPU is done with it.
+fn request_map(buffer: &wgpu::Buffer, size: u64) -> MapFlag {
+    let mapped = Arc::new(Mutex::new(None));
+    let flag = Arc::clone(&mapped);
+    buffer.map_async(wgpu::MapMode::Read, 0..size, move |r| {
+        if let Ok(mut m) = flag.lock() {
+            *m = Some(r.map_err(|e| e.to_string()));
+        }
+    });
+    mapped
+}
+
+/// Waits for a map request of work that has finished. On a device other threads poll too
+/// (a renderer's, or one shared by tests), the map callback of a finished submission may
+/// be running on another thread's poll when ours returns: poll until it has landed.
+fn await_mapped(ctx: &GpuContext, mapped: &MapFlag) -> Result<()> {
+    let deadline = Instant::now() + MAP_TIMEOUT;
+    loop {
+        let state = mapped
+            .lock()
+            .map_err(|_| Error::Readback("map flag poisoned".into()))?
+            .clone();
+        match state {
+            Some(Ok(())) => return Ok(()),
+            Some(Err(e)) => return Err(Error::Readback(format!("mapping failed: {e}"))),
+            None if Instant::now() > deadline => {
+                return Err(Error::Readback(format!(
+                    "the GPU finished but the readback buffer was not mapped within {} s",
+                    MAP_TIMEOUT.as_secs()
+                )));
+            }
+            None => {
+                ctx.device
+                    .poll(wgpu::PollType::Poll)
+                    .map_err(|e| Error::Readback(format!("poll: {e}")))?;
+                std::thread::yield_now();
+            }
+        }
     }
 }
 
@@ -851,22 +994,17 @@ impl<'a> FrameRun<'a> {
                         );
                     }
                 }
-                Command::Readback {
-                    buffer,
-                    offset,
-                    size,
-                    ..
-                } => {
+                Command::Readback { buffer, offset, .. } => {
                     let s = self.buffer(buffer)?;
-                    let (staging_offset, _) = readbacks[readback_index];
+                    let (staging_offset, size) = readbacks[readback_index];
                     readback_index += 1;
-                    if *size > 0 {
+                    if size > 0 {
                         self.encoder().copy_buffer_to_buffer(
                             &s,
                             *offset,
                             staging,
                             staging_offset,
-                            *size,
+                            size,
                         );
                     }
                 }

@@ -3,4 +3,4 @@
 
 mod recording;
 
-pub use recording::{BufferId, BufferOrigin, BufferProxy, Command, ReadbackId, Recording};
+pub use recording::{BufferId, BufferOrigin, BufferProxy, Command, Counted, ReadbackId, Recording};

@@ -29,6 +29,23 @@ pub struct BufferProxy {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ReadbackId(pub u32);
 
+/// A readback whose length the frame itself decides: `count × stride` bytes (at most the
+/// range), `count` being the u32 at byte `at` of the readback `counter`, recorded earlier
+/// in the same frame (a pass's item counter). The first `head` bytes are copied with the
+/// frame; when the count needs more, the engine copies the rest after the frame has
+/// finished (one more round trip), so bytes past the count never leave the device.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Counted {
+    /// The readback holding the count.
+    pub counter: ReadbackId,
+    /// Byte offset of the count in it.
+    pub at: u64,
+    /// Bytes per counted item (a multiple of 4).
+    pub stride: u64,
+    /// Bytes copied with the frame: the count the caller expects, with some room.
+    pub head: u64,
+}
+
 /// Where a buffer comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BufferOrigin {
@@ -86,16 +103,19 @@ pub enum Command {
         /// Bytes to copy.
         size: u64,
     },
-    /// Reads `size` bytes at `offset` back to the CPU when the frame completes.
+    /// Reads `size` bytes at `offset` back to the CPU when the frame completes (with
+    /// `counted`, only the counted items' bytes of them).
     Readback {
         /// Source buffer.
         buffer: BufferProxy,
         /// Byte offset.
         offset: u64,
-        /// Bytes to read.
+        /// Bytes to read (at most, when counted).
         size: u64,
         /// Key of the bytes in the frame's output.
         id: ReadbackId,
+        /// Where the item count comes from, for a readback sized by it.
+        counted: Option<Counted>,
     },
     /// Returns a pooled buffer to the pool; later commands may not use it.
     Free(BufferProxy),
@@ -233,6 +253,22 @@ impl Recording {
 
     /// Reads `size` bytes at `offset` back.
     pub fn readback_range(&mut self, buffer: BufferProxy, offset: u64, size: u64) -> ReadbackId {
+        self.push_readback(buffer, offset, size, None)
+    }
+
+    /// Reads back the counted items at the start of `buffer` ([`Counted`]). The buffer is
+    /// held until the frame's output is collected: no later command may free it.
+    pub fn readback_counted(&mut self, buffer: BufferProxy, counted: Counted) -> ReadbackId {
+        self.push_readback(buffer, 0, buffer.size, Some(counted))
+    }
+
+    fn push_readback(
+        &mut self,
+        buffer: BufferProxy,
+        offset: u64,
+        size: u64,
+        counted: Option<Counted>,
+    ) -> ReadbackId {
         let id = ReadbackId(self.readbacks);
         self.readbacks += 1;
         self.commands.push(Command::Readback {
@@ -240,6 +276,7 @@ impl Recording {
             offset,
             size,
             id,
+            counted,
         });
         id
     }
@@ -264,6 +301,9 @@ impl Recording {
             .map(|(b, _)| (b.id, BufferUsages::empty()))
             .collect();
         let mut freed = vec![false; self.buffers.len()];
+        // Readback sizes so far, and the buffers a counted readback holds.
+        let mut read_sizes: Vec<u64> = Vec::new();
+        let mut held = vec![false; self.buffers.len()];
         let mut require =
             |b: &BufferProxy, usage: BufferUsages, what: &str, freed: &[bool]| -> Result<()> {
                 let Some((declared, _)) = self.buffers.get(b.id.0 as usize) else {
@@ -356,16 +396,45 @@ impl Recording {
                     buffer,
                     offset,
                     size,
+                    counted,
                     ..
                 } => {
                     require(buffer, BufferUsages::COPY_SRC, &what, &freed)?;
                     range(buffer, *offset, *size, &what)?;
+                    if let Some(c) = counted {
+                        let counter_size = read_sizes.get(c.counter.0 as usize).copied();
+                        if counter_size.is_none_or(|n| c.at.saturating_add(4) > n)
+                            || !c.at.is_multiple_of(4)
+                        {
+                            return Err(Error::Recording(format!(
+                                "{what}: the count of `{}` is not an aligned u32 of an earlier \
+                                 readback (readback #{}, byte {})",
+                                buffer.label, c.counter.0, c.at
+                            )));
+                        }
+                        if c.stride == 0 || !c.stride.is_multiple_of(4) {
+                            return Err(Error::Recording(format!(
+                                "{what}: items of {} bytes in `{}`: a counted readback needs a \
+                                 nonzero multiple of 4",
+                                c.stride, buffer.label
+                            )));
+                        }
+                        held[buffer.id.0 as usize] = true;
+                    }
+                    read_sizes.push(*size);
                 }
                 Command::Free(buffer) => {
                     require(buffer, BufferUsages::empty(), &what, &freed)?;
                     if self.buffers[buffer.id.0 as usize].1 == BufferOrigin::External {
                         return Err(Error::Recording(format!(
                             "{what}: `{}` is external and cannot be freed",
+                            buffer.label
+                        )));
+                    }
+                    if held[buffer.id.0 as usize] {
+                        return Err(Error::Recording(format!(
+                            "{what}: `{}` is read back by count and is held until the frame \
+                             is collected; it cannot be freed",
                             buffer.label
                         )));
                     }

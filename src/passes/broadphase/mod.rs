@@ -303,6 +303,14 @@ impl Capacities {
         }
     }
 
+    /// The pairs a frame with these capacities is expected to find: what the last frame
+    /// found, and a little more (capacities keep a quarter of room over it, see
+    /// [`Capacities::fitted_to`]; this keeps a ninth). Readbacks copy that many with the
+    /// frame and any more after it.
+    pub fn expected_pairs(self) -> u32 {
+        self.pairs - self.pairs / 8
+    }
+
     /// Room for the next frame after a run that fit: what it used plus a quarter, so a
     /// coherent scene neither overflows nor scans mostly empty hash entries.
     pub fn fitted_to(counter: &GpuPairCounter) -> Self {
