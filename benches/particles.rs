@@ -15,7 +15,7 @@ use proxima::bodies::{GpuBody, Pose};
 use proxima::exact::rounded;
 use proxima::geometry::rounded::Rounded;
 use proxima::gpu::Engine;
-use proxima::particles::{GpuRoundContacts, contacts_cpu};
+use proxima::particles::{GpuRoundContacts, particle_frame_cpu};
 use proxima::passes::broadphase::Method;
 use proxima::rng::Rng;
 
@@ -119,21 +119,24 @@ fn particle_frame(c: &mut Criterion) {
             })
             .collect();
         if let Some((pass, engine)) = pass_engine.as_mut() {
-            let f = pass.frame(engine, &bodies, &bounds, Method::Hash).unwrap();
+            let f = pass
+                .frame(engine, &bodies, &bounds, Method::Hash, 0.0)
+                .unwrap();
             eprintln!(
-                "{n} particles: {} pairs, {} touching",
-                f.pairs.len(),
-                f.contacts.iter().filter(|c| c.distance <= 0.0).count()
+                "{n} particles: {} pairs, {} touching, {} bytes read back",
+                f.pairs,
+                f.contacts.len(),
+                f.read_back
             );
             group.bench_with_input(BenchmarkId::new("gpu", n), &bodies, |bench, bodies| {
-                bench.iter(|| pass.frame(engine, bodies, &bounds, Method::Hash).unwrap());
+                bench.iter(|| {
+                    pass.frame(engine, bodies, &bounds, Method::Hash, 0.0)
+                        .unwrap()
+                });
             });
         }
         group.bench_with_input(BenchmarkId::new("cpu_twin", n), &bodies, |bench, bodies| {
-            bench.iter(|| {
-                let f = proxima::frame::cpu(bodies, &bounds, Some(Method::Hash)).unwrap();
-                contacts_cpu(&table, bodies, &f.pairs).unwrap()
-            });
+            bench.iter(|| particle_frame_cpu(&table, bodies, &bounds, Method::Hash, 0.0).unwrap());
         });
     }
     group.finish();

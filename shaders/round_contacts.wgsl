@@ -1,5 +1,9 @@
 // Sphere and capsule contacts for every pair: one invocation per pair, dispatched
-// indirectly from the GPU-side pair count (straight after the broadphase, no readback). A shape is a
+// indirectly from the GPU-side pair count (straight after the broadphase, no readback). Each
+// pair's contact goes to its slot of `contacts`; those within `params.within` (the contacts a
+// user asks for) are also gathered into `touching`, counted in `touch_count` (a workgroup
+// claims its run of slots with one global atomic; the order is the GPU's, the CPU sorts by
+// pair), so a frame reads back only those. A shape is a
 // segment along its body's z axis (half length h; 0 for a sphere) swept by a radius; the
 // contact is the segments' closest points (Ericson, Real-Time Collision Detection 5.1.9),
 // their distance less both radii (negative: the depth), and the unit normal from A to B
@@ -21,6 +25,19 @@ struct RoundContact {
     distance: f32,
 }
 
+struct RoundParams {
+    within: f32,
+    _pad0: u32,
+    _pad1: u32,
+    _pad2: u32,
+}
+
+struct TouchContact {
+    pair: vec2<u32>,
+    distance: f32,
+    normal: array<f32, 3>,
+}
+
 const WORKGROUP_SIZE: u32 = 64u;
 
 // The pair count and the room in `pairs` (a broadphase PairCounter's first two words,
@@ -30,6 +47,13 @@ const WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(2) var<storage, read> pairs: array<vec2<u32>>;
 @group(0) @binding(3) var<storage, read> shapes: array<RoundShape>;
 @group(0) @binding(4) var<storage, read_write> contacts: array<RoundContact>;
+@group(0) @binding(5) var<uniform> params: RoundParams;
+// As many slots as `contacts`: no more pairs than that can be within.
+@group(0) @binding(6) var<storage, read_write> touching: array<TouchContact>;
+@group(0) @binding(7) var<storage, read_write> touch_count: array<atomic<u32>>;
+
+var<workgroup> group_kept: atomic<u32>;
+var<workgroup> group_base: u32;
 
 // The body's z axis scaled by its shape's full segment length.
 fn segment_of(body: Body, shape: RoundShape) -> vec3<f32> {
@@ -70,13 +94,7 @@ fn closest_params(p0: vec3<f32>, d1: vec3<f32>, q0: vec3<f32>, d2: vec3<f32>) ->
     return vec2<f32>(s, t);
 }
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let i = linear_index(gid, groups, WORKGROUP_SIZE);
-    if i >= min(counter[0], counter[1]) {
-        return;
-    }
-    let pair = pairs[i];
+fn contact_of(pair: vec2<u32>) -> RoundContact {
     let body_a = bodies[pair.x];
     let body_b = bodies[pair.y];
     let sa = shapes[body_a.shape];
@@ -92,5 +110,39 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if len > 0.0 {
         normal = gap / len;
     }
-    contacts[i] = RoundContact(normal, len - (sa.radius + sb.radius));
+    return RoundContact(normal, len - (sa.radius + sb.radius));
+}
+
+@compute @workgroup_size(64)
+fn main(
+    @builtin(global_invocation_id) gid: vec3<u32>,
+    @builtin(local_invocation_index) lid: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let i = linear_index(gid, groups, WORKGROUP_SIZE);
+    // No early return: every invocation reaches the barriers below.
+    var kept = false;
+    var slot = 0u;
+    var touch: TouchContact;
+    if i < min(counter[0], counter[1]) {
+        let pair = pairs[i];
+        let c = contact_of(pair);
+        contacts[i] = c;
+        if c.distance <= params.within {
+            kept = true;
+            touch = TouchContact(pair, c.distance, array<f32, 3>(c.normal.x, c.normal.y, c.normal.z));
+            slot = atomicAdd(&group_kept, 1u);
+        }
+    }
+    workgroupBarrier();
+    if lid == 0u {
+        let n = atomicLoad(&group_kept);
+        if n > 0u {
+            group_base = atomicAdd(&touch_count[0], n);
+        }
+    }
+    workgroupBarrier();
+    if kept {
+        touching[group_base + slot] = touch;
+    }
 }

@@ -23,16 +23,17 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use crate::bodies::GpuAabb;
 use crate::broadphase::{Choice, cpu_pairs};
 use crate::estimate::{GpuDepthEstimator, estimate_cpu};
-use crate::frame::{self, FrameResult, stage};
+use crate::frame::{self, stage};
 use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
 use crate::passes::radix::{record_sort_pairs, sort_pairs_cpu};
-use crate::passes::round_contacts::GpuRoundShape;
+use crate::passes::round_contacts::{GpuRoundShape, touching_cpu};
 use crate::pipeline::{Backend, Pipeline};
 use crate::plot::{Series, loglog_svg};
 use crate::rng::Rng;
@@ -337,7 +338,10 @@ fn fill_size(
                 let twin = frame::cpu(&world.bodies, &world.shapes, Some(method))?;
                 cpu.push(t.elapsed().as_secs_f64());
                 cpu_bp.push(twin.profile.stage_seconds(stage::BROADPHASE));
-                check_same_pairs(&out, method)?;
+                // A pair frame keeps its boxes on the device: the same poses' bounds frame
+                // gives the boxes the GPU paired (the bounds pass is deterministic).
+                let boxes = pipeline.bounds(world)?.aabbs;
+                check_same_pairs(&out.pairs, &boxes, method)?;
             }
             f.pairs = Some(out.pairs.len());
             last_pairs = Some(out.pairs);
@@ -411,11 +415,11 @@ fn particle_figures(
         ));
     };
     let (bodies, bounds) = (&scene.crowd.bodies, &scene.crowd.shapes);
-    let pass = GpuRoundContacts::new(engine, table.clone())?;
+    let mut pass = GpuRoundContacts::new(engine, table.clone())?;
     let (mut gpu, mut gpu_contacts) = (Vec::new(), Vec::new());
     let mut last = None;
     for r in 0..=options.runs {
-        let f = pass.frame(engine, bodies, bounds, Method::Hash)?;
+        let f = pass.frame(engine, bodies, bounds, Method::Hash, 0.0)?;
         if r > 0 {
             let p = &f.profile;
             gpu.push(
@@ -433,13 +437,14 @@ fn particle_figures(
         let t = Instant::now();
         let twin = frame::cpu(bodies, bounds, Some(Method::Hash))?;
         let c = Instant::now();
-        contacts_cpu(&table, bodies, &twin.pairs)?;
+        let contacts = contacts_cpu(&table, bodies, &twin.pairs)?;
+        std::hint::black_box(touching_cpu(&twin.pairs, &contacts, 0.0));
         cpu_contacts.push(c.elapsed().as_secs_f64());
         cpu.push(t.elapsed().as_secs_f64());
-        if twin.pairs != last.pairs {
+        if twin.pairs.len() != last.pairs as usize {
             return Err(Error::Gpu(format!(
                 "particle frame: the GPU found {} pairs, the CPU twins {}",
-                last.pairs.len(),
+                last.pairs,
                 twin.pairs.len()
             )));
         }
@@ -447,8 +452,8 @@ fn particle_figures(
     Ok(ParticleFigures {
         versus: Versus::new(median(&mut gpu), median(&mut cpu)),
         contacts: Versus::new(median(&mut gpu_contacts), median(&mut cpu_contacts)),
-        pairs: last.pairs.len(),
-        touching: last.contacts.iter().filter(|c| c.distance <= 0.0).count(),
+        pairs: last.pairs as usize,
+        touching: last.contacts.len(),
     })
 }
 
@@ -514,15 +519,14 @@ fn check_same_estimates(gpu: &[GpuDepthEstimate], cpu: &[GpuDepthEstimate]) -> R
 /// set, and the sweep's twin takes minutes on a uniform crowd of millions). (The twins' own boxes may differ from those in the last bits: each
 /// bounds pass rounds outward on its own, and a GPU may fuse a multiply-add the CPU
 /// rounds twice, so a pair whose boxes just touch can differ between the two frames.)
-fn check_same_pairs(gpu: &FrameResult, method: Method) -> Result<()> {
-    let twin = cpu_pairs(&gpu.aabbs, Method::Hash)?;
-    if gpu.pairs != twin {
+fn check_same_pairs(pairs: &[[u32; 2]], boxes: &[GpuAabb], method: Method) -> Result<()> {
+    let twin = cpu_pairs(boxes, Method::Hash)?;
+    if pairs != twin {
         let missing = twin
             .iter()
-            .filter(|p| gpu.pairs.binary_search(p).is_err())
+            .filter(|p| pairs.binary_search(p).is_err())
             .count();
-        let extra = gpu
-            .pairs
+        let extra = pairs
             .iter()
             .filter(|p| twin.binary_search(p).is_err())
             .count();
@@ -530,7 +534,7 @@ fn check_same_pairs(gpu: &FrameResult, method: Method) -> Result<()> {
             "gpu {} found {} pairs, the cpu hash twin on the same boxes {} ({missing} \
              missing, {extra} extra)",
             method.name(),
-            gpu.pairs.len(),
+            pairs.len(),
             twin.len()
         )));
     }

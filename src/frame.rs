@@ -14,7 +14,7 @@ use crate::graph::{BufferProxy, Counted, ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
 use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
-use crate::passes::round_contacts::{GpuRoundContact, record_round_contacts};
+use crate::passes::round_contacts::{GpuTouchContact, record_round_contacts};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
 
@@ -61,7 +61,8 @@ pub enum Plan {
     /// Bounds, broadphase, then the sphere and capsule contacts of every pair straight
     /// from the broadphase's buffers (the pass reads the pair count on the GPU: nothing
     /// comes back between the stages) against a resident shape table of `table_bytes`,
-    /// which the caller binds as an external buffer ([`Readbacks::table`]).
+    /// which the caller binds as an external buffer ([`Readbacks::table`]). Only the
+    /// contacts `within` the distance come back (with the pair counter), not the pairs.
     Particles {
         /// The broadphase method.
         method: Method,
@@ -69,6 +70,11 @@ pub enum Plan {
         caps: Capacities,
         /// Size of the resident round-shape table.
         table_bytes: u64,
+        /// Contacts at this distance or closer come back (0: touching or overlapping).
+        within: f32,
+        /// How many the caller expects (the last frame's count): that many come back with
+        /// the frame, any more in a second copy.
+        expect: u32,
     },
 }
 
@@ -137,10 +143,12 @@ pub struct Readbacks {
     pub aabbs: Option<ReadbackId>,
     /// The bounds pass status (none when the boxes were given).
     pub bounds_status: Option<ReadbackId>,
-    /// The pair counter and the pairs, when the plan has a broadphase.
-    pub pairs: Option<(ReadbackId, ReadbackId)>,
-    /// One contact per pair slot, in the pairs' order (particle plans).
-    pub contacts: Option<ReadbackId>,
+    /// The pair counter, when the plan has a broadphase.
+    pub counter: Option<ReadbackId>,
+    /// The counted pairs (pair plans).
+    pub pairs: Option<ReadbackId>,
+    /// The count of contacts within the plan's distance and their list (particle plans).
+    pub touching: Option<(ReadbackId, ReadbackId)>,
     /// The external round-shape table to bind (particle plans).
     pub table: Option<BufferProxy>,
     /// The broadphase method that ran.
@@ -159,6 +167,8 @@ pub struct GpuFrame {
     pub result: FrameResult,
     /// The broadphase's counter.
     pub counter: Option<GpuPairCounter>,
+    /// The contacts within the particle plan's distance, sorted by pair.
+    pub touching: Option<Vec<GpuTouchContact>>,
     /// The body table the frame gathered from an instance buffer.
     pub bodies: Option<Vec<GpuBody>>,
 }
@@ -210,7 +220,7 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let n = bodies.len() as u32;
-    let (bp, contacts, table) = match (plan, body_buf) {
+    let (bp, touching, table) = match (plan, body_buf) {
         (Plan::Bounds, _) => (None, None, None),
         (Plan::Pairs(method, caps), _) | (Plan::Particles { method, caps, .. }, None) => (
             Some(record_broadphase(&mut rec, aabb_buf, n, method, caps)),
@@ -222,15 +232,18 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
                 method,
                 caps,
                 table_bytes,
+                within,
+                expect,
             },
             Some(body_buf),
         ) => {
             let bp = record_broadphase(&mut rec, aabb_buf, n, method, caps);
             rec.stage(stage::CONTACTS);
             let table = rec.external(table_bytes, "round shapes");
-            let contacts =
-                record_round_contacts(&mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs);
-            (Some(bp), Some(contacts), Some(table))
+            let out = record_round_contacts(
+                &mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs, within,
+            );
+            (Some(bp), Some((out, expect)), Some(table))
         }
     };
 
@@ -243,30 +256,34 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         )
     });
     let bounds_status = bounds_status.map(|s| rec.readback(s));
-    let expected = plan
-        .capacities()
-        .map_or(0, |c| u64::from(c.expected_pairs()));
-    let counted = |counter, stride: usize| Counted {
+    let counted = |counter, stride: usize, expect: u32| Counted {
         counter,
         at: 0,
         stride: stride as u64,
-        head: expected * stride as u64,
+        head: u64::from(expect) * stride as u64,
     };
-    let pairs = bp.map(|bp| {
-        let counter = rec.readback(bp.counter);
-        let pairs = rec.readback_counted(bp.pairs, counted(counter, size_of::<[u32; 2]>()));
-        (counter, pairs)
-    });
-    let contacts = contacts.map(|c| {
-        let (counter, _) = pairs.expect("contacts follow a broadphase");
-        rec.readback_counted(c, counted(counter, size_of::<GpuRoundContact>()))
+    let counter = bp.map(|bp| rec.readback(bp.counter));
+    // A particle frame's product is its contacts: its pairs stay on the device.
+    let pairs = bp
+        .zip(counter)
+        .filter(|_| touching.is_none())
+        .map(|(bp, counter)| {
+            let expect = plan.capacities().map_or(0, Capacities::expected_pairs);
+            rec.readback_counted(bp.pairs, counted(counter, size_of::<[u32; 2]>(), expect))
+        });
+    let touching = touching.map(|(out, expect)| {
+        let count = rec.readback(out.touch_count);
+        let stride = size_of::<GpuTouchContact>();
+        let list = rec.readback_counted(out.touching, counted(count, stride, expect));
+        (count, list)
     });
     let gathered_bodies = body_buf.filter(|_| gathered).map(|b| rec.readback(b));
     let readbacks = Readbacks {
         aabbs,
         bounds_status,
+        counter,
         pairs,
-        contacts,
+        touching,
         table,
         method: plan.method(),
         instances,
@@ -300,15 +317,22 @@ pub fn finish(
         broadphase: readbacks.method,
         profile: output.profile.clone(),
     };
-    let counter = readbacks.pairs.map(|(counter, pairs)| {
-        let counter: GpuPairCounter = output.values::<GpuPairCounter>(counter)[0];
-        let raw: Vec<[u32; 2]> = output.values(pairs);
-        result.pairs = sorted_pairs(&raw, &counter);
-        counter
+    let counter = readbacks
+        .counter
+        .map(|id| output.values::<GpuPairCounter>(id)[0]);
+    if let (Some(id), Some(counter)) = (readbacks.pairs, &counter) {
+        let raw: Vec<[u32; 2]> = output.values(id);
+        result.pairs = sorted_pairs(&raw, counter);
+    }
+    let touching = readbacks.touching.map(|(_, list)| {
+        let mut list: Vec<GpuTouchContact> = output.values(list);
+        list.sort_unstable_by_key(|c| c.pair);
+        list
     });
     Ok(GpuFrame {
         result,
         counter,
+        touching,
         bodies: gathered,
     })
 }

@@ -7,9 +7,10 @@ use crate::broadphase::{Attempt, run_until_fits};
 use crate::frame::{self, Plan};
 use crate::gpu::Engine;
 use crate::graph::Recording;
-use crate::passes::broadphase::{Capacities, GpuPairCounter, Method};
+use crate::passes::broadphase::{Capacities, Method};
 use crate::passes::round_contacts::{
-    GpuRoundContact, GpuRoundShape, check_inputs, record_round_contacts, round_contacts_cpu,
+    GpuRoundContact, GpuRoundShape, GpuTouchContact, check_inputs, record_round_contacts,
+    round_contacts_cpu, touching_cpu,
 };
 use crate::profile::Profile;
 use crate::{Error, Result};
@@ -29,6 +30,10 @@ pub struct ContactRun {
 pub struct GpuRoundContacts {
     shapes: Vec<GpuRoundShape>,
     buffer: wgpu::Buffer,
+    /// Pair room for the next frame (the last frame's count and a quarter).
+    caps: Option<Capacities>,
+    /// Contacts the next frame expects to read back.
+    expect: Option<u32>,
 }
 
 impl GpuRoundContacts {
@@ -47,7 +52,12 @@ impl GpuRoundContacts {
                     contents: bytemuck::cast_slice(&shapes),
                     usage: wgpu::BufferUsages::STORAGE,
                 });
-        Ok(GpuRoundContacts { shapes, buffer })
+        Ok(GpuRoundContacts {
+            shapes,
+            buffer,
+            caps: None,
+            expect: None,
+        })
     }
 
     /// The shapes.
@@ -81,9 +91,9 @@ impl GpuRoundContacts {
         rec.upload(counter, &[n, n]);
         let table = rec.external(self.buffer.size(), "round shapes");
         rec.stage("contacts");
-        let out = record_round_contacts(&mut rec, counter, b, p, table, n);
+        let out = record_round_contacts(&mut rec, counter, b, p, table, n, f32::NEG_INFINITY);
         rec.stage("readback");
-        let rb = rec.readback(out);
+        let rb = rec.readback(out.contacts);
         let frame = engine.run(&rec, &[(table, &self.buffer)])?;
         Ok(ContactRun {
             contacts: frame.values(rb),
@@ -92,28 +102,34 @@ impl GpuRoundContacts {
     }
 }
 
-/// A particle frame's result: the broadphase pairs, sorted, and each one's contact.
-#[derive(Clone, Debug)]
+/// A particle frame's result: what came back to the CPU.
+#[derive(Clone, Debug, PartialEq)]
 pub struct ParticleFrame {
-    /// Overlapping box pairs `[a, b]`, `a < b`, sorted.
-    pub pairs: Vec<[u32; 2]>,
-    /// The contact of each pair.
-    pub contacts: Vec<GpuRoundContact>,
-    /// Stage timings (`upload`, `bounds`, `broadphase/…`, `contacts`, `readback`).
+    /// Box pairs the broadphase found (the pairs themselves stay on the device).
+    pub pairs: u32,
+    /// The contacts at the frame's distance or closer, sorted by pair.
+    pub contacts: Vec<GpuTouchContact>,
+    /// Bytes the frame copied back to the CPU (0 on the CPU twin).
+    pub read_back: u64,
+    /// Stage timings (`upload`, `bounds`, `broadphase/…`, `contacts`, `readback`; empty
+    /// on the CPU twin).
     pub profile: Profile,
 }
 
 impl GpuRoundContacts {
     /// A whole particle frame on the GPU: bounds, broadphase and contacts in one
-    /// submission, nothing read back between stages; re-run with more room when the pairs
-    /// overflowed (no pair is dropped). `bounds` are the shapes' local bounds, in the same
-    /// order as this runner's shapes.
+    /// submission, nothing read back between stages, and afterwards only the pair count
+    /// and the contacts `within` the distance (0: touching or overlapping; a speculative
+    /// margin above it); re-run with more room when the pairs overflowed (no pair is
+    /// dropped). `bounds` are the shapes' local bounds, in the same order as this runner's
+    /// shapes. Pair room and the contacts expected come from the last frame.
     pub fn frame(
-        &self,
+        &mut self,
         engine: &mut Engine,
         bodies: &[GpuBody],
         bounds: &[GpuShapeBounds],
         method: Method,
+        within: f32,
     ) -> Result<ParticleFrame> {
         if bounds.len() != self.shapes.len() {
             return Err(Error::Usage(format!(
@@ -122,47 +138,64 @@ impl GpuRoundContacts {
                 self.shapes.len()
             )));
         }
+        if within.is_nan() {
+            return Err(Error::Usage(
+                "particle frame: the contact distance is NaN".into(),
+            ));
+        }
         crate::passes::broadphase::check_body_count(bodies.len())?;
-        let caps = Capacities::guess(bodies.len());
+        let caps = self.caps.unwrap_or_else(|| Capacities::guess(bodies.len()));
         let max = Capacities::device_max(&engine.context().limits());
-        let ((result, _, _), _) = run_until_fits(caps, method, max, |caps| {
+        let expect = self.expect;
+        let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
             let plan = Plan::Particles {
                 method,
                 caps,
                 table_bytes: self.buffer.size(),
+                within,
+                // Before any frame: a contact for an eighth of the pairs' room.
+                expect: expect.unwrap_or(caps.pairs / 8),
             };
             let (rec, rb) = frame::record(frame::Bodies::Upload(bodies), bounds, plan);
             let table = rb.table.expect("a particle plan binds its table");
             let output = engine.run(&rec, &[(table, &self.buffer)])?;
             let done = frame::finish(&output, &rb, bodies, bounds)?;
-            let (full, counter) = (done.result, done.counter.expect("a broadphase ran"));
-            let (_, pair_readback) = rb.pairs.expect("a broadphase ran");
-            let raw_pairs: Vec<[u32; 2]> = output.values(pair_readback);
-            let raw_contacts: Vec<GpuRoundContact> =
-                output.values(rb.contacts.expect("a particle plan reads contacts back"));
+            let counter = done.counter.expect("a broadphase ran");
             let value = ParticleFrame {
-                pairs: full.pairs,
-                contacts: paired(&raw_pairs, &raw_contacts, &counter),
-                profile: full.profile,
+                pairs: counter.count,
+                contacts: done.touching.expect("a particle plan reads contacts back"),
+                read_back: output.copied_bytes,
+                profile: done.result.profile,
             };
             Ok(Attempt { value, counter })
         })?;
+        self.caps = Some(next);
+        let n = result.contacts.len() as u32;
+        self.expect = Some(n.saturating_add(n / 8).max(256));
         Ok(result)
     }
 }
 
-/// The valid raw pairs' contacts in sorted pair order (the order `sorted_pairs` gives).
-fn paired(
-    raw: &[[u32; 2]],
-    contacts: &[GpuRoundContact],
-    counter: &GpuPairCounter,
-) -> Vec<GpuRoundContact> {
-    let valid = (counter.count.min(counter.capacity) as usize)
-        .min(raw.len())
-        .min(contacts.len());
-    let mut order: Vec<u32> = (0..valid as u32).collect();
-    order.sort_unstable_by_key(|&i| raw[i as usize]);
-    order.iter().map(|&i| contacts[i as usize]).collect()
+/// The particle frame on the CPU twins of its stages (bounds, broadphase, contacts, the
+/// gathering of those `within`): what [`GpuRoundContacts::frame`] returns, up to f32
+/// rounding of the distances (a contact within a few ulps of `within` may be on one side
+/// only).
+pub fn particle_frame_cpu(
+    shapes: &[GpuRoundShape],
+    bodies: &[GpuBody],
+    bounds: &[GpuShapeBounds],
+    method: Method,
+    within: f32,
+) -> Result<ParticleFrame> {
+    let twin = frame::cpu(bodies, bounds, Some(method))?;
+    let contacts = round_contacts_cpu(shapes, bodies, &twin.pairs)?;
+    Ok(ParticleFrame {
+        pairs: u32::try_from(twin.pairs.len())
+            .map_err(|_| Error::Usage("particle frame: 2^32 or more pairs".into()))?,
+        contacts: touching_cpu(&twin.pairs, &contacts, within),
+        read_back: 0,
+        profile: twin.profile,
+    })
 }
 
 /// The CPU twin over the same inputs.

@@ -155,6 +155,8 @@ fn pod_structs_match_their_wgsl_twins() {
     assert_twin::<proxima::passes::broadphase::GpuHashPairsParams>();
     assert_twin::<proxima::passes::round_contacts::GpuRoundShape>();
     assert_twin::<proxima::passes::round_contacts::GpuRoundContact>();
+    assert_twin::<proxima::passes::round_contacts::GpuRoundParams>();
+    assert_twin::<proxima::passes::round_contacts::GpuTouchContact>();
 }
 
 #[test]

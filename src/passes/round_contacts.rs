@@ -10,6 +10,11 @@
 //! crossing axes; any direction serves there) and the distance between the surfaces,
 //! negative when they overlap (the depth). In f32 the distance carries a rounding error of
 //! a few ulps of the coordinates' size; the exact answer in f64 is `exact::rounded`.
+//!
+//! The contacts within a distance the caller asks for (`within`: 0 for touching and
+//! overlapping pairs, a speculative margin above it) are also gathered into a list with
+//! their pairs ([`GpuTouchContact`], twin [`touching_cpu`]), so a frame reads back only
+//! those, never a slot per pair.
 
 use glam::{Quat, Vec2, Vec3};
 
@@ -49,6 +54,43 @@ wgsl_twin! {
     }
 }
 
+wgsl_twin! {
+    /// Twin of `RoundParams`.
+    pub struct GpuRoundParams as "RoundParams" {
+        /// Contacts at this distance or closer are gathered.
+        pub within: f32,
+        /// Padding.
+        pub _pad0: u32,
+        /// Padding.
+        pub _pad1: u32,
+        /// Padding.
+        pub _pad2: u32,
+    }
+}
+
+wgsl_twin! {
+    /// Twin of `TouchContact`: a contact within the asked distance, with its pair.
+    pub struct GpuTouchContact as "TouchContact" {
+        /// The bodies `[a, b]` (as the broadphase paired them: `a < b`).
+        pub pair: [u32; 2],
+        /// Distance between the surfaces; negative: the depth.
+        pub distance: f32,
+        /// Unit normal from A to B (zero where any direction serves).
+        pub normal: [f32; 3],
+    }
+}
+
+/// The buffers the contact pass fills.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundContactsOut {
+    /// One contact per pair slot.
+    pub contacts: BufferProxy,
+    /// The contacts within the asked distance, in the GPU's order.
+    pub touching: BufferProxy,
+    /// How many `touching` holds (one u32).
+    pub touch_count: BufferProxy,
+}
+
 impl GpuRoundShape {
     /// The GPU form of a sphere or a capsule (a polytope core is a named error: its
     /// contacts are the exact CPU stage's).
@@ -76,7 +118,8 @@ impl GpuRoundShape {
 /// Records the contacts of the first `min(count, room)` pairs of `pairs` (`[[u32; 2]]`)
 /// of `bodies`, where `counter` starts with `[count, room]` (a broadphase
 /// [`crate::passes::broadphase::GpuPairCounter`] does): the grid comes from the count on
-/// the GPU. Returns the contacts buffer (`room` entries, `capacity` given here).
+/// the GPU. The contacts buffer and the list of those `within` have `capacity` entries
+/// (the pairs' room).
 pub fn record_round_contacts(
     rec: &mut Recording,
     counter: BufferProxy,
@@ -84,17 +127,44 @@ pub fn record_round_contacts(
     pairs: BufferProxy,
     shapes: BufferProxy,
     capacity: u32,
-) -> BufferProxy {
-    let contacts = rec.array_buffer::<GpuRoundContact>(capacity.max(1) as usize, "round contacts");
+    within: f32,
+) -> RoundContactsOut {
+    let room = capacity.max(1) as usize;
+    let contacts = rec.array_buffer::<GpuRoundContact>(room, "round contacts");
+    let touching = rec.array_buffer::<GpuTouchContact>(room, "touching contacts");
+    let touch_count = rec.buffer(4, "touching count");
+    rec.clear(touch_count);
+    let params = rec.array_buffer::<GpuRoundParams>(1, "round params");
+    rec.upload(
+        params,
+        &[GpuRoundParams {
+            within,
+            ..Default::default()
+        }],
+    );
     let args = record_dispatch_args(rec, counter, 0, ROUND_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
     rec.dispatch_indirect(
         ShaderId::RoundContacts,
         args,
         0,
-        &[counter, bodies, pairs, shapes, contacts],
+        &[
+            counter,
+            bodies,
+            pairs,
+            shapes,
+            contacts,
+            params,
+            touching,
+            touch_count,
+        ],
     );
     rec.free(args);
-    contacts
+    rec.free(params);
+    RoundContactsOut {
+        contacts,
+        touching,
+        touch_count,
+    }
 }
 
 /// Checks what the shader trusts: every pair names two bodies, every body a shape.
@@ -195,4 +265,23 @@ pub fn round_contacts_cpu(
             }
         })
         .collect())
+}
+
+/// The CPU twin of the gathered list: the contacts of `pairs` (one each, in order) at
+/// `within` or closer, with their pairs. The GPU's list, sorted by pair, equals it.
+pub fn touching_cpu(
+    pairs: &[[u32; 2]],
+    contacts: &[GpuRoundContact],
+    within: f32,
+) -> Vec<GpuTouchContact> {
+    pairs
+        .iter()
+        .zip(contacts)
+        .filter(|(_, c)| c.distance <= within)
+        .map(|(&pair, c)| GpuTouchContact {
+            pair,
+            distance: c.distance,
+            normal: c.normal,
+        })
+        .collect()
 }
