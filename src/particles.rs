@@ -153,8 +153,8 @@ impl GpuRoundContacts {
                 caps,
                 table_bytes: self.buffer.size(),
                 within,
-                // Before any frame: a contact for an eighth of the pairs' room.
-                expect: expect.unwrap_or(caps.pairs / 8),
+                // Before any frame: a contact for an eighth of the bodies.
+                expect: expect.unwrap_or((bodies.len() / 8).max(256) as u32),
             };
             let (rec, rb) = frame::record(frame::Bodies::Upload(bodies), bounds, plan);
             let table = rb.table.expect("a particle plan binds its table");

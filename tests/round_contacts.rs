@@ -283,3 +283,99 @@ fn same_contacts(
         }
     }
 }
+
+/// A million particles, 8 unit cells each (the particle scene's density): the GPU frame's
+/// pair count and contacts equal the CPU twins', and for 300 particles (half of them in a
+/// contact) a brute-force scan over every other particle with the exact f64 distance finds
+/// the same contacts, up to f32 rounding of the coordinates.
+#[test]
+fn a_million_particles_match_the_twin_and_brute_force() {
+    let Some(ctx) = common::gpu("particle million") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let shapes = round_shapes();
+    let (table, bounds) = common::round_tables(&shapes);
+    let mut pass = GpuRoundContacts::new(&engine, table.clone()).unwrap();
+    let n = 1_000_000usize;
+    let mut rng = Rng::new(3);
+    let side = (n as f64 * 8.0).cbrt();
+    let bodies: Vec<GpuBody> = (0..n)
+        .map(|i| {
+            let p = rng.point_in(DVec3::splat(-side / 2.0), DVec3::splat(side / 2.0));
+            GpuBody::new(
+                p.as_vec3(),
+                rng.rotation().as_quat(),
+                (i % shapes.len()) as u32,
+            )
+        })
+        .collect();
+    let within = 0.0f32;
+    let gpu = pass
+        .frame(&mut engine, &bodies, &bounds, Method::Hash, within)
+        .unwrap();
+    let cpu = particle_frame_cpu(&table, &bodies, &bounds, Method::Hash, within).unwrap();
+    assert_eq!(gpu.pairs, cpu.pairs);
+    let radii = |[a, b]: [u32; 2]| {
+        let r = |i: u32| table[bodies[i as usize].shape as usize].radius;
+        r(a) + r(b)
+    };
+    same_contacts(&gpu.contacts, &cpu.contacts, within, Method::Hash, radii);
+    assert!(
+        gpu.contacts.len() > 10_000,
+        "{} contacts",
+        gpu.contacts.len()
+    );
+
+    // Brute force around sampled particles: every other particle, by the exact distance.
+    let reach: Vec<f64> = shapes
+        .iter()
+        .map(|r| match r.core {
+            proxima::geometry::rounded::Core::Segment { half_height } => half_height + r.radius,
+            _ => r.radius,
+        })
+        .collect();
+    let mut sample: Vec<u32> = (0..150)
+        .map(|k| gpu.contacts[k * gpu.contacts.len() / 150].pair[k % 2])
+        .collect();
+    sample.extend((0..150).map(|_| rng.below(n as u64) as u32));
+    let listed = |pair: [u32; 2]| gpu.contacts.binary_search_by_key(&pair, |c| c.pair).is_ok();
+    let mut found = 0;
+    for &s in &sample {
+        let bs = &bodies[s as usize];
+        let ps = Vec3::from_array(bs.position).as_dvec3();
+        for (j, bj) in bodies.iter().enumerate() {
+            let j = j as u32;
+            let near = reach[bs.shape as usize] + reach[bj.shape as usize] + 0.01;
+            if j == s
+                || Vec3::from_array(bj.position)
+                    .as_dvec3()
+                    .distance_squared(ps)
+                    > near * near
+            {
+                continue;
+            }
+            let truth = exact(&shapes, bs, bj);
+            let tol = 1e-5 * (2.0 * side);
+            let pair = [s.min(j), s.max(j)];
+            if truth <= f64::from(within) - tol {
+                assert!(listed(pair), "{pair:?} at {truth} is missing");
+                found += 1;
+            }
+            if listed(pair) {
+                assert!(
+                    truth <= f64::from(within) + tol,
+                    "{pair:?} listed at {truth}"
+                );
+            }
+        }
+    }
+    eprintln!(
+        "1M particles: {} pairs, {} contacts, {} bytes back; {found} contacts around the \
+         sample, all listed",
+        gpu.pairs,
+        gpu.contacts.len(),
+        gpu.read_back
+    );
+    assert!(found >= 100, "{found} contacts around the sample");
+}
