@@ -4,7 +4,7 @@
 
 use crate::bodies::GpuBody;
 use crate::gpu::Engine;
-use crate::graph::Recording;
+use crate::graph::{BufferProxy, Recording};
 use crate::passes::depth::{
     DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_inputs,
     depth_estimate_cpu, record_depth_estimate,
@@ -44,6 +44,21 @@ impl GpuDepthEstimator {
     /// The tables.
     pub fn shapes(&self) -> &DepthShapes {
         &self.shapes
+    }
+
+    /// The resident tables' sizes (shapes, vertices, normals), for a frame that declares
+    /// them ([`crate::frame::Plan::Depth`]).
+    pub fn table_bytes(&self) -> [u64; 3] {
+        self.buffers.each_ref().map(wgpu::Buffer::size)
+    }
+
+    /// The resident tables bound to a frame's declarations of them.
+    pub fn bind(&self, tables: DepthShapeBuffers) -> [(BufferProxy, &wgpu::Buffer); 3] {
+        [
+            (tables.shapes, &self.buffers[0]),
+            (tables.vertices, &self.buffers[1]),
+            (tables.normals, &self.buffers[2]),
+        ]
     }
 
     /// One estimate per pair of `bodies`, with a k × k cube map per face.

@@ -7,16 +7,20 @@
 
 use std::time::Instant;
 
-use crate::Result;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use crate::broadphase::{cpu_pairs, sorted_pairs};
 use crate::graph::{BufferProxy, Counted, ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
+use crate::passes::depth::{
+    DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, depth_estimate_cpu,
+    record_depth_estimate_counted,
+};
 use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
 use crate::passes::round_contacts::{GpuTouchContact, record_round_contacts};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
+use crate::{Error, Result};
 
 /// Stage names, shared by the GPU and CPU paths so their profiles line up.
 pub mod stage {
@@ -30,6 +34,8 @@ pub mod stage {
     pub const BROADPHASE: &str = "broadphase";
     /// Sphere and capsule contacts of the pairs.
     pub const CONTACTS: &str = "contacts";
+    /// The sampled depth estimate of the pairs.
+    pub const DEPTH: &str = "depth";
     /// Results back to the CPU.
     pub const READBACK: &str = "readback";
     /// The body table gathered from a renderer's instance buffer.
@@ -45,6 +51,9 @@ pub struct FrameResult {
     pub aabbs: Vec<GpuAabb>,
     /// Overlapping box pairs `[a, b]`, `a < b`, sorted (empty when no broadphase ran).
     pub pairs: Vec<[u32; 2]>,
+    /// Each pair's sampled depth estimate, in the pairs' order (empty unless the frame
+    /// ran the depth stage: [`Plan::Depth`], or [`cpu_estimates`] on the CPU twins).
+    pub estimates: Vec<GpuDepthEstimate>,
     /// The broadphase method that ran, if any.
     pub broadphase: Option<Method>,
     /// Stage timings.
@@ -76,6 +85,22 @@ pub enum Plan {
         /// the frame, any more in a second copy.
         expect: u32,
     },
+    /// Bounds, broadphase, then the sampled depth estimate of every pair straight from
+    /// the broadphase's buffers (the count reaches the depth passes on the GPU) against
+    /// resident shape tables of `table_bytes` (shapes, vertices, normals), which the caller
+    /// binds as external buffers ([`Readbacks::depth_tables`]). The pairs and their
+    /// estimates come back.
+    Depth {
+        /// The broadphase method.
+        method: Method,
+        /// Pair capacities.
+        caps: Capacities,
+        /// The depth passes' parameters, for `caps.pairs` pairs (the room; the count
+        /// replaces it on the GPU).
+        params: GpuDepthParams,
+        /// Sizes of the resident depth tables.
+        table_bytes: [u64; 3],
+    },
 }
 
 impl Plan {
@@ -83,7 +108,9 @@ impl Plan {
     pub fn capacities(&self) -> Option<Capacities> {
         match *self {
             Plan::Bounds => None,
-            Plan::Pairs(_, caps) | Plan::Particles { caps, .. } => Some(caps),
+            Plan::Pairs(_, caps) | Plan::Particles { caps, .. } | Plan::Depth { caps, .. } => {
+                Some(caps)
+            }
         }
     }
 
@@ -91,7 +118,9 @@ impl Plan {
     pub fn method(&self) -> Option<Method> {
         match *self {
             Plan::Bounds => None,
-            Plan::Pairs(m, _) | Plan::Particles { method: m, .. } => Some(m),
+            Plan::Pairs(m, _)
+            | Plan::Particles { method: m, .. }
+            | Plan::Depth { method: m, .. } => Some(m),
         }
     }
 }
@@ -149,6 +178,11 @@ pub struct Readbacks {
     pub pairs: Option<ReadbackId>,
     /// The count of contacts within the plan's distance and their list (particle plans).
     pub touching: Option<(ReadbackId, ReadbackId)>,
+    /// The pairs' depth estimates, in the pair buffer's order, and the depth passes' cut
+    /// word (depth plans).
+    pub estimates: Option<(ReadbackId, ReadbackId)>,
+    /// The external depth tables to bind (depth plans).
+    pub depth_tables: Option<DepthShapeBuffers>,
     /// The external round-shape table to bind (particle plans).
     pub table: Option<BufferProxy>,
     /// The broadphase method that ran.
@@ -220,13 +254,37 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let n = bodies.len() as u32;
+    let mut depth = None;
     let (bp, touching, table) = match (plan, body_buf) {
         (Plan::Bounds, _) => (None, None, None),
-        (Plan::Pairs(method, caps), _) | (Plan::Particles { method, caps, .. }, None) => (
+        (Plan::Pairs(method, caps), _)
+        | (Plan::Particles { method, caps, .. } | Plan::Depth { method, caps, .. }, None) => (
             Some(record_broadphase(&mut rec, aabb_buf, n, method, caps)),
             None,
             None,
         ),
+        (
+            Plan::Depth {
+                method,
+                caps,
+                params,
+                table_bytes,
+            },
+            Some(body_buf),
+        ) => {
+            let bp = record_broadphase(&mut rec, aabb_buf, n, method, caps);
+            rec.stage(stage::DEPTH);
+            let tables = DepthShapeBuffers {
+                shapes: rec.external(table_bytes[0], "depth shapes"),
+                vertices: rec.external(table_bytes[1], "depth vertices"),
+                normals: rec.external(table_bytes[2], "depth normals"),
+            };
+            let out = record_depth_estimate_counted(
+                &mut rec, body_buf, bp.pairs, bp.counter, tables, params,
+            );
+            depth = Some((out, tables));
+            (Some(bp), None, None)
+        }
         (
             Plan::Particles {
                 method,
@@ -271,6 +329,15 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
             let expect = plan.capacities().map_or(0, Capacities::expected_pairs);
             rec.readback_counted(bp.pairs, counted(counter, size_of::<[u32; 2]>(), expect))
         });
+    let estimates = depth.map(|(out, _)| {
+        let counter = counter.expect("the depth stage follows a broadphase");
+        let expect = plan.capacities().map_or(0, Capacities::expected_pairs);
+        let list = rec.readback_counted(
+            out.estimates,
+            counted(counter, size_of::<GpuDepthEstimate>(), expect),
+        );
+        (list, rec.readback(out.cut))
+    });
     let touching = touching.map(|(out, expect)| {
         let count = rec.readback(out.touch_count);
         let stride = size_of::<GpuTouchContact>();
@@ -284,6 +351,8 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         counter,
         pairs,
         touching,
+        estimates,
+        depth_tables: depth.map(|(_, tables)| tables),
         table,
         method: plan.method(),
         instances,
@@ -314,6 +383,7 @@ pub fn finish(
             .map(|id| output.values(id))
             .unwrap_or_default(),
         pairs: Vec::new(),
+        estimates: Vec::new(),
         broadphase: readbacks.method,
         profile: output.profile.clone(),
     };
@@ -322,7 +392,27 @@ pub fn finish(
         .map(|id| output.values::<GpuPairCounter>(id)[0]);
     if let (Some(id), Some(counter)) = (readbacks.pairs, &counter) {
         let raw: Vec<[u32; 2]> = output.values(id);
-        result.pairs = sorted_pairs(&raw, counter);
+        match readbacks.estimates {
+            None => result.pairs = sorted_pairs(&raw, counter),
+            Some((estimates, cut)) => {
+                if output.values::<u32>(cut)[0] != 0 {
+                    return Err(Error::Gpu(
+                        "depth estimate: the adapter stopped a shader loop before it ended, \
+                         so an estimate would be wrong (a software adapter's loop limit; use \
+                         the CPU twins)"
+                            .into(),
+                    ));
+                }
+                let estimates: Vec<GpuDepthEstimate> = output.values(estimates);
+                let valid = (counter.count.min(counter.capacity) as usize)
+                    .min(raw.len())
+                    .min(estimates.len());
+                let mut order: Vec<usize> = (0..valid).collect();
+                order.sort_unstable_by_key(|&i| raw[i]);
+                result.pairs = order.iter().map(|&i| raw[i]).collect();
+                result.estimates = order.iter().map(|&i| estimates[i]).collect();
+            }
+        }
     }
     let touching = readbacks.touching.map(|(_, list)| {
         let mut list: Vec<GpuTouchContact> = output.values(list);
@@ -367,6 +457,7 @@ pub fn cpu(
     Ok(FrameResult {
         aabbs,
         pairs,
+        estimates: Vec::new(),
         broadphase: method,
         profile: Profile {
             stages,
@@ -374,4 +465,25 @@ pub fn cpu(
             wall: started.elapsed(),
         },
     })
+}
+
+/// The depth stage on the CPU twin: the sampled estimate of every pair of a CPU frame
+/// (what [`Plan::Depth`] adds on the GPU), timed as its own stage.
+pub fn cpu_estimates(
+    frame: &mut FrameResult,
+    bodies: &[GpuBody],
+    shapes: &DepthShapes,
+    k: u32,
+) -> Result<()> {
+    let t = Instant::now();
+    crate::passes::depth::check_inputs(shapes, bodies, &frame.pairs)?;
+    let n = u32::try_from(frame.pairs.len())
+        .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
+    let params = GpuDepthParams::new(n, k, shapes)?;
+    frame.estimates = depth_estimate_cpu(shapes, bodies, &frame.pairs, &params);
+    frame.profile.stages.push(StageTime {
+        name: stage::DEPTH,
+        seconds: t.elapsed().as_secs_f64(),
+    });
+    Ok(())
 }

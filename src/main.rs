@@ -157,6 +157,10 @@ struct RunArgs {
     /// Contacts are reported for pairs up to this far apart.
     #[arg(long, default_value_t = 0.0)]
     speculative: f64,
+    /// Run the sampled depth estimate after the broadphase (K × K directions per cube-map
+    /// face, 16 a good start): pairs it proves apart skip the exact stage.
+    #[arg(long, value_name = "K")]
+    depth_estimate: Option<u32>,
     /// Write per-frame pairs, contacts, impacts and stage times here (JSON).
     #[arg(long)]
     report: Option<PathBuf>,
@@ -199,6 +203,7 @@ impl Default for RunArgs {
             device: DeviceArg::Auto,
             broadphase: BroadphaseArg::Auto,
             speculative: 0.0,
+            depth_estimate: None,
             report: None,
             png: None,
             png_size: (1280, 800),
@@ -293,6 +298,7 @@ fn run(args: &RunArgs) -> Result<()> {
     // frame runs, and a decomposition says so while it runs.
     world.add_scene(&scene, &mut |line| eprintln!("proxima: {line}"))?;
     world.set_speculative(args.speculative)?;
+    world.set_depth_estimate(args.depth_estimate)?;
     let walls = scene
         .crowd
         .wrap
@@ -375,9 +381,14 @@ fn run(args: &RunArgs) -> Result<()> {
     );
     let r = &last.report;
     println!(
-        "pairs (last frame): {} overlapping box pairs ({} broadphase)",
+        "pairs (last frame): {} overlapping box pairs ({} broadphase){}",
         r.pairs.len(),
-        r.broadphase.map_or("no", |m| m.name())
+        r.broadphase.map_or("no", |m| m.name()),
+        if args.depth_estimate.is_some() {
+            format!("; {} proved apart by the depth estimate", r.proved_apart)
+        } else {
+            String::new()
+        }
     );
     println!(
         "contacts (last frame, exact): {} manifolds, {} points, deepest {:.4}",

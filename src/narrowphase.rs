@@ -14,6 +14,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use glam::DVec3;
+
 use crate::bodies::{GpuBody, Pose};
 use crate::exact::advance::{self, ToiInput, ToiOutput};
 use crate::exact::manifold::{self, Manifold, ManifoldCache};
@@ -21,7 +23,7 @@ use crate::exact::rounded::{self, plain};
 use crate::exact::tree::{self, TreeCache};
 use crate::exact::{rounded_toi, tree_toi, walk};
 use crate::geometry::decompose::{Cache, DecomposeParams};
-use crate::geometry::rounded::Rounded;
+use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, HullTree};
 use crate::motion::ScrewMotion;
 use crate::shape::ShapeGeometry;
@@ -438,6 +440,35 @@ impl ExactShape {
             ExactShape::Convex(p) => Some(Arc::new(HullTree::from_convex(p.clone()))),
             ExactShape::Tree(t) => Some(t.clone()),
             ExactShape::Rounded(_) => None,
+        }
+    }
+
+    /// A convex polytope that holds the shape: the polytope itself, a tree's hull, or a
+    /// rounded body's core with each of its points grown to the cube around its ball (a
+    /// zero radius to the smallest cube f64 keeps solid). What the sampled depth estimate
+    /// works on: a separation it proves for these holds for the shapes inside.
+    pub fn outer_hull(&self) -> Result<ConvexPolytope> {
+        match self {
+            ExactShape::Convex(p) => Ok((**p).clone()),
+            ExactShape::Tree(t) => Ok(t.hull().clone()),
+            ExactShape::Rounded(r) => {
+                let core = match &r.core {
+                    Core::Point => vec![DVec3::ZERO],
+                    Core::Segment { half_height } => {
+                        vec![DVec3::Z * -*half_height, DVec3::Z * *half_height]
+                    }
+                    Core::Polytope(p) => p.vertices().to_vec(),
+                };
+                let e = r.radius.max(1e-12 * (1.0 + r.reach()));
+                let mut points = Vec::with_capacity(8 * core.len());
+                for c in core {
+                    for k in 0..8 {
+                        let sign = |bit: u32| if k >> bit & 1 == 0 { -e } else { e };
+                        points.push(c + DVec3::new(sign(0), sign(1), sign(2)));
+                    }
+                }
+                ConvexPolytope::from_points(&points)
+            }
         }
     }
 

@@ -5,10 +5,12 @@
 use crate::bodies::{GpuAabb, GpuBody};
 use crate::broadphase::{Attempt, Choice, cpu_pairs, run_until_fits};
 use crate::crowd::Crowd;
+use crate::estimate::GpuDepthEstimator;
 use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext, PendingFrame};
 use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
+use crate::passes::depth::{DepthShapes, GpuDepthParams};
 use crate::passes::pose_gather::PoseLayout;
 use crate::{Error, Result};
 
@@ -61,6 +63,17 @@ pub struct Pipeline {
     box_caps: Option<Capacities>,
     /// Set when `Auto` fell back to the CPU: the one line to show the user.
     pub fallback_notice: Option<String>,
+    /// The depth stage, when frames run it.
+    depth: Option<DepthStage>,
+}
+
+/// The sampled depth estimate as a frame stage: the shapes' tables and cube-map
+/// resolution, and the tables resident on the GPU (none on the CPU twins).
+#[derive(Debug)]
+struct DepthStage {
+    shapes: DepthShapes,
+    k: u32,
+    gpu: Option<GpuDepthEstimator>,
 }
 
 impl Pipeline {
@@ -89,6 +102,7 @@ impl Pipeline {
             caps: None,
             box_caps: None,
             fallback_notice: None,
+            depth: None,
         }
     }
 
@@ -119,6 +133,9 @@ impl Pipeline {
     /// choice; the notice says so.
     pub fn fall_back_to_cpu(&mut self, error: &Error) {
         self.backend = Backend::Cpu;
+        if let Some(d) = &mut self.depth {
+            d.gpu = None;
+        }
         self.caps = None;
         self.box_caps = None;
         self.fallback_notice = Some(format!(
@@ -148,6 +165,39 @@ impl Pipeline {
                 std::thread::available_parallelism().map_or(1, |t| t.get())
             ),
         }
+    }
+
+    /// Frames from now on run the sampled depth estimate over their pairs after the
+    /// broadphase (`shapes`: one table entry per shape of the worlds to come, a k × k cube
+    /// map per face), on the GPU straight from the broadphase's buffers, or on the CPU
+    /// twin; [`FrameResult::estimates`] holds them. `None` stops it.
+    pub fn set_depth_estimate(&mut self, depth: Option<(DepthShapes, u32)>) -> Result<()> {
+        self.depth = match depth {
+            None => None,
+            Some((shapes, k)) => {
+                GpuDepthParams::new(1, k, &shapes)?;
+                let gpu = match &self.backend {
+                    Backend::Gpu(engine) => Some(GpuDepthEstimator::new(engine, shapes.clone())),
+                    Backend::Cpu => None,
+                };
+                Some(DepthStage { shapes, k, gpu })
+            }
+        };
+        Ok(())
+    }
+
+    /// Whether frames run the depth stage.
+    pub fn has_depth_estimate(&self) -> bool {
+        self.depth.is_some()
+    }
+
+    /// A CPU frame with the depth stage when it is on.
+    fn cpu_frame(&self, world: &Crowd, method: Method) -> Result<FrameResult> {
+        let mut f = frame::cpu(&world.bodies, &world.shapes, Some(method))?;
+        if let Some(d) = &self.depth {
+            frame::cpu_estimates(&mut f, &world.bodies, &d.shapes, d.k)?;
+        }
+        Ok(f)
     }
 
     /// Sets the broadphase (hash, sweep, or chosen from the first frame's boxes).
@@ -225,27 +275,25 @@ impl Pipeline {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
         let method = self.method_for(world)?;
-        match &mut self.backend {
-            Backend::Gpu(engine) => {
-                let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-                let max = Capacities::device_max(&engine.context().limits());
-                let caps = caps.capped(max, None);
-                let plan = frame::Plan::Pairs(method, caps);
-                let (rec, readbacks) =
-                    frame::record(frame::Bodies::Upload(&world.bodies), &world.shapes, plan);
-                let pending = engine.submit(&rec, &[])?;
-                Ok(InFlight(Flight::Gpu(Box::new(GpuFlight {
-                    pending,
-                    readbacks,
-                    caps,
-                }))))
-            }
-            Backend::Cpu => Ok(InFlight(Flight::Done(frame::cpu(
-                &world.bodies,
-                &world.shapes,
-                Some(method),
-            )?))),
-        }
+        let Backend::Gpu(engine) = &self.backend else {
+            return Ok(InFlight(Flight::Done(self.cpu_frame(world, method)?)));
+        };
+        let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
+        let max = Capacities::device_max(&engine.context().limits());
+        let caps = caps.capped(max, None);
+        let plan = pair_plan(&self.depth, method, caps)?;
+        let (rec, readbacks) =
+            frame::record(frame::Bodies::Upload(&world.bodies), &world.shapes, plan);
+        let externals = depth_externals(&self.depth, &readbacks);
+        let Backend::Gpu(engine) = &mut self.backend else {
+            unreachable!("matched above");
+        };
+        let pending = engine.submit(&rec, &externals)?;
+        Ok(InFlight(Flight::Gpu(Box::new(GpuFlight {
+            pending,
+            readbacks,
+            caps,
+        }))))
     }
 
     /// Waits for a submitted frame. `world` must still hold the poses it was submitted
@@ -304,12 +352,16 @@ impl Pipeline {
             Some(_) => world.bodies.iter().map(|b| b.shape).collect(),
             None => Vec::new(),
         };
+        if matches!(self.backend, Backend::Cpu) {
+            return Ok((self.cpu_frame(world, method)?, None));
+        }
+        let depth = &self.depth;
         match &mut self.backend {
             Backend::Gpu(engine) => {
                 let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
                 let max = Capacities::device_max(&engine.context().limits());
                 let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
-                    let plan = frame::Plan::Pairs(method, caps);
+                    let plan = pair_plan(depth, method, caps)?;
                     let bodies = match instances {
                         Some((buffer, layout)) => frame::Bodies::Gather {
                             shape_of: &shape_of,
@@ -319,11 +371,12 @@ impl Pipeline {
                         None => frame::Bodies::Upload(&world.bodies),
                     };
                     let (rec, rb) = frame::record(bodies, &world.shapes, plan);
-                    let externals: Vec<(BufferProxy, &wgpu::Buffer)> = rb
+                    let mut externals: Vec<(BufferProxy, &wgpu::Buffer)> = rb
                         .instances
                         .zip(instances.map(|(b, _)| b))
                         .into_iter()
                         .collect();
+                    externals.extend(depth_externals(depth, &rb));
                     let output = engine.run(&rec, &externals)?;
                     let done = frame::finish(&output, &rb, &world.bodies, &world.shapes)?;
                     Ok(Attempt {
@@ -334,10 +387,7 @@ impl Pipeline {
                 self.caps = Some(next);
                 Ok(result)
             }
-            Backend::Cpu => Ok((
-                frame::cpu(&world.bodies, &world.shapes, Some(method))?,
-                None,
-            )),
+            Backend::Cpu => unreachable!("the CPU twins returned above"),
         }
     }
 
@@ -356,5 +406,32 @@ impl Pipeline {
             }
             Backend::Cpu => frame::cpu(&world.bodies, &world.shapes, None),
         }
+    }
+}
+
+/// The plan of a frame with a broadphase: with the depth stage when it is on (and its
+/// tables are on the GPU).
+fn pair_plan(depth: &Option<DepthStage>, method: Method, caps: Capacities) -> Result<frame::Plan> {
+    Ok(
+        match depth.as_ref().and_then(|d| d.gpu.as_ref().map(|g| (d, g))) {
+            None => frame::Plan::Pairs(method, caps),
+            Some((d, gpu)) => frame::Plan::Depth {
+                method,
+                caps,
+                params: GpuDepthParams::new(caps.pairs, d.k, &d.shapes)?,
+                table_bytes: gpu.table_bytes(),
+            },
+        },
+    )
+}
+
+/// The external buffers a frame with these readbacks binds: the depth tables.
+fn depth_externals<'a>(
+    depth: &'a Option<DepthStage>,
+    rb: &frame::Readbacks,
+) -> Vec<(BufferProxy, &'a wgpu::Buffer)> {
+    match (rb.depth_tables, depth.as_ref().and_then(|d| d.gpu.as_ref())) {
+        (Some(tables), Some(gpu)) => gpu.bind(tables).to_vec(),
+        _ => Vec::new(),
     }
 }

@@ -31,7 +31,10 @@
 //! stay on the device): the pairs the last frame found, and a ninth more, come back with
 //! the frame, and a frame that found more copies the rest once it has finished.
 //!
-//! What it does not do yet: take penetration from the GPU's sampled estimate.
+//! With [`World::set_depth_estimate`] the frame runs the GPU's sampled depth estimate
+//! after the broadphase, and the pairs it proves farther apart than the speculative
+//! distance skip the exact stage. What it does not do yet: start the exact depth walks
+//! from the estimate's direction (they warm-start from their own last frame).
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -50,6 +53,7 @@ use crate::gpu::{ContextOptions, GpuContext};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
 use crate::passes::broadphase::Method;
+use crate::passes::depth::DepthShapes;
 use crate::passes::pose_gather::PoseLayout;
 use crate::pipeline::{DeviceChoice, Pipeline};
 use crate::profile::{Profile, StageTime};
@@ -95,6 +99,10 @@ pub struct FrameReport {
     pub frame: u64,
     /// Pairs whose boxes overlap, `[a, b]` with `a < b`, sorted.
     pub pairs: Vec<[u32; 2]>,
+    /// How many of them the depth estimate proved farther apart than the speculative
+    /// distance, so that the exact stage skipped them (0 without the depth stage:
+    /// [`World::set_depth_estimate`]).
+    pub proved_apart: usize,
     /// A manifold per touching pair (per piece pair of non-convex bodies), in pair order.
     pub contacts: Vec<PairContact>,
     /// First contacts over the step under the bodies' velocities, earliest first (empty
@@ -125,6 +133,9 @@ pub struct World {
     cache: Cache,
     /// A renderer's instance buffer the poses are read from, and its layout.
     pose_buffer: Option<(wgpu::Buffer, PoseLayout)>,
+    /// The depth stage's cube-map resolution, when frames run it, and how many shapes
+    /// the pipeline's tables hold.
+    depth: Option<(u32, usize)>,
 }
 
 impl World {
@@ -154,6 +165,7 @@ impl World {
             frame: 0,
             cache: Cache::from_env(),
             pose_buffer: None,
+            depth: None,
         }
     }
 
@@ -382,6 +394,54 @@ impl World {
         Ok(())
     }
 
+    /// Runs the sampled depth estimate after the broadphase in every frame (a k × k cube
+    /// map per face, [`crate::passes::depth::DEFAULT_K`] a good start; `None`, the default,
+    /// turns it off): on the GPU straight from the broadphase's buffers, or on the CPU
+    /// twin. A pair it proves farther apart than the speculative distance (its sampled
+    /// separation, less the estimate's rounding allowance and the poses' rounding to f32)
+    /// skips the exact stage: it has no contact. Each shape enters as a convex polytope
+    /// that holds it ([`ExactShape::outer_hull`]), so the proof holds for non-convex and
+    /// curved bodies too. Worth it where the GPU is fast and many box pairs are apart;
+    /// on a software adapter it costs more than it saves.
+    pub fn set_depth_estimate(&mut self, k: Option<u32>) -> Result<()> {
+        if let Some(k) = k
+            && !(1..=1024).contains(&k)
+        {
+            return Err(Error::Usage(format!(
+                "depth estimate: k = {k}; the cube map takes 1 to 1024 cells per side"
+            )));
+        }
+        self.depth = k.map(|k| (k, usize::MAX));
+        if k.is_none() {
+            self.pipeline.set_depth_estimate(None)?;
+        }
+        self.refresh_depth()
+    }
+
+    /// Gives the pipeline depth tables for every registered shape (shapes added since the
+    /// last frame included).
+    fn refresh_depth(&mut self) -> Result<()> {
+        let shapes = self.narrow.shapes();
+        let Some((k, covered)) = self.depth else {
+            return Ok(());
+        };
+        if covered == shapes.len() || shapes.is_empty() {
+            return Ok(());
+        }
+        let hulls = shapes
+            .iter()
+            .enumerate()
+            .map(|(i, s)| {
+                s.outer_hull()
+                    .map_err(|e| Error::Geometry(format!("shape {i}: no outer hull: {e}")))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.pipeline
+            .set_depth_estimate(Some((DepthShapes::new(&hulls)?, k)))?;
+        self.depth = Some((k, shapes.len()));
+        Ok(())
+    }
+
     /// Runs one frame on the current poses: the pairs, a manifold per touching pair, and
     /// the first contacts over the next `dt` seconds under the bodies' velocities (`dt` 0:
     /// no impacts). Bodies do not move: [`World::advance`] moves them.
@@ -391,6 +451,7 @@ impl World {
                 "the step must be finite and non-negative, got {dt} s"
             )));
         }
+        self.refresh_depth()?;
         let frame = match &self.pose_buffer {
             Some((buffer, layout)) => {
                 let (frame, gathered) =
@@ -440,6 +501,7 @@ impl World {
                 "step_frames takes its poses from the caller; unbind the pose buffer first".into(),
             ));
         }
+        self.refresh_depth()?;
         let mut poses = poses.into_iter();
         let Some(first) = poses.next() else {
             return Ok(0);
@@ -506,11 +568,16 @@ impl World {
         bodies: &[ExactBody],
         dt: f64,
     ) -> Result<FrameReport> {
-        let mut profile = frame.profile;
         let t = Instant::now();
-        let contacts =
-            self.narrow
-                .contacts(bodies, &frame.pairs, self.speculative, &mut self.state)?;
+        let near = self.not_proved_apart(&frame, bodies);
+        let mut profile = frame.profile;
+        let skipped = near.as_ref().map_or(0, |p| frame.pairs.len() - p.len());
+        let contacts = self.narrow.contacts(
+            bodies,
+            near.as_deref().unwrap_or(&frame.pairs),
+            self.speculative,
+            &mut self.state,
+        )?;
         profile.stages.push(StageTime {
             name: "contacts",
             seconds: t.elapsed().as_secs_f64(),
@@ -532,6 +599,7 @@ impl World {
         let report = FrameReport {
             frame: self.frame,
             pairs: frame.pairs,
+            proved_apart: skipped,
             contacts,
             impacts,
             broadphase: frame.broadphase,
@@ -539,6 +607,40 @@ impl World {
         };
         self.frame += 1;
         Ok(report)
+    }
+
+    /// The frame's pairs less those its depth estimates prove farther apart than the
+    /// speculative distance (`None` when the frame has no estimates). An estimate's
+    /// sampled s < 0 is a gap between the bodies' projections on its direction, so the
+    /// bodies are at least −s − slack apart at the f32 poses the GPU saw; the f64 poses
+    /// differ from those by rounding (half an f32 ulp of each coordinate, a few of the
+    /// rotation: under 2^−20 of the coordinates and reaches).
+    fn not_proved_apart(
+        &self,
+        frame: &crate::frame::FrameResult,
+        bodies: &[ExactBody],
+    ) -> Option<Vec<[u32; 2]>> {
+        if frame.estimates.len() != frame.pairs.len() || frame.pairs.is_empty() {
+            return None;
+        }
+        let shapes = self.narrow.shapes();
+        let scale = |b: &ExactBody| {
+            b.pose.translation.abs().max_element() + shapes[b.shape as usize].reach()
+        };
+        Some(
+            frame
+                .pairs
+                .iter()
+                .zip(&frame.estimates)
+                .filter(|&(&[a, b], e)| {
+                    let rounding = (scale(&bodies[a as usize]) + scale(&bodies[b as usize]))
+                        / f64::from(1u32 << 20);
+                    let gap = -f64::from(e.depth) - f64::from(e.slack) - rounding;
+                    !(e.separated != 0 && gap > self.speculative)
+                })
+                .map(|(&p, _)| p)
+                .collect(),
+        )
     }
 
     /// Moves every body along its velocities for `dt` seconds (a screw motion: the origin

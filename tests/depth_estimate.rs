@@ -7,6 +7,7 @@ mod common;
 
 use glam::{DQuat, DVec3, Quat, Vec3};
 use proxima::bodies::{GpuBody, Pose};
+use proxima::crowd::{Crowd, Motion};
 use proxima::estimate::{GpuDepthEstimator, estimate_cpu};
 use proxima::exact::depth::enumerate;
 use proxima::geometry::ConvexPolytope;
@@ -16,6 +17,9 @@ use proxima::passes::depth::{
     DEFAULT_K, DepthShapes, GpuDepthEstimate, covering_angle, cube_direction,
 };
 use proxima::rng::Rng;
+use proxima::shape::ShapeGeometry;
+use proxima::{Pipeline, broadphase::Choice, passes::broadphase::Method};
+use std::sync::Arc;
 
 fn shapes() -> Vec<ConvexPolytope> {
     let mut rng = Rng::new(9);
@@ -289,4 +293,59 @@ fn bad_inputs_are_named_errors() {
             .unwrap()
             .is_empty()
     );
+}
+
+/// The depth stage inside a frame (`Plan::Depth`: straight from the broadphase's buffers,
+/// the pair count reaching the passes on the GPU) gives, pair for pair, exactly what the
+/// standalone pass gives on the frame's own pairs; the CPU twins' frame gives the same
+/// pairs and the CPU twin's estimates; the pipelined path the same as the plain one.
+#[test]
+fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
+    let Some(ctx) = common::gpu("depth stage") else {
+        return;
+    };
+    let polys = shapes();
+    let tables = DepthShapes::new(&polys).unwrap();
+    let (bodies, _) = crowd(150, 5, polys.len() as u32);
+    let world = Crowd {
+        shapes: polys
+            .iter()
+            .map(|p| {
+                ShapeGeometry::Convex(Arc::new(p.clone()))
+                    .gpu_bounds()
+                    .unwrap()
+            })
+            .collect(),
+        motions: vec![Motion::default(); bodies.len()],
+        bodies,
+        wrap: None,
+    };
+    let mut pipeline = Pipeline::on_gpu(ctx.clone());
+    let mut twins = Pipeline::cpu();
+    for p in [&mut pipeline, &mut twins] {
+        p.set_depth_estimate(Some((tables.clone(), DEFAULT_K)))
+            .unwrap();
+        p.set_broadphase(Choice::Method(Method::Hash));
+    }
+    let gpu = pipeline.frame(&world).unwrap();
+    assert!(gpu.pairs.len() > 1000, "{} pairs", gpu.pairs.len());
+    assert_eq!(gpu.estimates.len(), gpu.pairs.len());
+    let mut engine = Engine::new(ctx);
+    let alone = GpuDepthEstimator::new(&engine, tables.clone())
+        .run(&mut engine, &world.bodies, &gpu.pairs, DEFAULT_K)
+        .unwrap()
+        .estimates;
+    assert!(
+        gpu.estimates == alone,
+        "the frame's estimates differ from the pass's"
+    );
+    let cpu = twins.frame(&world).unwrap();
+    assert_eq!(cpu.pairs, gpu.pairs);
+    assert_eq!(
+        cpu.estimates,
+        estimate_cpu(&tables, &world.bodies, &gpu.pairs, DEFAULT_K).unwrap()
+    );
+    let flight = pipeline.submit(&world).unwrap();
+    let piped = pipeline.collect(&world, flight).unwrap();
+    assert_eq!((piped.pairs, piped.estimates), (gpu.pairs, gpu.estimates));
 }

@@ -16,7 +16,7 @@ use proxima::geometry::{ConvexPolytope, brute};
 use proxima::narrowphase::ExactShape;
 use proxima::rng::Rng;
 use proxima::shape::ShapeGeometry;
-use proxima::world::{BodyId, ShapeId, Velocity, World};
+use proxima::world::{BodyId, FrameReport, ShapeId, Velocity, World};
 use proxima::{DeviceChoice, Error, Pipeline};
 
 fn cpu_world() -> World {
@@ -125,9 +125,14 @@ fn every_pair_within_the_speculative_distance_has_a_manifold() {
     let speculative = 0.05;
     world.set_speculative(speculative).unwrap();
     let report = world.step(0.0).unwrap();
+    assert_eq!(report.proved_apart, 0, "no depth stage, nothing skipped");
+    check_near_pairs(&world, &report, speculative);
+}
+
+/// Brute force over all pairs: every pair within `speculative` has a manifold and none
+/// farther (with a band either side where rounding may decide).
+fn check_near_pairs(world: &World, report: &FrameReport, speculative: f64) {
     let found: BTreeSet<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
-    // Brute force over all pairs, with a band either side of the speculative distance
-    // where rounding may decide.
     let (bodies, shapes) = (world.bodies(), world.shapes());
     let (mut near, mut checked) = (0, 0);
     for i in 0..bodies.len() {
@@ -162,6 +167,48 @@ fn every_pair_within_the_speculative_distance_has_a_manifold() {
     // The profile names the exact stages.
     let stages: Vec<&str> = report.profile.stages.iter().map(|s| s.name).collect();
     assert!(stages.contains(&"contacts"), "{stages:?}");
+}
+
+/// The sampled depth estimate as a frame stage: the pairs it proves apart skip the exact
+/// stage, and no pair within the speculative distance is among them (brute force over all
+/// pairs, on the CPU twins of every stage); on the GPU, straight from the broadphase, the
+/// first frame's report equals a world's without the stage.
+#[test]
+fn the_depth_estimate_skips_only_pairs_that_are_apart() {
+    let speculative = 0.05;
+    let mut world = cpu_world();
+    mixed_world(&mut world, 400, 5);
+    world.set_speculative(speculative).unwrap();
+    world.set_depth_estimate(Some(8)).unwrap();
+    let report = world.step(0.0).unwrap();
+    assert!(
+        report.proved_apart > 100 && report.proved_apart < report.pairs.len(),
+        "{} of {} pairs proved apart",
+        report.proved_apart,
+        report.pairs.len()
+    );
+    check_near_pairs(&world, &report, speculative);
+    assert!(world.set_depth_estimate(Some(0)).is_err());
+
+    let Some(ctx) = common::gpu("the_depth_estimate_skips_only_pairs_that_are_apart") else {
+        return;
+    };
+    let mut gpu = World::on_context(ctx);
+    gpu.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+        std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+    ));
+    let mut plain = cpu_world();
+    for w in [&mut gpu, &mut plain] {
+        mixed_world(w, 400, 5);
+        w.set_speculative(speculative).unwrap();
+    }
+    gpu.set_depth_estimate(Some(8)).unwrap();
+    let (g, p) = (gpu.step(0.0).unwrap(), plain.step(0.0).unwrap());
+    assert!(g.proved_apart > 100, "{}", g.proved_apart);
+    assert_eq!(g.pairs, p.pairs);
+    assert_eq!(g.contacts, p.contacts);
+    let stages: Vec<&str> = g.profile.stages.iter().map(|s| s.name).collect();
+    assert!(stages.contains(&"depth"), "{stages:?}");
 }
 
 #[test]

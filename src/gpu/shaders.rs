@@ -109,6 +109,8 @@ entry_shaders! {
     SapReach => "sap_reach.wgsl",
     /// Sort-and-sweep: the sweep.
     SapSweep => "sap_sweep.wgsl",
+    /// Sampled depth in a frame: the pair count from the broadphase's counter.
+    DepthSetup => "depth_setup.wgsl",
     /// Sampled depth: least s per work item.
     DepthEstimate => "depth_estimate.wgsl",
     /// Sampled depth: least s per pair, with its bound.

@@ -45,6 +45,7 @@ use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
 use crate::passes::bounds::quat_to_mat3;
+use crate::passes::dispatch_args::record_dispatch_args_per_item;
 use crate::{Error, Result, wgsl_twin};
 
 /// Threads per workgroup of both depth shaders.
@@ -275,6 +276,33 @@ pub fn record_depth_estimate(
     shapes: DepthShapeBuffers,
     params: GpuDepthParams,
 ) -> DepthOutputs {
+    record_passes(rec, bodies, pairs, shapes, params, None)
+}
+
+/// Records the estimate for the pairs a broadphase found, straight from its buffers:
+/// `counter` starts with `[count, room]` (a
+/// [`crate::passes::broadphase::GpuPairCounter`]), `params.pairs` is the room (the
+/// buffers' size), and the count reaches the passes on the GPU (`depth_setup.wgsl` writes
+/// it into their parameters; their grids come from it).
+pub fn record_depth_estimate_counted(
+    rec: &mut Recording,
+    bodies: BufferProxy,
+    pairs: BufferProxy,
+    counter: BufferProxy,
+    shapes: DepthShapeBuffers,
+    params: GpuDepthParams,
+) -> DepthOutputs {
+    record_passes(rec, bodies, pairs, shapes, params, Some(counter))
+}
+
+fn record_passes(
+    rec: &mut Recording,
+    bodies: BufferProxy,
+    pairs: BufferProxy,
+    shapes: DepthShapeBuffers,
+    params: GpuDepthParams,
+    counter: Option<BufferProxy>,
+) -> DepthOutputs {
     let p = rec.buffer(size_of::<GpuDepthParams>() as u64, "depth params");
     rec.upload(p, &[params]);
     let items = params.pairs * params.chunks_per_pair;
@@ -282,22 +310,40 @@ pub fn record_depth_estimate(
     let cut = rec.buffer(4, "depth cut");
     rec.clear(cut);
     let tables = [shapes.shapes, shapes.vertices, shapes.normals];
-    let grid = |n| dispatch_grid(n, DEPTH_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
-    rec.dispatch(
-        ShaderId::DepthEstimate,
-        grid(items),
-        &[
-            p, bodies, pairs, tables[0], tables[1], tables[2], partials, cut,
-        ],
-    );
+    let estimate = [
+        p, bodies, pairs, tables[0], tables[1], tables[2], partials, cut,
+    ];
     let estimates = rec.array_buffer::<GpuDepthEstimate>(params.pairs as usize, "depth estimates");
-    rec.dispatch(
-        ShaderId::DepthReduce,
-        grid(params.pairs),
-        &[
-            p, bodies, pairs, tables[0], tables[1], tables[2], partials, estimates, cut,
-        ],
-    );
+    let reduce = [
+        p, bodies, pairs, tables[0], tables[1], tables[2], partials, estimates, cut,
+    ];
+    match counter {
+        None => {
+            let grid = |n| dispatch_grid(n, DEPTH_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
+            rec.dispatch(ShaderId::DepthEstimate, grid(items), &estimate);
+            rec.dispatch(ShaderId::DepthReduce, grid(params.pairs), &reduce);
+        }
+        Some(counter) => {
+            rec.dispatch(ShaderId::DepthSetup, [1, 1, 1], &[counter, p]);
+            // The count is word 0 of the parameters now.
+            let args = |rec: &mut Recording, per_item| {
+                record_dispatch_args_per_item(
+                    rec,
+                    p,
+                    0,
+                    per_item,
+                    DEPTH_WORKGROUP_SIZE,
+                    DEFAULT_MAX_GROUPS_X,
+                )
+            };
+            let item_args = args(rec, params.chunks_per_pair);
+            let pair_args = args(rec, 1);
+            rec.dispatch_indirect(ShaderId::DepthEstimate, item_args, 0, &estimate);
+            rec.dispatch_indirect(ShaderId::DepthReduce, pair_args, 0, &reduce);
+            rec.free(item_args);
+            rec.free(pair_args);
+        }
+    }
     rec.free(partials);
     rec.free(p);
     DepthOutputs { estimates, cut }
