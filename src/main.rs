@@ -154,8 +154,9 @@ struct RunArgs {
     /// Broadphase method.
     #[arg(long, value_enum, default_value_t = BroadphaseArg::Auto)]
     broadphase: BroadphaseArg,
-    /// Contacts are reported for pairs up to this far apart.
-    #[arg(long, default_value_t = 0.0)]
+    /// Contacts are reported for pairs up to this far apart (the crowd's bodies stop just
+    /// short of touching, so the default shows those about to).
+    #[arg(long, default_value_t = DEFAULT_SPECULATIVE)]
     speculative: f64,
     /// Run the sampled depth estimate after the broadphase (K × K directions per cube-map
     /// face, 16 a good start): pairs it proves apart skip the exact stage.
@@ -171,6 +172,13 @@ struct RunArgs {
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     png_size: (u32, u32),
 }
+
+/// Most rounds the main job spends parting a scene's overlapping bodies before its first
+/// frame.
+const SETTLE_ROUNDS: u32 = 30;
+
+/// The main job's speculative distance: a hundredth of the default crowd's body size.
+const DEFAULT_SPECULATIVE: f64 = 0.01;
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
     let (w, h) = text
@@ -202,7 +210,7 @@ impl Default for RunArgs {
             frames: 10,
             device: DeviceArg::Auto,
             broadphase: BroadphaseArg::Auto,
-            speculative: 0.0,
+            speculative: DEFAULT_SPECULATIVE,
             depth_estimate: None,
             report: None,
             png: None,
@@ -316,6 +324,21 @@ fn run(args: &RunArgs) -> Result<()> {
         scene.geometry.len(),
         args.frames,
     );
+    // A scene placed at random starts with overlapping pairs: part them first, so that no
+    // pair overlaps at any frame's start.
+    let t = Instant::now();
+    let settled = crowd.settle(SETTLE_ROUNDS)?;
+    println!(
+        "proxima: start: {} overlapping pairs parted in {} rounds ({:.1} s){}",
+        settled.initial,
+        settled.rounds,
+        t.elapsed().as_secs_f64(),
+        if settled.overlapping > 0 {
+            format!("; {} still overlap", settled.overlapping)
+        } else {
+            String::new()
+        }
+    );
     let dt = 1.0 / 60.0;
     let bar = indicatif::ProgressBar::new(u64::from(args.frames));
     bar.set_style(
@@ -354,7 +377,7 @@ fn run(args: &RunArgs) -> Result<()> {
             }
         }
         if args.report.is_some() {
-            rows.push(frame_row(&frame, seconds));
+            rows.push(frame_row(&frame, f, seconds));
         }
         last = Some(frame);
     }
@@ -391,16 +414,26 @@ fn run(args: &RunArgs) -> Result<()> {
         }
     );
     println!(
-        "contacts (last frame, exact): {} manifolds, {} points, deepest {:.4}",
+        "contacts (last frame, exact): {} manifolds, {} points, {}",
         r.contacts.len(),
         r.contacts
             .iter()
             .map(|c| c.manifold.points.len())
             .sum::<usize>(),
-        -r.contacts
-            .iter()
-            .map(|c| c.manifold.min_separation())
-            .fold(0.0, f64::min),
+        {
+            let least = r
+                .contacts
+                .iter()
+                .map(|c| c.manifold.min_separation())
+                .fold(f64::INFINITY, f64::min);
+            if least < 0.0 {
+                format!("deepest {:.4}", -least)
+            } else if least.is_finite() {
+                format!("none overlapping (closest {least:.1e} apart)")
+            } else {
+                "none".to_string()
+            }
+        },
     );
     println!(
         "impacts (last frame): {} first contacts in {} rounds; {} bodies stopped, {} contact pairs bounced",
@@ -419,6 +452,11 @@ fn run(args: &RunArgs) -> Result<()> {
             "bodies": crowd.world.len(),
             "device": device,
             "dt": dt,
+            "start": {
+                "overlapping": settled.initial,
+                "settle_rounds": settled.rounds,
+                "still_overlapping": settled.overlapping,
+            },
             "frames": rows,
         });
         let text = serde_json::to_string_pretty(&doc).expect("json values serialise");
@@ -460,7 +498,9 @@ fn picture(world: &World, last: &CrowdFrame, path: &Path, (w, h): (u32, u32)) ->
 }
 
 /// One frame of the `--report` file.
-fn frame_row(frame: &CrowdFrame, seconds: f64) -> serde_json::Value {
+/// One frame of the report; `index` counts the job's frames (the world's own count also
+/// holds the start's settling steps).
+fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value {
     let r = &frame.report;
     let stages: serde_json::Map<String, serde_json::Value> = r
         .profile
@@ -473,7 +513,7 @@ fn frame_row(frame: &CrowdFrame, seconds: f64) -> serde_json::Value {
         )])
         .collect();
     serde_json::json!({
-        "frame": r.frame,
+        "frame": index,
         "pairs": r.pairs.len(),
         "contacts": r.contacts.len(),
         "contact_points": r.contacts.iter().map(|c| c.manifold.points.len()).sum::<usize>(),

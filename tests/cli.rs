@@ -130,17 +130,22 @@ fn the_main_job_writes_a_report_per_frame() {
     let frames = doc["frames"].as_array().unwrap();
     assert_eq!(frames.len(), 4);
     assert_eq!(doc["bodies"], 2000);
+    let mut met = 0;
     for (k, f) in frames.iter().enumerate() {
         assert_eq!(f["frame"], k);
         let (pairs, contacts) = (
             f["pairs"].as_u64().unwrap(),
             f["contacts"].as_u64().unwrap(),
         );
-        assert!(pairs > 0 && contacts > 0 && contacts <= pairs, "{f}");
+        // The start is parted; bodies that meet on the way stop just short and are
+        // contacts (within the speculative distance) from the next frame on.
+        assert!(pairs > 0 && contacts <= pairs, "{f}");
+        met += contacts;
         assert!(f["contact_points"].as_u64().unwrap() <= 4 * contacts);
         assert!(f["stages"]["contacts"].as_f64().unwrap() >= 0.0);
         assert!(f["stages"]["bounds"].as_f64().is_some(), "{f}");
     }
+    assert!(met > 0, "no contacts in any frame");
 }
 
 #[test]
