@@ -29,23 +29,24 @@ fn round_shapes() -> Vec<Rounded> {
     ]
 }
 
+/// `n` particles of every shape at random in a cube of `cells` unit cells per particle.
+fn particles(n: usize, cells: f64, seed: u64) -> Vec<GpuBody> {
+    let kinds = round_shapes().len();
+    let mut rng = Rng::new(seed);
+    let side = (n as f64 * cells).cbrt();
+    (0..n)
+        .map(|i| {
+            let p = rng.point_in(DVec3::splat(-side / 2.0), DVec3::splat(side / 2.0));
+            GpuBody::new(p.as_vec3(), rng.rotation().as_quat(), (i % kinds) as u32)
+        })
+        .collect()
+}
+
 /// `n` particles of every shape in a cube sized for a few contacts each, and the pairs the
 /// broadphase finds among them.
 fn crowd(n: usize, seed: u64) -> (Vec<GpuBody>, Vec<[u32; 2]>) {
-    let shapes = round_shapes();
-    let (_, bounds) = common::round_tables(&shapes);
-    let mut rng = Rng::new(seed);
-    let side = (n as f64 * 0.4).cbrt();
-    let bodies: Vec<GpuBody> = (0..n)
-        .map(|i| {
-            let p = rng.point_in(DVec3::splat(-side / 2.0), DVec3::splat(side / 2.0));
-            GpuBody::new(
-                p.as_vec3(),
-                rng.rotation().as_quat(),
-                (i % shapes.len()) as u32,
-            )
-        })
-        .collect();
+    let (_, bounds) = common::round_tables(&round_shapes());
+    let bodies = particles(n, 0.4, seed);
     let aabbs = frame::cpu(&bodies, &bounds, None).unwrap().aabbs;
     let pairs = cpu_pairs(&aabbs, Method::Hash).unwrap();
     (bodies, pairs)
@@ -298,18 +299,9 @@ fn a_million_particles_match_the_twin_and_brute_force() {
     let (table, bounds) = common::round_tables(&shapes);
     let mut pass = GpuRoundContacts::new(&engine, table.clone()).unwrap();
     let n = 1_000_000usize;
-    let mut rng = Rng::new(3);
+    let bodies = particles(n, 8.0, 3);
     let side = (n as f64 * 8.0).cbrt();
-    let bodies: Vec<GpuBody> = (0..n)
-        .map(|i| {
-            let p = rng.point_in(DVec3::splat(-side / 2.0), DVec3::splat(side / 2.0));
-            GpuBody::new(
-                p.as_vec3(),
-                rng.rotation().as_quat(),
-                (i % shapes.len()) as u32,
-            )
-        })
-        .collect();
+    let mut rng = Rng::new(4);
     let within = 0.0f32;
     let gpu = pass
         .frame(&mut engine, &bodies, &bounds, Method::Hash, within)

@@ -178,6 +178,19 @@ fn the_depth_estimate_skips_only_pairs_that_are_apart() {
     let speculative = 0.05;
     let mut world = cpu_world();
     mixed_world(&mut world, 400, 5);
+    // A point (a sphere of radius 0) enters the estimate's table as a tiny cube.
+    let point = world
+        .add_shape(
+            &ShapeGeometry::Rounded(Arc::new(Rounded::sphere(0.0).unwrap())),
+            &mut |_| {},
+        )
+        .unwrap();
+    for k in 0..20 {
+        let at = DVec3::new(0.37 * f64::from(k), 1.1, 2.3);
+        world
+            .add_body(point, Pose::new(at, DQuat::IDENTITY))
+            .unwrap();
+    }
     world.set_speculative(speculative).unwrap();
     world.set_depth_estimate(Some(8)).unwrap();
     let report = world.step(0.0).unwrap();
