@@ -254,12 +254,14 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let n = bodies.len() as u32;
-    let mut depth = None;
-    let (bp, touching, table) = match (plan, body_buf) {
-        (Plan::Bounds, _) => (None, None, None),
+    // After the broadphase: the particle contacts (and their shape table), or the depth
+    // estimate (and its tables), when the plan has them and the bodies are on the GPU.
+    let (bp, touching, table, depth) = match (plan, body_buf) {
+        (Plan::Bounds, _) => (None, None, None, None),
         (Plan::Pairs(method, caps), _)
         | (Plan::Particles { method, caps, .. } | Plan::Depth { method, caps, .. }, None) => (
             Some(record_broadphase(&mut rec, aabb_buf, n, method, caps)),
+            None,
             None,
             None,
         ),
@@ -282,8 +284,7 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
             let out = record_depth_estimate_counted(
                 &mut rec, body_buf, bp.pairs, bp.counter, tables, params,
             );
-            depth = Some((out, tables));
-            (Some(bp), None, None)
+            (Some(bp), None, None, Some((out, tables)))
         }
         (
             Plan::Particles {
@@ -301,7 +302,7 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
             let out = record_round_contacts(
                 &mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs, within,
             );
-            (Some(bp), Some((out, expect)), Some(table))
+            (Some(bp), Some((out, expect)), Some(table), None)
         }
     };
 
