@@ -6,7 +6,7 @@ use crate::bodies::GpuBody;
 use crate::gpu::Engine;
 use crate::graph::{BufferProxy, Recording};
 use crate::passes::depth::{
-    DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_inputs,
+    DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_cut, check_inputs,
     depth_estimate_cpu, record_depth_estimate,
 };
 use crate::{Error, Result};
@@ -103,13 +103,7 @@ impl GpuDepthEstimator {
                 (tables.normals, &self.buffers[2]),
             ],
         )?;
-        if frame.values::<u32>(rb_cut)[0] != 0 {
-            return Err(Error::Gpu(
-                "depth estimate: the adapter stopped a shader loop before it ended, so an \
-                 estimate would be wrong (a software adapter's loop limit; use the CPU twin)"
-                    .into(),
-            ));
-        }
+        check_cut(frame.values::<u32>(rb_cut)[0])?;
         Ok(DepthRun {
             estimates: frame.values(rb_estimates),
             gpu_time: frame.profile.stage_seconds("depth"),

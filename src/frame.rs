@@ -7,20 +7,21 @@
 
 use std::time::Instant;
 
+use crate::Result;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use crate::broadphase::{cpu_pairs, sorted_pairs};
+use crate::estimate::estimate_cpu;
 use crate::graph::{BufferProxy, Counted, ReadbackId, Recording};
 use crate::passes::bounds::{self, GpuBoundsParams};
 use crate::passes::broadphase::{Capacities, GpuPairCounter, Method, record_broadphase};
 use crate::passes::depth::{
-    DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, depth_estimate_cpu,
+    DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_cut,
     record_depth_estimate_counted,
 };
 use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
 use crate::passes::round_contacts::{GpuTouchContact, record_round_contacts};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
-use crate::{Error, Result};
 
 /// Stage names, shared by the GPU and CPU paths so their profiles line up.
 pub mod stage {
@@ -322,21 +323,19 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         head: u64::from(expect) * stride as u64,
     };
     let counter = bp.map(|bp| rec.readback(bp.counter));
+    let expected_pairs = plan.capacities().map_or(0, Capacities::expected_pairs);
     // A particle frame's product is its contacts: its pairs stay on the device.
     let pairs = bp
         .zip(counter)
         .filter(|_| touching.is_none())
         .map(|(bp, counter)| {
-            let expect = plan.capacities().map_or(0, Capacities::expected_pairs);
-            rec.readback_counted(bp.pairs, counted(counter, size_of::<[u32; 2]>(), expect))
+            let stride = size_of::<[u32; 2]>();
+            rec.readback_counted(bp.pairs, counted(counter, stride, expected_pairs))
         });
     let estimates = depth.map(|(out, _)| {
         let counter = counter.expect("the depth stage follows a broadphase");
-        let expect = plan.capacities().map_or(0, Capacities::expected_pairs);
-        let list = rec.readback_counted(
-            out.estimates,
-            counted(counter, size_of::<GpuDepthEstimate>(), expect),
-        );
+        let stride = size_of::<GpuDepthEstimate>();
+        let list = rec.readback_counted(out.estimates, counted(counter, stride, expected_pairs));
         (list, rec.readback(out.cut))
     });
     let touching = touching.map(|(out, expect)| {
@@ -396,14 +395,7 @@ pub fn finish(
         match readbacks.estimates {
             None => result.pairs = sorted_pairs(&raw, counter),
             Some((estimates, cut)) => {
-                if output.values::<u32>(cut)[0] != 0 {
-                    return Err(Error::Gpu(
-                        "depth estimate: the adapter stopped a shader loop before it ended, \
-                         so an estimate would be wrong (a software adapter's loop limit; use \
-                         the CPU twins)"
-                            .into(),
-                    ));
-                }
+                check_cut(output.values::<u32>(cut)[0])?;
                 let estimates: Vec<GpuDepthEstimate> = output.values(estimates);
                 let valid = (counter.count.min(counter.capacity) as usize)
                     .min(raw.len())
@@ -477,11 +469,7 @@ pub fn cpu_estimates(
     k: u32,
 ) -> Result<()> {
     let t = Instant::now();
-    crate::passes::depth::check_inputs(shapes, bodies, &frame.pairs)?;
-    let n = u32::try_from(frame.pairs.len())
-        .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
-    let params = GpuDepthParams::new(n, k, shapes)?;
-    frame.estimates = depth_estimate_cpu(shapes, bodies, &frame.pairs, &params);
+    frame.estimates = estimate_cpu(shapes, bodies, &frame.pairs, k)?;
     frame.profile.stages.push(StageTime {
         name: stage::DEPTH,
         seconds: t.elapsed().as_secs_f64(),

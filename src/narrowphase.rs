@@ -11,6 +11,7 @@
 //! ([`Narrowphase::time_of_impact`]). A non-convex body gives one manifold per touching
 //! piece pair, each with its own normal.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -446,11 +447,12 @@ impl ExactShape {
     /// A convex polytope that holds the shape: the polytope itself, a tree's hull, or a
     /// rounded body's core with each of its points grown to the cube around its ball (a
     /// zero radius to the smallest cube f64 keeps solid). What the sampled depth estimate
-    /// works on: a separation it proves for these holds for the shapes inside.
-    pub fn outer_hull(&self) -> Result<ConvexPolytope> {
+    /// works on: a separation it proves for these holds for the shapes inside. A polytope
+    /// and a tree's hull are borrowed, not copied.
+    pub fn outer_hull(&self) -> Result<Cow<'_, ConvexPolytope>> {
         match self {
-            ExactShape::Convex(p) => Ok((**p).clone()),
-            ExactShape::Tree(t) => Ok(t.hull().clone()),
+            ExactShape::Convex(p) => Ok(Cow::Borrowed(p)),
+            ExactShape::Tree(t) => Ok(Cow::Borrowed(t.hull())),
             ExactShape::Rounded(r) => {
                 let core = match &r.core {
                     Core::Point => vec![DVec3::ZERO],
@@ -467,7 +469,7 @@ impl ExactShape {
                         points.push(c + DVec3::new(sign(0), sign(1), sign(2)));
                     }
                 }
-                ConvexPolytope::from_points(&points)
+                ConvexPolytope::from_points(&points).map(Cow::Owned)
             }
         }
     }

@@ -67,13 +67,34 @@ pub struct Pipeline {
     depth: Option<DepthStage>,
 }
 
-/// The sampled depth estimate as a frame stage: the shapes' tables and cube-map
-/// resolution, and the tables resident on the GPU (none on the CPU twins).
+/// The sampled depth estimate as a frame stage: the cube-map resolution and the shapes'
+/// tables, resident on the GPU or, on the CPU twins, on the CPU.
 #[derive(Debug)]
 struct DepthStage {
-    shapes: DepthShapes,
     k: u32,
-    gpu: Option<GpuDepthEstimator>,
+    tables: DepthTables,
+}
+
+#[derive(Debug)]
+enum DepthTables {
+    Cpu(DepthShapes),
+    Gpu(GpuDepthEstimator),
+}
+
+impl DepthStage {
+    fn shapes(&self) -> &DepthShapes {
+        match &self.tables {
+            DepthTables::Cpu(shapes) => shapes,
+            DepthTables::Gpu(gpu) => gpu.shapes(),
+        }
+    }
+
+    fn gpu(&self) -> Option<&GpuDepthEstimator> {
+        match &self.tables {
+            DepthTables::Cpu(_) => None,
+            DepthTables::Gpu(gpu) => Some(gpu),
+        }
+    }
 }
 
 impl Pipeline {
@@ -134,7 +155,7 @@ impl Pipeline {
     pub fn fall_back_to_cpu(&mut self, error: &Error) {
         self.backend = Backend::Cpu;
         if let Some(d) = &mut self.depth {
-            d.gpu = None;
+            d.tables = DepthTables::Cpu(d.shapes().clone());
         }
         self.caps = None;
         self.box_caps = None;
@@ -176,26 +197,23 @@ impl Pipeline {
             None => None,
             Some((shapes, k)) => {
                 GpuDepthParams::new(1, k, &shapes)?;
-                let gpu = match &self.backend {
-                    Backend::Gpu(engine) => Some(GpuDepthEstimator::new(engine, shapes.clone())),
-                    Backend::Cpu => None,
+                let tables = match &self.backend {
+                    Backend::Gpu(engine) => {
+                        DepthTables::Gpu(GpuDepthEstimator::new(engine, shapes))
+                    }
+                    Backend::Cpu => DepthTables::Cpu(shapes),
                 };
-                Some(DepthStage { shapes, k, gpu })
+                Some(DepthStage { k, tables })
             }
         };
         Ok(())
-    }
-
-    /// Whether frames run the depth stage.
-    pub fn has_depth_estimate(&self) -> bool {
-        self.depth.is_some()
     }
 
     /// A CPU frame with the depth stage when it is on.
     fn cpu_frame(&self, world: &Crowd, method: Method) -> Result<FrameResult> {
         let mut f = frame::cpu(&world.bodies, &world.shapes, Some(method))?;
         if let Some(d) = &self.depth {
-            frame::cpu_estimates(&mut f, &world.bodies, &d.shapes, d.k)?;
+            frame::cpu_estimates(&mut f, &world.bodies, d.shapes(), d.k)?;
         }
         Ok(f)
     }
@@ -412,17 +430,15 @@ impl Pipeline {
 /// The plan of a frame with a broadphase: with the depth stage when it is on (and its
 /// tables are on the GPU).
 fn pair_plan(depth: &Option<DepthStage>, method: Method, caps: Capacities) -> Result<frame::Plan> {
-    Ok(
-        match depth.as_ref().and_then(|d| d.gpu.as_ref().map(|g| (d, g))) {
-            None => frame::Plan::Pairs(method, caps),
-            Some((d, gpu)) => frame::Plan::Depth {
-                method,
-                caps,
-                params: GpuDepthParams::new(caps.pairs, d.k, &d.shapes)?,
-                table_bytes: gpu.table_bytes(),
-            },
+    Ok(match depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g))) {
+        None => frame::Plan::Pairs(method, caps),
+        Some((d, gpu)) => frame::Plan::Depth {
+            method,
+            caps,
+            params: GpuDepthParams::new(caps.pairs, d.k, gpu.shapes())?,
+            table_bytes: gpu.table_bytes(),
         },
-    )
+    })
 }
 
 /// The external buffers a frame with these readbacks binds: the depth tables.
@@ -430,7 +446,7 @@ fn depth_externals<'a>(
     depth: &'a Option<DepthStage>,
     rb: &frame::Readbacks,
 ) -> Vec<(BufferProxy, &'a wgpu::Buffer)> {
-    match (rb.depth_tables, depth.as_ref().and_then(|d| d.gpu.as_ref())) {
+    match (rb.depth_tables, depth.as_ref().and_then(DepthStage::gpu)) {
         (Some(tables), Some(gpu)) => gpu.bind(tables).to_vec(),
         _ => Vec::new(),
     }

@@ -53,7 +53,7 @@ use crate::gpu::{ContextOptions, GpuContext};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
 use crate::passes::broadphase::Method;
-use crate::passes::depth::DepthShapes;
+use crate::passes::depth::{DepthShapes, check_resolution};
 use crate::passes::pose_gather::PoseLayout;
 use crate::pipeline::{DeviceChoice, Pipeline};
 use crate::profile::{Profile, StageTime};
@@ -404,12 +404,8 @@ impl World {
     /// curved bodies too. Worth it where the GPU is fast and many box pairs are apart;
     /// on a software adapter it costs more than it saves.
     pub fn set_depth_estimate(&mut self, k: Option<u32>) -> Result<()> {
-        if let Some(k) = k
-            && !(1..=1024).contains(&k)
-        {
-            return Err(Error::Usage(format!(
-                "depth estimate: k = {k}; the cube map takes 1 to 1024 cells per side"
-            )));
+        if let Some(k) = k {
+            check_resolution(k)?;
         }
         self.depth = k.map(|k| (k, usize::MAX));
         if k.is_none() {
@@ -436,8 +432,10 @@ impl World {
                     .map_err(|e| Error::Geometry(format!("shape {i}: no outer hull: {e}")))
             })
             .collect::<Result<Vec<_>>>()?;
-        self.pipeline
-            .set_depth_estimate(Some((DepthShapes::new(&hulls)?, k)))?;
+        self.pipeline.set_depth_estimate(Some((
+            DepthShapes::new(hulls.iter().map(AsRef::as_ref))?,
+            k,
+        )))?;
         self.depth = Some((k, shapes.len()));
         Ok(())
     }

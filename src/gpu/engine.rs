@@ -73,7 +73,9 @@ pub struct PendingFrame {
 struct CountedRead {
     /// Its index among the frame's readbacks.
     index: usize,
-    /// The buffer read, and the range the readback may cover.
+    /// The buffer read (its id in the recording, then the buffer once the frame has
+    /// encoded), and the range the readback may cover.
+    id: BufferId,
     buffer: Option<wgpu::Buffer>,
     offset: u64,
     size: u64,
@@ -247,6 +249,7 @@ impl Engine {
         let mut used_bytes = 0u64;
         for command in recording.commands() {
             if let Command::Readback {
+                buffer,
                 size,
                 offset,
                 counted: how,
@@ -258,6 +261,7 @@ impl Engine {
                         let head = c.head.min(*size) / 4 * 4;
                         counted.push(CountedRead {
                             index: readbacks.len(),
+                            id: buffer.id,
                             buffer: None,
                             offset: *offset,
                             size: *size,
@@ -350,26 +354,14 @@ impl Engine {
         // Pooled buffers go back to the pool now: later submissions on this queue run after
         // this one, so reusing them cannot race with this frame. A buffer read by count is
         // held until the frame is collected (its tail may still be copied).
-        let read_ids: Vec<BufferId> = recording
-            .commands()
-            .iter()
-            .filter_map(|c| match c {
-                Command::Readback {
-                    buffer,
-                    counted: Some(_),
-                    ..
-                } => Some(buffer.id),
-                _ => None,
-            })
-            .collect();
-        for (read, &id) in counted.iter_mut().zip(&read_ids) {
-            read.buffer = live.get(&id).cloned();
+        for read in &mut counted {
+            read.buffer = live.get(&read.id).cloned();
         }
         let mut held = Vec::new();
         for (id, buffer) in live {
             let (_, origin) = recording.buffers()[id.0 as usize];
             if origin == BufferOrigin::Pooled {
-                if read_ids.contains(&id) {
+                if counted.iter().any(|read| read.id == id) {
                     held.push((buffer, usages[&id]));
                 } else {
                     self.release(usages[&id], buffer);

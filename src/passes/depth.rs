@@ -218,11 +218,7 @@ impl GpuDepthParams {
     /// Parameters for `pairs` pairs over `shapes` with a k × k cube map per face; errors
     /// when k is 0 or above 1024, or when the work items would not fit a u32.
     pub fn new(pairs: u32, k: u32, shapes: &DepthShapes) -> Result<Self> {
-        if !(1..=1024).contains(&k) {
-            return Err(Error::Usage(format!(
-                "depth estimate: k = {k}; the cube map takes 1 to 1024 cells per side"
-            )));
-        }
+        check_resolution(k)?;
         let directions = 6 * u64::from(k) * u64::from(k) + 2 * u64::from(shapes.max_normals());
         let per_direction = 2 * u64::from(shapes.max_vertices()) + 1;
         let chunk = (u64::from(LOOP_BUDGET) / per_direction).max(1);
@@ -246,6 +242,29 @@ impl GpuDepthParams {
             _pad1: 0,
         })
     }
+}
+
+/// Errors unless `k` is a cube-map resolution the pass takes: 1 to 1024 cells per side.
+pub fn check_resolution(k: u32) -> Result<()> {
+    if !(1..=1024).contains(&k) {
+        return Err(Error::Usage(format!(
+            "depth estimate: k = {k}; the cube map takes 1 to 1024 cells per side"
+        )));
+    }
+    Ok(())
+}
+
+/// Errors when the passes' cut word (read back from [`DepthOutputs::cut`]) says the
+/// adapter stopped a loop short: an estimate would be wrong.
+pub fn check_cut(cut: u32) -> Result<()> {
+    if cut != 0 {
+        return Err(Error::Gpu(
+            "depth estimate: the adapter stopped a shader loop before it ended, so an \
+             estimate would be wrong (a software adapter's loop limit; use the CPU twin)"
+                .into(),
+        ));
+    }
+    Ok(())
 }
 
 /// The shape tables on the GPU.
