@@ -226,29 +226,34 @@ fn the_depth_estimate_skips_only_pairs_that_are_apart() {
 
 #[test]
 fn stacked_crates_report_four_corners_each() {
-    let mut world = cpu_world();
-    let floor = world
-        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
-        .unwrap();
-    let crate_ = world
-        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
-        .unwrap();
-    world.add_body(floor, Pose::IDENTITY).unwrap();
-    // Three crates stacked exactly (touching, dyadic coordinates), each turned a little.
-    for k in 0..3 {
-        let z = 1.0 + f64::from(k);
-        let turn = DQuat::from_rotation_z(0.25 * f64::from(k));
-        world
-            .add_body(crate_, Pose::new(DVec3::new(0.0, 0.0, z), turn))
+    // With the depth estimate too: exact touches are never proved apart.
+    for depth in [None, Some(16)] {
+        let mut world = cpu_world();
+        let floor = world
+            .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
             .unwrap();
-    }
-    let report = world.step(0.0).unwrap();
-    let pairs: Vec<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
-    assert_eq!(pairs, vec![[0, 1], [1, 2], [2, 3]], "{report:?}");
-    for c in &report.contacts {
-        assert_eq!(c.manifold.points.len(), 4, "{c:?}");
-        assert!(c.manifold.normal.distance(DVec3::Z) < 1e-12);
-        assert!(c.manifold.points.iter().all(|p| p.separation.abs() < 1e-12));
+        let crate_ = world
+            .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+            .unwrap();
+        world.add_body(floor, Pose::IDENTITY).unwrap();
+        // Three crates stacked exactly (touching, dyadic coordinates), each turned a little.
+        for k in 0..3 {
+            let z = 1.0 + f64::from(k);
+            let turn = DQuat::from_rotation_z(0.25 * f64::from(k));
+            world
+                .add_body(crate_, Pose::new(DVec3::new(0.0, 0.0, z), turn))
+                .unwrap();
+        }
+        world.set_depth_estimate(depth).unwrap();
+        let report = world.step(0.0).unwrap();
+        assert_eq!(report.proved_apart, 0, "{depth:?}");
+        let pairs: Vec<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
+        assert_eq!(pairs, vec![[0, 1], [1, 2], [2, 3]], "{report:?}");
+        for c in &report.contacts {
+            assert_eq!(c.manifold.points.len(), 4, "{c:?}");
+            assert!(c.manifold.normal.distance(DVec3::Z) < 1e-12);
+            assert!(c.manifold.points.iter().all(|p| p.separation.abs() < 1e-12));
+        }
     }
 }
 
