@@ -4,7 +4,8 @@
 //! either resting on A pressed in by at most 0.02 (`depth_shallow`, contacts as a
 //! simulation has them; spiky 8-vertex hulls are brought closer until they touch) or through it, centers 0.9 apart (`depth_deep`). Each iteration
 //! runs the whole 200-frame sequence; the depths agree (EPA's rare misses aside, see
-//! tests/depth.rs). Average steps per query are printed once per size.
+//! tests/depth.rs). `proxima_from_estimate` is the cold walk started where the sampled
+//! depth estimate points (as a frame with the GPU stage starts a pair's first walk). Average steps per query are printed once per size.
 //! `cargo bench --bench depth`.
 
 mod common;
@@ -13,10 +14,12 @@ mod test_common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::{DQuat, DVec3};
-use proxima::bodies::Pose;
-use proxima::exact::depth::{DepthCache, DepthInput, enumerate, walk};
+use proxima::bodies::{GpuBody, Pose};
+use proxima::estimate::estimate_cpu;
+use proxima::exact::depth::{DepthCache, DepthInput, Toward, enumerate, walk};
 use proxima::geometry::ConvexPolytope;
 use proxima::geometry::generators::random_points;
+use proxima::passes::depth::{DEFAULT_K, DepthShapes};
 use proxima::rng::Rng;
 
 const FRAMES: usize = 200;
@@ -71,25 +74,46 @@ fn depth_group(c: &mut Criterion, deep: bool) {
             .map(|k| frame(k, &a, &b, deep))
             .filter(|(pa, pb)| enumerate(&a, pa, &b, pb).is_some())
             .collect();
+        // Where the GPU's sampled estimate (its CPU twin here, untimed) points each frame.
+        let tables = DepthShapes::new([&a, &b]).unwrap();
+        let toward: Vec<Toward> = poses
+            .iter()
+            .map(|(pa, pb)| {
+                let body = |p: &Pose, shape| {
+                    GpuBody::new(p.translation.as_vec3(), p.rotation.as_quat(), shape)
+                };
+                let bodies = [body(pa, 0), body(pb, 1)];
+                let e = estimate_cpu(&tables, &bodies, &[[0, 1]], DEFAULT_K).unwrap()[0];
+                Toward {
+                    normal: glam::Vec3::from_array(e.normal).as_dvec3(),
+                    vertices: (e.witness_a, e.witness_b),
+                }
+            })
+            .collect();
         let (ga, gb) = (test_common::to_parry(&a), test_common::to_parry(&b));
-        let (mut warm_steps, mut cold_steps, mut worst) = (0u64, 0u64, 0.0f64);
+        let (mut warm_steps, mut cold_steps, mut toward_steps) = (0u64, 0u64, 0u64);
+        let mut worst = 0.0f64;
         let mut cache = DepthCache::default();
-        for (pa, pb) in &poses {
+        for ((pa, pb), t) in poses.iter().zip(&toward) {
             let warm = cache
                 .query(&a, *pa, &b, *pb)
                 .expect("the sequence overlaps");
             let cold = walk(&DepthInput::new(&a, *pa, &b, *pb)).expect("overlap");
+            let started = walk(&toward_input(&a, pa, &b, pb, t)).expect("overlap");
+            assert!((started.depth - cold.depth).abs() <= 1e-9 * (1.0 + cold.depth));
             warm_steps += u64::from(warm.steps);
             cold_steps += u64::from(cold.steps);
+            toward_steps += u64::from(started.steps);
             let epa = parry_depth(&ga, pa, &gb, pb);
             worst = worst.max((epa - warm.depth).abs());
         }
         let (full, held) = cache.certificates();
         eprintln!(
-            "{name}/{n}: {} overlapping frames; steps per query warm {:.2}, cold {:.2}; warm global checks: {full} full, {held} standing; largest |EPA - walk| {worst:e}",
+            "{name}/{n}: {} overlapping frames; steps per query warm {:.2}, cold {:.2}, from the estimate {:.2}; warm global checks: {full} full, {held} standing; largest |EPA - walk| {worst:e}",
             poses.len(),
             warm_steps as f64 / poses.len() as f64,
-            cold_steps as f64 / poses.len() as f64
+            cold_steps as f64 / poses.len() as f64,
+            toward_steps as f64 / poses.len() as f64
         );
         group.throughput(criterion::Throughput::Elements(poses.len() as u64));
         group.bench_with_input(
@@ -119,6 +143,21 @@ fn depth_group(c: &mut Criterion, deep: bool) {
                 });
             },
         );
+        group.bench_with_input(
+            BenchmarkId::new("proxima_from_estimate", n),
+            &poses,
+            |bench, poses| {
+                bench.iter(|| {
+                    poses
+                        .iter()
+                        .zip(&toward)
+                        .map(|((pa, pb), t)| {
+                            walk(&toward_input(&a, pa, &b, pb, t)).map_or(0.0, |p| p.depth)
+                        })
+                        .sum::<f64>()
+                });
+            },
+        );
         group.bench_with_input(BenchmarkId::new("parry_epa", n), &poses, |bench, poses| {
             bench.iter(|| {
                 poses
@@ -129,6 +168,20 @@ fn depth_group(c: &mut Criterion, deep: bool) {
         });
     }
     group.finish();
+}
+
+/// A cold query that starts where the estimate points.
+fn toward_input<'a>(
+    a: &'a ConvexPolytope,
+    pa: &Pose,
+    b: &'a ConvexPolytope,
+    pb: &Pose,
+    toward: &Toward,
+) -> DepthInput<'a> {
+    DepthInput {
+        toward: Some(*toward),
+        ..DepthInput::new(a, *pa, b, *pb)
+    }
 }
 
 fn parry_depth(

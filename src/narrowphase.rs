@@ -19,6 +19,7 @@ use glam::DVec3;
 
 use crate::bodies::{GpuBody, Pose};
 use crate::exact::advance::{self, ToiInput, ToiOutput};
+use crate::exact::depth::Toward;
 use crate::exact::manifold::{self, Manifold, ManifoldCache};
 use crate::exact::rounded::{self, plain};
 use crate::exact::tree::{self, TreeCache};
@@ -144,14 +145,26 @@ impl Narrowphase {
 
     /// The contact manifolds of every pair no farther apart than `speculative`, on all
     /// cores, warm-started from `state` (which then holds exactly these pairs' warm
-    /// starts). `bodies[i]` is body `i`'s shape and pose.
+    /// starts). `bodies[i]` is body `i`'s shape and pose. `toward`, when given, holds a
+    /// direction per pair (the GPU's depth estimates) where a pair of polytopes with no
+    /// warm start begins its depth walk.
     pub fn contacts(
         &self,
         bodies: &[ExactBody],
         pairs: &[[u32; 2]],
+        toward: Option<&[Toward]>,
         speculative: f64,
         state: &mut ContactState,
     ) -> Result<Vec<PairContact>> {
+        if let Some(t) = toward
+            && t.len() != pairs.len()
+        {
+            return Err(Error::Usage(format!(
+                "{} start directions for {} pairs",
+                t.len(),
+                pairs.len()
+            )));
+        }
         if !(speculative.is_finite() && speculative >= 0.0) {
             return Err(Error::Usage(format!(
                 "the speculative distance must be finite and non-negative, got {speculative}"
@@ -166,12 +179,17 @@ impl Narrowphase {
             let handles: Vec<_> = pairs
                 .chunks(chunk)
                 .zip(warm.chunks_mut(chunk))
-                .map(|(part, caches)| {
+                .enumerate()
+                .map(|(k, (part, caches))| {
+                    let toward = toward.map(|t| &t[k * chunk..k * chunk + part.len()]);
                     scope.spawn(move || {
                         let mut out = Vec::new();
-                        for (&[a, b], cache) in part.iter().zip(caches) {
+                        for (i, (&[a, b], cache)) in part.iter().zip(caches).enumerate() {
                             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-                            for (pieces, manifold) in self.manifolds(ba, bb, speculative, cache) {
+                            let dir = toward.map(|t| t[i]);
+                            for (pieces, manifold) in
+                                self.manifolds(ba, bb, dir, speculative, cache)
+                            {
                                 out.push(PairContact {
                                     bodies: [a, b],
                                     pieces,
@@ -197,6 +215,7 @@ impl Narrowphase {
         &self,
         a: &ExactBody,
         b: &ExactBody,
+        toward: Option<Toward>,
         speculative: f64,
         cache: &mut PairState,
     ) -> Vec<((u32, u32), Manifold)> {
@@ -209,6 +228,10 @@ impl Narrowphase {
         let flip = |(p, m): (u32, Manifold)| ((0, p), m.swapped());
         match (sa, sb) {
             (Convex(x), Convex(y)) => {
+                let depth = &mut cache.manifold.depth;
+                if depth.features.is_none() {
+                    depth.toward = toward;
+                }
                 manifold::polytopes(x, pa, y, pb, speculative, &mut cache.manifold)
                     .map(|m| ((0, 0), m))
                     .into_iter()

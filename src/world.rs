@@ -33,8 +33,8 @@
 //!
 //! With [`World::set_depth_estimate`] the frame runs the GPU's sampled depth estimate
 //! after the broadphase, and the pairs it proves farther apart than the speculative
-//! distance skip the exact stage. What it does not do yet: start the exact depth walks
-//! from the estimate's direction (they warm-start from their own last frame).
+//! distance skip the exact stage, and a pair of polytopes that overlaps with no warm
+//! start begins its depth walk at the facet the estimate's direction points at.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -46,6 +46,7 @@ use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose, UNIT_TOLERANCE};
 use crate::broadphase::Choice;
 use crate::crowd::{Crowd, Motion};
 use crate::exact::advance::{ToiOutput, ToiState};
+use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::polytope::{round_down, round_up};
 use crate::geometry::{ConvexPolytope, HullTree};
@@ -569,10 +570,13 @@ impl World {
         let t = Instant::now();
         let near = self.not_proved_apart(&frame, bodies);
         let mut profile = frame.profile;
-        let skipped = near.as_ref().map_or(0, |p| frame.pairs.len() - p.len());
+        let skipped = near
+            .as_ref()
+            .map_or(0, |(p, _)| frame.pairs.len() - p.len());
         let contacts = self.narrow.contacts(
             bodies,
-            near.as_deref().unwrap_or(&frame.pairs),
+            near.as_ref().map_or(&frame.pairs, |(p, _)| p),
+            near.as_ref().map(|(_, t)| t.as_slice()),
             self.speculative,
             &mut self.state,
         )?;
@@ -608,7 +612,8 @@ impl World {
     }
 
     /// The frame's pairs less those its depth estimates prove farther apart than the
-    /// speculative distance (`None` when the frame has no estimates). An estimate's
+    /// speculative distance, each with its estimate's direction, where a depth walk with
+    /// no warm start begins (`None` when the frame has no estimates). An estimate's
     /// sampled s < 0 is a gap between the bodies' projections on its direction, so the
     /// bodies are at least −s − slack apart at the f32 poses the GPU saw; the f64 poses
     /// differ from those by rounding (half an f32 ulp of each coordinate, a few of the
@@ -617,7 +622,7 @@ impl World {
         &self,
         frame: &crate::frame::FrameResult,
         bodies: &[ExactBody],
-    ) -> Option<Vec<[u32; 2]>> {
+    ) -> Option<(Vec<[u32; 2]>, Vec<Toward>)> {
         if frame.estimates.len() != frame.pairs.len() || frame.pairs.is_empty() {
             return None;
         }
@@ -636,8 +641,14 @@ impl World {
                     let gap = -f64::from(e.depth) - f64::from(e.slack) - rounding;
                     !(e.separated != 0 && gap > self.speculative)
                 })
-                .map(|(&p, _)| p)
-                .collect(),
+                .map(|(&p, e)| {
+                    let toward = Toward {
+                        normal: Vec3::from(e.normal).as_dvec3(),
+                        vertices: (e.witness_a, e.witness_b),
+                    };
+                    (p, toward)
+                })
+                .unzip(),
         )
     }
 

@@ -9,7 +9,7 @@ use glam::{DQuat, DVec3, Quat, Vec3};
 use proxima::bodies::{GpuBody, Pose};
 use proxima::crowd::{Crowd, Motion};
 use proxima::estimate::{GpuDepthEstimator, estimate_cpu};
-use proxima::exact::depth::enumerate;
+use proxima::exact::depth::{DepthInput, Toward, enumerate, walk};
 use proxima::geometry::ConvexPolytope;
 use proxima::geometry::generators::{cone, cuboid, cylinder, icosphere, random_hull};
 use proxima::gpu::Engine;
@@ -348,4 +348,58 @@ fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
     let flight = pipeline.submit(&world).unwrap();
     let piped = pipeline.collect(&world, flight).unwrap();
     assert_eq!((piped.pairs, piped.estimates), (gpu.pairs, gpu.estimates));
+}
+
+#[test]
+fn walks_started_from_the_estimate_equal_enumeration_in_fewer_steps() {
+    let polys = shapes();
+    let tables = DepthShapes::new(&polys).unwrap();
+    let (bodies, pairs) = crowd(150, 11, polys.len() as u32);
+    let estimates = estimate_cpu(&tables, &bodies, &pairs, DEFAULT_K).unwrap();
+    let mut rng = Rng::new(5);
+    let (mut queries, mut cold_steps, mut toward_steps) = (0u32, 0u32, 0u32);
+    for (e, &[a, b]) in estimates.iter().zip(&pairs) {
+        let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+        let (sa, sb) = (&polys[ba.shape as usize], &polys[bb.shape as usize]);
+        let (pa, pb) = (Pose::from_gpu(ba), Pose::from_gpu(bb));
+        let Some(truth) = enumerate(sa, &pa, sb, &pb) else {
+            continue;
+        };
+        let label = format!("pair {a}-{b}");
+        let cold = walk(&DepthInput::new(sa, pa, sb, pb)).expect("overlapping");
+        let toward = Toward {
+            normal: Vec3::from_array(e.normal).as_dvec3(),
+            vertices: (e.witness_a, e.witness_b),
+        };
+        // The estimate's start, and a wrong one: a random direction, vertices past the end.
+        let wrong = Toward {
+            normal: rng.unit_vector(),
+            vertices: (u32::MAX, 7_000),
+        };
+        let tol = 1e-9 * (1.0 + truth.depth);
+        for (start, steps) in [(toward, &mut toward_steps), (wrong, &mut 0)] {
+            let input = DepthInput {
+                toward: Some(start),
+                ..DepthInput::new(sa, pa, sb, pb)
+            };
+            let p = walk(&input).expect("overlapping");
+            assert!(
+                (p.depth - truth.depth).abs() <= tol,
+                "{label}: from {start:?} {} vs enumeration {}",
+                p.depth,
+                truth.depth
+            );
+            *steps += p.steps;
+        }
+        queries += 1;
+        cold_steps += cold.steps;
+    }
+    println!(
+        "{queries} overlapping pairs: {cold_steps} facets visited cold, {toward_steps} from the estimates"
+    );
+    assert!(queries > 500, "{queries} overlapping pairs");
+    assert!(
+        toward_steps < cold_steps,
+        "{toward_steps} steps from the estimates, {cold_steps} cold"
+    );
 }

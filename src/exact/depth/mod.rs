@@ -101,9 +101,24 @@ pub struct DepthInput<'a> {
     pub b: &'a ConvexPolytope,
     /// Pose of B.
     pub pose_b: Pose,
-    /// Where to start: a previous answer's features (warm start), or `None` (the best
-    /// face axis near the line between the centroids).
+    /// Where to start: a previous answer's features (warm start), or `None` (the facet
+    /// [`DepthInput::toward`] points at, else the best face axis near the line between
+    /// the centroids).
     pub start: Option<(FeatureId, FeatureId)>,
+    /// A direction to start a cold walk from: the GPU's sampled estimate.
+    pub toward: Option<Toward>,
+}
+
+/// A cold walk's start from a sampled direction (the GPU's depth estimate): the facet of
+/// A or of B whose Gauss-map region is nearest `normal`, found around the support vertices
+/// there instead of over every face. Only where the walk starts: the answer is the same.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Toward {
+    /// The direction of least sampled s, world space, from A to B.
+    pub normal: DVec3,
+    /// A's and B's support vertices there, where the support queries start (any index
+    /// is safe: an out-of-range one starts at the last vertex).
+    pub vertices: (u32, u32),
 }
 
 impl<'a> DepthInput<'a> {
@@ -115,6 +130,7 @@ impl<'a> DepthInput<'a> {
             b,
             pose_b,
             start: None,
+            toward: None,
         }
     }
 }
@@ -126,6 +142,8 @@ impl<'a> DepthInput<'a> {
 pub struct DepthCache {
     /// The last answer's features, if any.
     pub features: Option<(FeatureId, FeatureId)>,
+    /// Where the next query starts when it has no features (used once).
+    pub toward: Option<Toward>,
     /// Boxed: a pair's warm starts move between frames, most pairs never overlap.
     standing: Option<Box<Standing>>,
 }
@@ -141,6 +159,7 @@ impl DepthCache {
     ) -> Option<Penetration> {
         let input = DepthInput {
             start: self.features,
+            toward: self.toward.take(),
             ..DepthInput::new(a, pose_a, b, pose_b)
         };
         let standing = self.standing.get_or_insert_with(Box::default);
@@ -173,14 +192,18 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     if let Some(st) = standing.as_deref_mut() {
         st.advance(&pair);
     }
-    let start = input
+    let cold = || match input.toward {
+        Some(t) => pair.facet_toward(world_a.inverse_vector(t.normal), t.vertices),
+        None => pair.evaluate(pair.cold_facet(), (0, 0)),
+    };
+    let warm = input
         .start
-        .and_then(|f| Facet::from_features(f, input.a, input.b))
-        .unwrap_or_else(|| pair.cold_facet());
-    let mut best = pair.evaluate(start, (0, 0)).or_else(|| {
-        // The start facet is not one of A − B (a stale cache): the cold start instead.
-        pair.evaluate(pair.cold_facet(), (0, 0))
-    })?;
+        .and_then(|f| Facet::from_features(f, input.a, input.b));
+    // A start facet that is not one of A − B (a stale cache) gives way to the cold start.
+    let mut best = warm
+        .and_then(|f| pair.evaluate(f, (0, 0)))
+        .or_else(cold)
+        .or_else(|| pair.evaluate(pair.cold_facet(), (0, 0)))?;
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
     let mut steps = 0;
     // A standing certificate covers the neighbours too: the warm facet goes to it first,
@@ -388,6 +411,32 @@ impl<'a> Pair<'a> {
             })
             .unwrap_or(0) as u32;
         Facet::FaceA(fa)
+    }
+
+    /// The start nearest direction `d` (A's frame, from A to B): around A's support
+    /// vertex along `d`, A's face whose normal is nearest `d`; around B's along −d, B's
+    /// face whose reversed normal is; the one with the smaller s.
+    fn facet_toward(&self, d: DVec3, (wa, wb): (u32, u32)) -> Option<Found> {
+        let d = d.try_normalize()?;
+        let (va, _) = self.support_a(d, wa);
+        let (vb, _) = self.support_b(-d, wb);
+        let nearest = |around: &mut dyn Iterator<Item = (u32, f64)>| {
+            around.max_by(|x, y| x.1.total_cmp(&y.1)).map(|(f, _)| f)
+        };
+        let fa = nearest(&mut self.a.vertex_out(va as usize).iter().map(|&h| {
+            let f = left_face(self.a, h);
+            (f, self.a.face_normal(f as usize).dot(d))
+        }));
+        let fb = nearest(&mut self.b.vertex_out(vb as usize).iter().map(|&h| {
+            let f = left_face(self.b, h);
+            (f, -self.normal_b(f).dot(d))
+        }));
+        let found_a = fa.and_then(|f| self.evaluate(Facet::FaceA(f), (va, vb)));
+        let found_b = fb.and_then(|f| self.evaluate(Facet::FaceB(f), (va, vb)));
+        match (found_a, found_b) {
+            (Some(x), Some(y)) => Some(if y.s < x.s { y } else { x }),
+            (x, y) => x.or(y),
+        }
     }
 
     /// The smallest candidate among the facets sharing a vertex with `at`'s facet.
