@@ -1,9 +1,10 @@
 // Sphere and capsule contacts for every pair: one invocation per pair, dispatched
-// indirectly from the GPU-side pair count (straight after the broadphase, no readback). Each
-// pair's contact goes to its slot of `contacts`; those within `params.within` (the contacts a
-// user asks for) are also gathered into `touching`, counted in `touch_count` (a workgroup
-// claims its run of slots with one global atomic; the order is the GPU's, the CPU sorts by
-// pair), so a frame reads back only those. A shape is a
+// indirectly from the GPU-side pair count (straight after the broadphase, no readback).
+// `params.gather` picks what is written: 0, each pair's contact to its slot of `contacts`
+// (the standalone pass); 1, only those within `params.within` (the contacts a user asks
+// for), gathered into `touching` and counted in `touch_count` (a workgroup claims its run
+// of slots with one global atomic; the order is the GPU's, the CPU sorts by pair), so a
+// frame writes and reads back only those. The buffer not written may be one entry. A shape is a
 // segment along its body's z axis (half length h; 0 for a sphere) swept by a radius; the
 // contact is the segments' closest points (Ericson, Real-Time Collision Detection 5.1.9),
 // their distance less both radii (negative: the depth), and the unit normal from A to B
@@ -27,7 +28,7 @@ struct RoundContact {
 
 struct RoundParams {
     within: f32,
-    _pad0: u32,
+    gather: u32,
     _pad1: u32,
     _pad2: u32,
 }
@@ -48,7 +49,7 @@ const WORKGROUP_SIZE: u32 = 64u;
 @group(0) @binding(3) var<storage, read> shapes: array<RoundShape>;
 @group(0) @binding(4) var<storage, read_write> contacts: array<RoundContact>;
 @group(0) @binding(5) var<uniform> params: RoundParams;
-// As many slots as `contacts`: no more pairs than that can be within.
+// When gathering, as many slots as pairs: no more pairs than that can be within.
 @group(0) @binding(6) var<storage, read_write> touching: array<TouchContact>;
 @group(0) @binding(7) var<storage, read_write> touch_count: array<atomic<u32>>;
 
@@ -127,8 +128,9 @@ fn main(
     if i < min(counter[0], counter[1]) {
         let pair = pairs[i];
         let c = contact_of(pair);
-        contacts[i] = c;
-        if c.distance <= params.within {
+        if params.gather == 0u {
+            contacts[i] = c;
+        } else if c.distance <= params.within {
             kept = true;
             touch = TouchContact(pair, c.distance, array<f32, 3>(c.normal.x, c.normal.y, c.normal.z));
             slot = atomicAdd(&group_kept, 1u);

@@ -19,7 +19,7 @@ use crate::passes::depth::{
     record_depth_estimate_counted,
 };
 use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
-use crate::passes::round_contacts::{GpuTouchContact, record_round_contacts};
+use crate::passes::round_contacts::{GpuTouchContact, RoundInputs, record_touching};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
 
@@ -300,9 +300,13 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
             let bp = record_broadphase(&mut rec, aabb_buf, n, method, caps);
             rec.stage(stage::CONTACTS);
             let table = rec.external(table_bytes, "round shapes");
-            let out = record_round_contacts(
-                &mut rec, bp.counter, body_buf, bp.pairs, table, caps.pairs, within,
-            );
+            let inputs = RoundInputs {
+                counter: bp.counter,
+                bodies: body_buf,
+                pairs: bp.pairs,
+                shapes: table,
+            };
+            let out = record_touching(&mut rec, inputs, caps.pairs, within);
             (Some(bp), Some((out, expect)), Some(table), None)
         }
     };

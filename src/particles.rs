@@ -9,8 +9,8 @@ use crate::gpu::Engine;
 use crate::graph::Recording;
 use crate::passes::broadphase::{Capacities, Method};
 use crate::passes::round_contacts::{
-    GpuRoundContact, GpuRoundShape, GpuTouchContact, check_inputs, record_round_contacts,
-    round_contacts_cpu, touching_cpu,
+    GpuRoundContact, GpuRoundShape, GpuTouchContact, RoundInputs, check_inputs,
+    record_round_contacts, round_contacts_cpu, touching_cpu,
 };
 use crate::profile::Profile;
 use crate::{Error, Result};
@@ -91,9 +91,15 @@ impl GpuRoundContacts {
         rec.upload(counter, &[n, n]);
         let table = rec.external(self.buffer.size(), "round shapes");
         rec.stage("contacts");
-        let out = record_round_contacts(&mut rec, counter, b, p, table, n, f32::NEG_INFINITY);
+        let inputs = RoundInputs {
+            counter,
+            bodies: b,
+            pairs: p,
+            shapes: table,
+        };
+        let contacts = record_round_contacts(&mut rec, inputs, n);
         rec.stage("readback");
-        let rb = rec.readback(out.contacts);
+        let rb = rec.readback(contacts);
         let frame = engine.run(&rec, &[(table, &self.buffer)])?;
         Ok(ContactRun {
             contacts: frame.values(rb),

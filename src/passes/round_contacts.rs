@@ -11,10 +11,11 @@
 //! negative when they overlap (the depth). In f32 the distance carries a rounding error of
 //! a few ulps of the coordinates' size; the exact answer in f64 is `exact::rounded`.
 //!
-//! The contacts within a distance the caller asks for (`within`: 0 for touching and
-//! overlapping pairs, a speculative margin above it) are also gathered into a list with
-//! their pairs ([`GpuTouchContact`], twin [`touching_cpu`]), so a frame reads back only
-//! those, never a slot per pair.
+//! The pass writes one of two outputs: a contact per pair slot
+//! ([`record_round_contacts`], the standalone pass), or ([`record_touching`]) only the contacts within a distance the caller asks for (0 for
+//! touching and overlapping pairs, a speculative margin above it), gathered into a list
+//! with their pairs ([`GpuTouchContact`], twin [`touching_cpu`]): a frame writes and reads
+//! back only those, never a slot per pair.
 
 use glam::{Quat, Vec2, Vec3};
 
@@ -59,8 +60,8 @@ wgsl_twin! {
     pub struct GpuRoundParams as "RoundParams" {
         /// Contacts at this distance or closer are gathered.
         pub within: f32,
-        /// Padding.
-        pub _pad0: u32,
+        /// 1: gather those within; 0: a contact per pair slot.
+        pub gather: u32,
         /// Padding.
         pub _pad1: u32,
         /// Padding.
@@ -80,14 +81,13 @@ wgsl_twin! {
     }
 }
 
-/// The buffers the contact pass fills.
+/// What the gathering pass fills: the contacts within the asked distance in the GPU's
+/// order, and how many (one u32).
 #[derive(Clone, Copy, Debug)]
-pub struct RoundContactsOut {
-    /// One contact per pair slot.
-    pub contacts: BufferProxy,
-    /// The contacts within the asked distance, in the GPU's order.
+pub struct TouchingOut {
+    /// The list (the pairs' room in entries).
     pub touching: BufferProxy,
-    /// How many `touching` holds (one u32).
+    /// Its length.
     pub touch_count: BufferProxy,
 }
 
@@ -118,30 +118,80 @@ impl GpuRoundShape {
 /// Records the contacts of the first `min(count, room)` pairs of `pairs` (`[[u32; 2]]`)
 /// of `bodies`, where `counter` starts with `[count, room]` (a broadphase
 /// [`crate::passes::broadphase::GpuPairCounter`] does): the grid comes from the count on
-/// the GPU. The contacts buffer and the list of those `within` have `capacity` entries
-/// (the pairs' room).
+/// the GPU. Returns a slot per pair (`capacity` entries, the pairs' room).
 pub fn record_round_contacts(
     rec: &mut Recording,
-    counter: BufferProxy,
-    bodies: BufferProxy,
-    pairs: BufferProxy,
-    shapes: BufferProxy,
+    inputs: RoundInputs,
+    capacity: u32,
+) -> BufferProxy {
+    let [contacts, touching, touch_count] = record(rec, inputs, capacity, None);
+    rec.free(touching);
+    rec.free(touch_count);
+    contacts
+}
+
+/// [`record_round_contacts`] writing only the contacts at `within` or closer, gathered
+/// with their pairs into a list of `capacity` entries; no slot per pair.
+pub fn record_touching(
+    rec: &mut Recording,
+    inputs: RoundInputs,
     capacity: u32,
     within: f32,
-) -> RoundContactsOut {
+) -> TouchingOut {
+    let [contacts, touching, touch_count] = record(rec, inputs, capacity, Some(within));
+    rec.free(contacts);
+    TouchingOut {
+        touching,
+        touch_count,
+    }
+}
+
+/// The buffers the contact pass reads: `[count, room]`, the body table, the pairs and
+/// the shapes' table.
+#[derive(Clone, Copy, Debug)]
+pub struct RoundInputs {
+    /// `[count, room]` of the pairs.
+    pub counter: BufferProxy,
+    /// The body table.
+    pub bodies: BufferProxy,
+    /// The pairs.
+    pub pairs: BufferProxy,
+    /// [`GpuRoundShape`]s.
+    pub shapes: BufferProxy,
+}
+
+/// The pass: `[slots, list, count]`, the output not asked for one entry long.
+fn record(
+    rec: &mut Recording,
+    inputs: RoundInputs,
+    capacity: u32,
+    within: Option<f32>,
+) -> [BufferProxy; 3] {
     let room = capacity.max(1) as usize;
-    let contacts = rec.array_buffer::<GpuRoundContact>(room, "round contacts");
-    let touching = rec.array_buffer::<GpuTouchContact>(room, "touching contacts");
+    let (slots, listed) = if within.is_some() {
+        (1, room)
+    } else {
+        (room, 1)
+    };
+    let contacts = rec.array_buffer::<GpuRoundContact>(slots, "round contacts");
+    let touching = rec.array_buffer::<GpuTouchContact>(listed, "touching contacts");
     let touch_count = rec.buffer(4, "touching count");
     rec.clear(touch_count);
     let params = rec.array_buffer::<GpuRoundParams>(1, "round params");
     rec.upload(
         params,
         &[GpuRoundParams {
-            within,
+            within: within.unwrap_or(f32::NEG_INFINITY),
+            gather: u32::from(within.is_some()),
             ..Default::default()
         }],
     );
+    let RoundInputs {
+        counter,
+        bodies,
+        pairs,
+        shapes,
+    } = inputs;
     let args = record_dispatch_args(rec, counter, 0, ROUND_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X);
     rec.dispatch_indirect(
         ShaderId::RoundContacts,
@@ -160,11 +210,7 @@ pub fn record_round_contacts(
     );
     rec.free(args);
     rec.free(params);
-    RoundContactsOut {
-        contacts,
-        touching,
-        touch_count,
-    }
+    [contacts, touching, touch_count]
 }
 
 /// Checks what the shader trusts: every pair names two bodies, every body a shape.
