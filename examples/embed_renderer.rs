@@ -12,7 +12,7 @@ use glam::{DQuat, DVec3, Quat, Vec3};
 use proxima::bodies::Pose;
 use proxima::geometry::generators::cuboid;
 use proxima::gpu::GpuContext;
-use proxima::passes::pose_gather::PoseLayout;
+use proxima::passes::pose_gather::{PoseLayout, RotationForm};
 use proxima::world::World;
 
 /// The renderer's instance: what its vertex shader reads.
@@ -29,6 +29,7 @@ const LAYOUT: PoseLayout = PoseLayout {
     stride: size_of::<Instance>() as u32,
     position: 0,
     rotation: 16,
+    form: RotationForm::Quaternion,
 };
 
 /// Two rows of crates sliding into each other, turning as they go.

@@ -18,7 +18,7 @@ use crate::passes::depth::{
     DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_cut,
     record_depth_estimate_counted,
 };
-use crate::passes::pose_gather::{PoseLayout, record_pose_gather};
+use crate::passes::pose_gather::{self, PoseLayout, record_pose_gather};
 use crate::passes::round_contacts::{GpuTouchContact, RoundInputs, record_touching};
 use crate::passes::status::GpuPassStatus;
 use crate::profile::{Clock, Profile, StageTime};
@@ -190,8 +190,8 @@ pub struct Readbacks {
     pub method: Option<Method>,
     /// The external instance buffer to bind (gathered body tables).
     pub instances: Option<BufferProxy>,
-    /// The gathered body table (gathered body tables).
-    pub bodies: Option<ReadbackId>,
+    /// The gathered body table and the gather's status (gathered body tables).
+    pub bodies: Option<(ReadbackId, ReadbackId)>,
 }
 
 /// A GPU frame's result and, when a broadphase ran, its pair counter (the caller re-runs
@@ -228,9 +228,9 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
             rec.upload(shape_buf, shape_of);
             rec.stage(stage::GATHER);
             let params = layout.params(shape_of.len());
-            let body_buf = record_pose_gather(&mut rec, instances, shape_buf, params);
+            let out = record_pose_gather(&mut rec, instances, shape_buf, params);
             rec.free(shape_buf);
-            (Some(body_buf), Some(instances))
+            (Some(out.bodies), Some((instances, out.status)))
         }
         Bodies::Boxes(_) => (None, None),
     };
@@ -251,7 +251,7 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         }
         (_, None) => unreachable!("bodies other than boxes have a body buffer"),
     };
-    let gathered = instances.is_some();
+    let (instances, gather_status) = instances.unzip();
 
     // record_broadphase names its own stages: broadphase/setup, broadphase/table, ...
     let n = bodies.len() as u32;
@@ -348,7 +348,9 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         let list = rec.readback_counted(out.touching, counted(count, stride, expect));
         (count, list)
     });
-    let gathered_bodies = body_buf.filter(|_| gathered).map(|b| rec.readback(b));
+    let gathered_bodies = body_buf
+        .zip(gather_status)
+        .map(|(b, status)| (rec.readback(b), rec.readback(status)));
     let readbacks = Readbacks {
         aabbs,
         bounds_status,
@@ -372,7 +374,10 @@ pub fn finish(
     bodies: &[GpuBody],
     shapes: &[GpuShapeBounds],
 ) -> Result<GpuFrame> {
-    let gathered: Option<Vec<GpuBody>> = readbacks.bodies.map(|id| output.values(id));
+    if let Some((_, status)) = readbacks.bodies {
+        pose_gather::check_status(&output.values::<GpuPassStatus>(status)[0])?;
+    }
+    let gathered: Option<Vec<GpuBody>> = readbacks.bodies.map(|(id, _)| output.values(id));
     if let Some(id) = readbacks.bounds_status {
         let status: Vec<GpuPassStatus> = output.values(id);
         bounds::check_status(

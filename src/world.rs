@@ -344,10 +344,11 @@ impl World {
     /// gathers them on the GPU (`passes::pose_gather`; nothing is uploaded from the CPU)
     /// and brings the table back for the exact stage, so [`World::bodies`] shows the poses
     /// the step used. Body `i` is instance `i`; `layout` says where its position (3 × f32)
-    /// and rotation (x, y, z, w) lie. The buffer must belong to the world's device, have
-    /// `STORAGE` usage and hold an instance per body: anything else is a named error, here
-    /// and at every step (bodies may be added later). Poses set on the CPU are overwritten
-    /// by the next step's.
+    /// and rotation (a quaternion x, y, z, w, or a rotation matrix's columns:
+    /// [`PoseLayout::model_matrix`]) lie. The buffer must belong to the world's device,
+    /// have `STORAGE` usage and hold an instance per body: anything else is a named error,
+    /// here and at every step (bodies may be added later), as is a matrix that is not a
+    /// rotation. Poses set on the CPU are overwritten by the next step's.
     pub fn bind_pose_buffer(&mut self, buffer: &wgpu::Buffer, layout: PoseLayout) -> Result<()> {
         if self.gpu_context().is_none() {
             return Err(Error::Usage(

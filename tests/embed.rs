@@ -5,14 +5,15 @@
 
 mod common;
 
-use glam::DVec3;
+use glam::{DQuat, DVec3, Mat3, Mat4, Quat, Vec3};
 use proxima::Pipeline;
 use proxima::bodies::{GpuBody, Pose};
 use proxima::geometry::generators::{cuboid, random_hull};
 use proxima::gpu::GpuContext;
-use proxima::passes::pose_gather::{PoseLayout, gather_cpu};
+use proxima::passes::pose_gather::{PoseLayout, RotationForm, gather_cpu, matrix_quaternion};
 use proxima::rng::Rng;
 use proxima::world::{ShapeId, World};
+use std::f64::consts::{FRAC_PI_2, PI};
 
 /// A renderer's device with default limits, or `None` without an adapter.
 fn renderer_device() -> Option<(wgpu::Device, wgpu::Queue)> {
@@ -33,6 +34,7 @@ const LAYOUT: PoseLayout = PoseLayout {
     stride: 48,
     position: 0,
     rotation: 16,
+    form: RotationForm::Quaternion,
 };
 
 fn add_shapes(world: &mut World, rng: &mut Rng) -> Vec<ShapeId> {
@@ -89,7 +91,7 @@ fn poses_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
     }
     gpu.bind_pose_buffer(&buffer, LAYOUT).unwrap();
     // The CPU twin of the gather gives the poses the CPU world is set to.
-    let table: Vec<GpuBody> = gather_cpu(&words, &shape_of, LAYOUT.params(n));
+    let table: Vec<GpuBody> = gather_cpu(&words, &shape_of, LAYOUT.params(n)).0;
     let poses: Vec<Pose> = table.iter().map(Pose::from_gpu).collect();
     cpu.set_poses(&poses).unwrap();
     let (g, c) = (gpu.step(0.0).unwrap(), cpu.step(0.0).unwrap());
@@ -110,7 +112,7 @@ fn poses_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
     queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&words));
     let moved = gpu.step(0.0).unwrap();
     assert!(gpu.bodies()[0].pose.translation.x > 99.0);
-    let table = gather_cpu(&words, &shape_of, LAYOUT.params(n));
+    let table = gather_cpu(&words, &shape_of, LAYOUT.params(n)).0;
     let poses: Vec<Pose> = table.iter().map(Pose::from_gpu).collect();
     cpu.set_poses(&poses).unwrap();
     let twin = cpu.step(0.0).unwrap();
@@ -158,6 +160,7 @@ fn a_wrong_pose_buffer_is_a_named_error() {
         stride: 28,
         position: 8,
         rotation: 12,
+        form: RotationForm::Quaternion,
     };
     assert!(err(world.bind_pose_buffer(&make(480, storage), overlapping)).contains("overlap"));
     // Bound, then the world grows past the buffer: the step says so.
@@ -180,4 +183,162 @@ fn a_wrong_pose_buffer_is_a_named_error() {
     let mut cpu = World::on(Pipeline::cpu());
     let _ = add_shapes(&mut cpu, &mut rng);
     assert!(err(cpu.bind_pose_buffer(&nan, LAYOUT)).contains("GPU"));
+}
+
+/// Rotations a renderer's matrices hold, every branch of the conversion among them: random
+/// ones, half turns about each axis and about diagonals (trace −1), quarter turns, the
+/// identity, and turns a hair short of a half turn.
+fn test_rotations(rng: &mut Rng) -> Vec<DQuat> {
+    let mut out = vec![DQuat::IDENTITY];
+    for axis in [
+        DVec3::X,
+        DVec3::Y,
+        DVec3::Z,
+        DVec3::ONE,
+        DVec3::new(1.0, -2.0, 0.5),
+    ] {
+        let axis = axis.normalize();
+        for angle in [PI, PI - 1e-4, FRAC_PI_2, -FRAC_PI_2, 1e-7] {
+            out.push(DQuat::from_axis_angle(axis, angle));
+        }
+    }
+    out.extend((0..2_000).map(|_| rng.rotation()));
+    out
+}
+
+#[test]
+fn model_matrices_turn_into_their_quaternions_and_scaled_ones_are_named() {
+    let mut rng = Rng::new(17);
+    for q in test_rotations(&mut rng) {
+        let m = Mat3::from_quat(q.as_quat());
+        let got = matrix_quaternion(m).as_dquat();
+        // The same rotation: q or −q.
+        let err = (got - q).length().min((got + q).length());
+        assert!(err < 2e-6, "{q}: {got} (error {err:e})");
+    }
+    let turn = Mat3::from_quat(rng.rotation().as_quat());
+    let zero = Quat::from_xyzw(0.0, 0.0, 0.0, 0.0);
+    // Scale, one axis stretched, a shear, a mirror: not rotations.
+    for (name, m) in [
+        ("uniform scale 2", turn * 2.0),
+        (
+            "scale 1.001 on x",
+            turn * Mat3::from_diagonal(Vec3::new(1.001, 1.0, 1.0)),
+        ),
+        (
+            "shear",
+            turn * Mat3::from_cols(Vec3::X, Vec3::new(0.01, 1.0, 0.0), Vec3::Z),
+        ),
+        (
+            "mirror",
+            turn * Mat3::from_diagonal(Vec3::new(1.0, 1.0, -1.0)),
+        ),
+        ("zero", Mat3::ZERO),
+    ] {
+        assert_eq!(matrix_quaternion(m), zero, "{name}");
+    }
+    // Drift well inside the tolerance is still a rotation.
+    let drifted = turn * Mat3::from_diagonal(Vec3::splat(1.0 + 1e-6));
+    assert_ne!(matrix_quaternion(drifted), zero);
+}
+
+/// A renderer's instance of 20 f32: a column-major model matrix, then a colour.
+fn matrix_instances(poses: &[(Vec3, Quat)], scaled: &[(usize, f32)]) -> Vec<u32> {
+    let mut words = Vec::new();
+    for (i, &(p, q)) in poses.iter().enumerate() {
+        let s = scaled
+            .iter()
+            .find(|(k, _)| *k == i)
+            .map_or(1.0, |&(_, s)| s);
+        let m = Mat4::from_scale_rotation_translation(Vec3::splat(s), q, p);
+        words.extend(m.to_cols_array().map(f32::to_bits));
+        words.extend([0.5f32, 0.5, 0.5, 1.0].map(f32::to_bits));
+    }
+    words
+}
+
+#[test]
+fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
+    let Some((device, queue)) = renderer_device() else {
+        return;
+    };
+    let layout = PoseLayout::model_matrix(80, 0);
+    let n = 300;
+    let mut rng = Rng::new(44);
+    let poses: Vec<(Vec3, Quat)> = (0..n)
+        .map(|_| {
+            let p = rng.point_in(DVec3::ZERO, DVec3::splat(5.0)).as_vec3();
+            (p, rng.rotation().as_quat())
+        })
+        .collect();
+    let words = matrix_instances(&poses, &[]);
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("model matrices"),
+        size: (words.len() * 4) as u64,
+        usage: wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&words));
+    let mut gpu = World::on_context(GpuContext::from_device(device, queue.clone()));
+    let mut cpu = World::on(Pipeline::cpu());
+    let mut shape_of = Vec::new();
+    for w in [&mut gpu, &mut cpu] {
+        let mut rng = Rng::new(5);
+        let shapes = add_shapes(w, &mut rng);
+        shape_of.clear();
+        for i in 0..n {
+            shape_of.push(shapes[i % 2].0);
+            w.add_body(shapes[i % 2], Pose::IDENTITY).unwrap();
+        }
+        w.set_speculative(0.02).unwrap();
+    }
+    gpu.bind_pose_buffer(&buffer, layout).unwrap();
+    let (table, status) = gather_cpu(&words, &shape_of, layout.params(n));
+    assert!(status.is_ok());
+    cpu.set_poses(&table.iter().map(Pose::from_gpu).collect::<Vec<_>>())
+        .unwrap();
+    let (g, c) = (gpu.step(0.0).unwrap(), cpu.step(0.0).unwrap());
+    assert!(g.contacts.len() > 20, "{}", g.contacts.len());
+    for ((got, want), &(p, q)) in gpu.bodies().iter().zip(cpu.bodies()).zip(&poses) {
+        // The GPU's conversion and its twin's: the same f32 steps, within their rounding;
+        // both the quaternion the matrix was made from.
+        let (a, b) = (got.pose.rotation, want.pose.rotation);
+        assert!((a - b).length() < 1e-6, "{a} vs {b}");
+        let q = q.as_dquat();
+        assert!((a - q).length().min((a + q).length()) < 2e-6, "{a} vs {q}");
+        assert_eq!(got.pose.translation, p.as_dvec3());
+    }
+    // The pairs (boxes with margins) agree; the touching pairs too, though a contact's
+    // numbers may differ in the last bits where the GPU's f32 rounding differs.
+    assert_eq!(g.pairs, c.pairs);
+    let touching = |r: &proxima::world::FrameReport| -> Vec<[u32; 2]> {
+        r.contacts.iter().map(|c| c.bodies).collect()
+    };
+    assert_eq!(touching(&g), touching(&c));
+    let exact = gpu
+        .bodies()
+        .iter()
+        .zip(cpu.bodies())
+        .filter(|(a, b)| a.pose == b.pose)
+        .count();
+    println!("{exact} of {n} gathered poses equal the twin's to the bit");
+
+    // A renderer that scales two of its instances: a named error naming the first.
+    let scaled = matrix_instances(&poses, &[(7, 1.5), (40, 0.5)]);
+    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&scaled));
+    let e = gpu.step(0.0).unwrap_err().to_string();
+    assert!(
+        e.contains("instance 7") && e.contains("not a rotation") && e.contains("2 instance"),
+        "{e}"
+    );
+    let (_, status) = gather_cpu(&scaled, &shape_of, layout.params(n));
+    assert_eq!((status.first_error, status.error_count), (7, 2));
+    // A layout whose matrix runs past the stride is refused when bound.
+    let e = gpu
+        .bind_pose_buffer(&buffer, PoseLayout::model_matrix(80, 40))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("44 bytes"), "{e}");
 }
