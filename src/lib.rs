@@ -30,6 +30,7 @@ pub mod query;
 pub mod rng;
 pub mod scene;
 pub mod shape;
+pub mod slabs;
 pub mod world;
 
 pub use error::{Error, Result};

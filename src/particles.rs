@@ -151,7 +151,10 @@ impl GpuRoundContacts {
         }
         crate::passes::broadphase::check_body_count(bodies.len())?;
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(bodies.len()));
-        let max = Capacities::device_max(&engine.context().limits());
+        // The gathered contacts take an entry per pair of room.
+        let limits = engine.context().limits();
+        let max = Capacities::device_max(&limits)
+            .pairs_within(&limits, size_of::<GpuTouchContact>() as u64);
         let expect = self.expect;
         let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
             let plan = Plan::Particles {

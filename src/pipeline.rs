@@ -10,9 +10,15 @@ use crate::frame::{self, FrameResult};
 use crate::gpu::{ContextOptions, Engine, GpuContext, PendingFrame};
 use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
-use crate::passes::depth::{DepthShapes, GpuDepthParams};
+use crate::passes::depth::{DepthShapes, GpuDepthEstimate, GpuDepthParams};
 use crate::passes::pose_gather::PoseLayout;
+use crate::profile::{Clock, Profile, StageTime};
+use crate::slabs::{self, PairRun, Slabs};
 use crate::{Error, Result};
+
+/// The fewest bodies a slab is cut down to before a frame that still does not fit is the
+/// device's named limit error.
+const MIN_SLAB: usize = 1024;
 
 /// Which hardware runs the wide passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,10 +261,20 @@ impl Pipeline {
     }
 
     /// The overlapping pairs of boxes given by the caller (swept boxes for impacts): the
-    /// broadphase alone, on the GPU with re-runs on overflow, or on the CPU twin. Pairs
-    /// `[a, b]`, `a < b`, sorted; the same on both paths.
+    /// broadphase alone, on the GPU with re-runs on overflow (in slabs past what one frame
+    /// binds), or on the CPU twin. Pairs `[a, b]`, `a < b`, sorted; the same on both paths.
     pub fn box_pairs(&mut self, boxes: &[GpuAabb]) -> Result<Vec<[u32; 2]>> {
         broadphase::check_body_count(boxes.len())?;
+        if let Some(cap) = self.slab_capacity(boxes.len()) {
+            broadphase::validate_boxes(boxes)?;
+            return self
+                .in_slabs(boxes, cap, |pipeline, members| {
+                    let part: Vec<GpuAabb> = members.iter().map(|&i| boxes[i as usize]).collect();
+                    let pairs = pipeline.box_pairs(&part)?;
+                    Ok(pairs.into_iter().map(|p| (p, ())).collect())
+                })
+                .map(|merged| merged.into_iter().map(|(p, ())| p).collect());
+        }
         let method = match self.choice {
             Choice::Method(m) => m,
             Choice::Auto => broadphase::choose_method(boxes),
@@ -292,12 +308,16 @@ impl Pipeline {
     pub fn submit(&mut self, world: &Crowd) -> Result<InFlight> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
+        if self.slab_capacity(world.len()).is_some() {
+            // Slab after slab, here: each slab's frame waits for the one before.
+            return Ok(InFlight(Flight::Done(self.frame(world)?)));
+        }
         let method = self.method_for(world)?;
         let Backend::Gpu(engine) = &self.backend else {
             return Ok(InFlight(Flight::Done(self.cpu_frame(world, method)?)));
         };
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-        let max = Capacities::device_max(&engine.context().limits());
+        let max = pair_max(&self.depth, &engine.context().limits());
         let caps = caps.capped(max, None);
         let plan = pair_plan(&self.depth, method, caps)?;
         let (rec, readbacks) =
@@ -338,7 +358,7 @@ impl Pipeline {
             // synchronous path grows the buffers, or names the error.
             return self.frame(world);
         }
-        let max = Capacities::device_max(&engine.context().limits());
+        let max = pair_max(&self.depth, &engine.context().limits());
         self.caps = Some(Capacities::fitted_to(&counter).capped(max, Some(&counter)));
         Ok(done.result)
     }
@@ -365,6 +385,9 @@ impl Pipeline {
     ) -> Result<(FrameResult, Option<Vec<GpuBody>>)> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
+        if let (Some(cap), None) = (self.slab_capacity(world.len()), instances) {
+            return Ok((self.slab_frame(world, cap)?, None));
+        }
         let method = self.method_for(world)?;
         let shape_of: Vec<u32> = match instances {
             Some(_) => world.bodies.iter().map(|b| b.shape).collect(),
@@ -377,7 +400,7 @@ impl Pipeline {
         match &mut self.backend {
             Backend::Gpu(engine) => {
                 let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-                let max = Capacities::device_max(&engine.context().limits());
+                let max = pair_max(depth, &engine.context().limits());
                 let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
                     let plan = pair_plan(depth, method, caps)?;
                     let bodies = match instances {
@@ -406,6 +429,111 @@ impl Pipeline {
                 Ok(result)
             }
             Backend::Cpu => unreachable!("the CPU twins returned above"),
+        }
+    }
+
+    /// On the GPU, when `n` bodies are more than one frame binds: how many one frame
+    /// binds (see `slabs`).
+    fn slab_capacity(&self, n: usize) -> Option<usize> {
+        let Backend::Gpu(engine) = &self.backend else {
+            return None;
+        };
+        let cap = slabs::frame_capacity(&engine.context().limits());
+        (n > cap).then_some(cap)
+    }
+
+    /// A frame of a world too large for one: its boxes from the CPU twin of the bounds
+    /// pass (which names a bad pose), then a frame per slab of its bodies.
+    fn slab_frame(&mut self, world: &Crowd, cap: usize) -> Result<FrameResult> {
+        let started = std::time::Instant::now();
+        let boxes = frame::cpu(&world.bodies, &world.shapes, None)?.aabbs;
+        let placing = started.elapsed().as_secs_f64();
+        let mut profile: Option<Profile> = None;
+        let mut method = None;
+        let merged = self.in_slabs(&boxes, cap, |pipeline, members| {
+            let part = Crowd {
+                bodies: members.iter().map(|&i| world.bodies[i as usize]).collect(),
+                shapes: world.shapes.clone(),
+                motions: vec![Default::default(); members.len()],
+                ..Default::default()
+            };
+            let r = pipeline.frame(&part)?;
+            method = r.broadphase;
+            match &mut profile {
+                None => profile = Some(r.profile),
+                Some(p) => {
+                    p.stages.extend(r.profile.stages);
+                    p.wall += r.profile.wall;
+                }
+            }
+            let estimates = r.estimates;
+            Ok(r.pairs
+                .into_iter()
+                .enumerate()
+                .map(|(i, p)| (p, estimates.get(i).copied()))
+                .collect())
+        })?;
+        let mut profile = profile.unwrap_or(Profile {
+            stages: Vec::new(),
+            clock: Clock::Cpu,
+            wall: std::time::Duration::ZERO,
+        });
+        profile.stages.insert(
+            0,
+            StageTime {
+                name: "slabs",
+                seconds: placing,
+            },
+        );
+        let with_estimates = merged.first().is_some_and(|(_, e)| e.is_some());
+        let (pairs, estimates): (Vec<[u32; 2]>, Vec<_>) = merged.into_iter().unzip();
+        Ok(FrameResult {
+            aabbs: Vec::new(),
+            pairs,
+            estimates: if with_estimates {
+                estimates.into_iter().flatten().collect()
+            } else {
+                Vec::new()
+            },
+            broadphase: method,
+            profile,
+        })
+    }
+
+    /// Runs `part` on each slab of the bodies with `boxes` (at most `cap` a slab, fewer
+    /// while a slab's frame needs more than the device binds: a dense slab's hash entries,
+    /// pairs or depth estimates), keeping each pair from its first shared slab; the pairs merged, sorted,
+    /// and the slab count.
+    fn in_slabs<T>(
+        &mut self,
+        boxes: &[GpuAabb],
+        mut cap: usize,
+        mut part: impl FnMut(&mut Self, &[u32]) -> Result<PairRun<T>>,
+    ) -> Result<PairRun<T>> {
+        'cut: loop {
+            let slabs = Slabs::new(boxes, cap)?;
+            let mut runs = Vec::with_capacity(slabs.len());
+            for (k, members) in slabs.members.iter().enumerate() {
+                let mut found = match part(self, members) {
+                    // A slab's buffer past the device's limit: slabs that much smaller
+                    // (less a quarter: density varies between slabs), and cut again.
+                    Err(Error::BufferLimit { needed, limit, .. }) if cap > MIN_SLAB => {
+                        let shrink = limit as f64 / needed as f64 * 0.75;
+                        cap = ((cap as f64 * shrink) as usize).max(MIN_SLAB);
+                        continue 'cut;
+                    }
+                    r => r?,
+                };
+                let pairs: Vec<[u32; 2]> = found.iter().map(|(p, _)| *p).collect();
+                let kept = slabs.keep(k, &pairs);
+                let mut taken: Vec<Option<T>> = found.drain(..).map(|(_, t)| Some(t)).collect();
+                runs.push(
+                    kept.into_iter()
+                        .map(|(p, i)| (p, taken[i].take().expect("each pair kept once")))
+                        .collect(),
+                );
+            }
+            return Ok(slabs::merge(runs));
         }
     }
 
@@ -439,6 +567,16 @@ fn pair_plan(depth: &Option<DepthStage>, method: Method, caps: Capacities) -> Re
             table_bytes: gpu.table_bytes(),
         },
     })
+}
+
+/// The most pairs a frame binds: its pair buffer's, and with the depth stage on the GPU,
+/// its estimates' (48 bytes a pair).
+fn pair_max(depth: &Option<DepthStage>, limits: &wgpu::Limits) -> Capacities {
+    let max = Capacities::device_max(limits);
+    match depth.as_ref().and_then(DepthStage::gpu) {
+        Some(_) => max.pairs_within(limits, size_of::<GpuDepthEstimate>() as u64),
+        None => max,
+    }
 }
 
 /// The external buffers a frame with these readbacks binds: the depth tables.

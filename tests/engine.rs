@@ -428,3 +428,69 @@ fn dispatch_args_pass_matches_its_cpu_twin_with_several_threads_per_item() {
         );
     }
 }
+
+#[test]
+fn readbacks_past_one_staging_buffer_shrink_their_heads_and_arrive_whole() {
+    if common::gpu("engine staging").is_none() {
+        return;
+    }
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("the adapter found above");
+    // Buffers of at most 16 KiB: a frame's staging buffer too.
+    let desc = wgpu::DeviceDescriptor {
+        required_limits: wgpu::Limits {
+            max_buffer_size: 16 << 10,
+            max_storage_buffer_binding_size: 16 << 10,
+            ..wgpu::Limits::default()
+        },
+        ..Default::default()
+    };
+    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a device");
+    let mut engine = Engine::new(GpuContext::from_device(device, queue));
+    // Two 12 KiB buffers of 1,536 items counted in full, with heads asking for all of it,
+    // and a plain 2 KiB readback: 26 KiB in all, past the 16 KiB staging buffer.
+    let mut rec = Recording::new();
+    let counter = rec.buffer(8, "counter");
+    rec.upload(counter, &[0u32, 1536]);
+    let n = rec.readback(counter);
+    let plain = rec.buffer(2048, "plain");
+    rec.upload(plain, &words(512, 3));
+    let plain_rb = rec.readback(plain);
+    let mut got = Vec::new();
+    for base in [100u32, 90_000] {
+        let items = rec.buffer(12 << 10, "items");
+        rec.upload(items, &words(3072, base));
+        let how = Counted {
+            counter: n,
+            at: 4,
+            stride: 8,
+            head: 12 << 10,
+        };
+        got.push((base, rec.readback_counted(items, how)));
+    }
+    let out = engine
+        .run(&rec, &[])
+        .expect("a frame past one staging buffer");
+    assert_eq!(out.values::<u32>(plain_rb), words(512, 3));
+    for (base, id) in got {
+        assert_eq!(out.values::<u32>(id), words(3072, base), "base {base}");
+    }
+    assert!(
+        out.round_trips > 1,
+        "the heads shrank: the rest came after the frame"
+    );
+    // A plain readback alone past the staging buffer is the named limit error.
+    let mut rec = Recording::new();
+    let big = rec.buffer(16 << 10, "big");
+    rec.clear(big);
+    rec.readback(big);
+    match engine.run(&rec, &[]) {
+        Err(Error::BufferLimit { label, .. }) => assert_eq!(label, "readback staging"),
+        other => panic!(
+            "expected BufferLimit, got {:?}",
+            other.map(|o| o.copied_bytes)
+        ),
+    }
+}

@@ -143,7 +143,9 @@ impl std::fmt::Debug for Engine {
 impl Engine {
     /// An engine on `ctx`.
     pub fn new(ctx: GpuContext) -> Self {
-        let belt = wgpu::util::StagingBelt::new(ctx.device.clone(), 1 << 22);
+        // Chunks of 4 MiB, or what the device lets a buffer hold.
+        let chunk = ctx.limits().max_buffer_size.min(1 << 22);
+        let belt = wgpu::util::StagingBelt::new(ctx.device.clone(), chunk);
         Self {
             ctx,
             pipelines: HashMap::new(),
@@ -243,7 +245,33 @@ impl Engine {
         self.check_limits(recording, &usages)?;
 
         // Layout of the staging buffer: the readbacks (of a counted one, its head), then
-        // the timestamps.
+        // the timestamps. It is one buffer, within the device's max_buffer_size: the plain
+        // readbacks and the timestamps must fit, and counted heads shrink to what is left
+        // (their tails come after the frame).
+        let passes = timed_passes(recording);
+        let plain: u64 = recording
+            .commands()
+            .iter()
+            .filter_map(|c| match c {
+                Command::Readback {
+                    size,
+                    counted: None,
+                    ..
+                } => Some(size.next_multiple_of(wgpu::MAP_ALIGNMENT)),
+                _ => None,
+            })
+            .sum();
+        let limit = self.ctx.limits().max_buffer_size;
+        let reserved = plain + 256 + u64::from(passes) * 2 * 8;
+        if reserved > limit {
+            return Err(Error::BufferLimit {
+                label: "readback staging".into(),
+                needed: reserved,
+                limit,
+                limit_name: "max_buffer_size",
+            });
+        }
+        let mut room = limit - reserved;
         let mut readbacks = Vec::new();
         let mut counted = Vec::new();
         let mut used_bytes = 0u64;
@@ -258,7 +286,8 @@ impl Engine {
             {
                 let copy = match how {
                     Some(c) => {
-                        let head = c.head.min(*size) / 4 * 4;
+                        let head = (c.head.min(*size) / 4 * 4).min(room / 8 * 8);
+                        room -= head.next_multiple_of(wgpu::MAP_ALIGNMENT);
                         counted.push(CountedRead {
                             index: readbacks.len(),
                             id: buffer.id,
@@ -276,7 +305,6 @@ impl Engine {
                 used_bytes += copy.next_multiple_of(wgpu::MAP_ALIGNMENT);
             }
         }
-        let passes = timed_passes(recording);
         // A frame with more passes than one query set holds is timed on the CPU.
         let clock = match self.clock() {
             Clock::GpuTimestamps if passes * 2 > wgpu::QUERY_SET_MAX_QUERIES => Clock::Cpu,
@@ -570,7 +598,7 @@ impl Engine {
             _ => {
                 let b = self.ctx.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("proxima readback"),
-                    size: pool_size(size, u64::MAX),
+                    size: pool_size(size, self.ctx.limits().max_buffer_size),
                     usage: BufferUsages::MAP_READ | BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });

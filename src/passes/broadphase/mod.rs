@@ -348,6 +348,20 @@ impl Capacities {
         }
     }
 
+    /// `self` with no more pairs than a buffer of `per_pair` bytes a pair binds on a device
+    /// with `limits` (a stage after the broadphase that keeps an entry per pair: depth
+    /// estimates, gathered contacts).
+    pub fn pairs_within(self, limits: &wgpu::Limits, per_pair: u64) -> Self {
+        let bytes = limits
+            .max_storage_buffer_binding_size
+            .min(limits.max_buffer_size);
+        let most = (bytes / per_pair.max(1)).min(u64::from(u32::MAX)) as u32;
+        Capacities {
+            pairs: self.pairs.min(most),
+            ..self
+        }
+    }
+
     /// True when the run found more than it had room for.
     pub fn overflowed(self, counter: &GpuPairCounter) -> bool {
         counter.count > self.pairs || counter.entries > self.entries || counter.spill > self.spill
