@@ -208,19 +208,7 @@ fn a_million_bodies_match_the_cpu_twin() {
 /// A device with wgpu's default limits (128 MiB storage bindings), however large the
 /// adapter's are.
 fn default_limits_engine() -> Option<Engine> {
-    common::gpu("default limits")?;
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-    // An adapter exists (checked above): failing to open it here is a failure, not a skip.
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
-        .expect("the adapter found above");
-    let desc = wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits::default(),
-        required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
-        ..Default::default()
-    };
-    let (device, queue) =
-        pollster::block_on(adapter.request_device(&desc)).expect("a device with default limits");
+    let (device, queue) = common::device_with_limits("default limits", wgpu::Limits::default())?;
     Some(Engine::new(proxima::gpu::GpuContext::from_device(
         device, queue,
     )))

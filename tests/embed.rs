@@ -17,16 +17,21 @@ use std::f64::consts::{FRAC_PI_2, PI};
 
 /// A renderer's device with default limits, or `None` without an adapter.
 fn renderer_device() -> Option<(wgpu::Device, wgpu::Queue)> {
-    common::gpu("embed")?;
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default())).ok()?;
-    pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
-        label: Some("renderer"),
-        required_limits: wgpu::Limits::default(),
-        ..Default::default()
-    }))
-    .ok()
+    common::device_with_limits("embed", wgpu::Limits::default())
+}
+
+/// A renderer's instance buffer (vertex and storage usage) holding `words`.
+fn instance_buffer(device: &wgpu::Device, queue: &wgpu::Queue, words: &[u32]) -> wgpu::Buffer {
+    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("instances"),
+        size: (words.len() * 4) as u64,
+        usage: wgpu::BufferUsages::VERTEX
+            | wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST,
+        mapped_at_creation: false,
+    });
+    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(words));
+    buffer
 }
 
 /// 12 words per instance: position, scale, rotation, colour.
@@ -64,15 +69,7 @@ fn poses_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
         words.extend(q.to_array().map(f32::to_bits));
         words.extend([0.2f32, 0.3, 0.4, 1.0].map(f32::to_bits));
     }
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("instances"),
-        size: (words.len() * 4) as u64,
-        usage: wgpu::BufferUsages::VERTEX
-            | wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&words));
+    let buffer = instance_buffer(&device, &queue, &words);
 
     let mut gpu = World::on_context(GpuContext::from_device(device, queue.clone()));
     let mut cpu = World::on(Pipeline::cpu());
@@ -272,15 +269,7 @@ fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
         })
         .collect();
     let words = matrix_instances(&poses, &[]);
-    let buffer = device.create_buffer(&wgpu::BufferDescriptor {
-        label: Some("model matrices"),
-        size: (words.len() * 4) as u64,
-        usage: wgpu::BufferUsages::VERTEX
-            | wgpu::BufferUsages::STORAGE
-            | wgpu::BufferUsages::COPY_DST,
-        mapped_at_creation: false,
-    });
-    queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&words));
+    let buffer = instance_buffer(&device, &queue, &words);
     let mut gpu = World::on_context(GpuContext::from_device(device, queue.clone()));
     let mut cpu = World::on(Pipeline::cpu());
     let mut shape_of = Vec::new();

@@ -431,23 +431,15 @@ fn dispatch_args_pass_matches_its_cpu_twin_with_several_threads_per_item() {
 
 #[test]
 fn readbacks_past_one_staging_buffer_shrink_their_heads_and_arrive_whole() {
-    if common::gpu("engine staging").is_none() {
-        return;
-    }
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
-        .expect("the adapter found above");
     // Buffers of at most 16 KiB: a frame's staging buffer too.
-    let desc = wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits {
-            max_buffer_size: 16 << 10,
-            max_storage_buffer_binding_size: 16 << 10,
-            ..wgpu::Limits::default()
-        },
-        ..Default::default()
+    let limits = wgpu::Limits {
+        max_buffer_size: 16 << 10,
+        max_storage_buffer_binding_size: 16 << 10,
+        ..wgpu::Limits::default()
     };
-    let (device, queue) = pollster::block_on(adapter.request_device(&desc)).expect("a device");
+    let Some((device, queue)) = common::device_with_limits("engine staging", limits) else {
+        return;
+    };
     let mut engine = Engine::new(GpuContext::from_device(device, queue));
     // Two 12 KiB buffers of 1,536 items counted in full, with heads asking for all of it,
     // and a plain 2 KiB readback: 26 KiB in all, past the 16 KiB staging buffer.

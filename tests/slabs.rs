@@ -24,22 +24,12 @@ use proxima::{Error, Pipeline};
 
 /// A device whose storage bindings and buffers hold `bytes`, or `None` without an adapter.
 fn small_device(bytes: u64) -> Option<GpuContext> {
-    common::gpu("slabs")?;
-    let instance =
-        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
-    // An adapter exists (checked above): failing to open it here is a failure, not a skip.
-    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
-        .expect("the adapter found above");
-    let desc = wgpu::DeviceDescriptor {
-        required_limits: wgpu::Limits {
-            max_storage_buffer_binding_size: bytes,
-            max_buffer_size: bytes,
-            ..wgpu::Limits::default()
-        },
-        ..Default::default()
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: bytes,
+        max_buffer_size: bytes,
+        ..wgpu::Limits::default()
     };
-    let (device, queue) =
-        pollster::block_on(adapter.request_device(&desc)).expect("a device with small limits");
+    let (device, queue) = common::device_with_limits("slabs", limits)?;
     Some(GpuContext::from_device(device, queue))
 }
 
@@ -144,7 +134,7 @@ fn a_scene_past_one_frame_runs_in_slabs_and_equals_the_cpu_twin() {
             .profile
             .stages
             .iter()
-            .filter(|s| s.name == "upload")
+            .filter(|s| s.name == "bounds")
             .count();
         assert!(slabs >= 8, "{}: {slabs} slab frames", method.name());
         // Submitted (the pipelined path) the same.
@@ -212,7 +202,7 @@ fn depth_estimates_follow_their_pairs_through_the_slabs() {
         .profile
         .stages
         .iter()
-        .filter(|s| s.name == "upload")
+        .filter(|s| s.name == "bounds")
         .count();
     assert!(slabs >= 3, "{slabs} slab frames");
 }

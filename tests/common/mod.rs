@@ -37,6 +37,24 @@ pub fn gpu(test: &str) -> Option<GpuContext> {
     }
 }
 
+/// A device and queue opened with `limits` rather than the adapter's own (a renderer's
+/// device, a device that binds little), with timestamps when the adapter has them, or
+/// `None` without an adapter (as [`gpu`]). An adapter that cannot open such a device fails
+/// the test.
+pub fn device_with_limits(test: &str, limits: wgpu::Limits) -> Option<(wgpu::Device, wgpu::Queue)> {
+    gpu(test)?;
+    let instance =
+        wgpu::Instance::new(wgpu::InstanceDescriptor::new_without_display_handle().with_env());
+    let adapter = pollster::block_on(instance.request_adapter(&Default::default()))
+        .expect("the adapter found above");
+    let desc = wgpu::DeviceDescriptor {
+        required_limits: limits,
+        required_features: adapter.features() & wgpu::Features::TIMESTAMP_QUERY,
+        ..Default::default()
+    };
+    Some(pollster::block_on(adapter.request_device(&desc)).expect("a device with these limits"))
+}
+
 /// The same polytope for parry3d-f64, built from our own hull (DESIGN.md: parry's own hull
 /// drops layers of thin plates) with fan-triangulated faces.
 pub fn to_parry(poly: &proxima::geometry::ConvexPolytope) -> parry3d_f64::shape::ConvexPolyhedron {
