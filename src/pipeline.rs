@@ -502,8 +502,8 @@ impl Pipeline {
 
     /// Runs `part` on each slab of the bodies with `boxes` (at most `cap` a slab, fewer
     /// while a slab's frame needs more than the device binds: a dense slab's hash entries,
-    /// pairs or depth estimates), keeping each pair from its first shared slab; the pairs merged, sorted,
-    /// and the slab count.
+    /// pairs or depth estimates), keeping each pair from its first shared slab; the pairs
+    /// merged, sorted.
     fn in_slabs<T>(
         &mut self,
         boxes: &[GpuAabb],
@@ -514,7 +514,7 @@ impl Pipeline {
             let slabs = Slabs::new(boxes, cap)?;
             let mut runs = Vec::with_capacity(slabs.len());
             for (k, members) in slabs.members.iter().enumerate() {
-                let mut found = match part(self, members) {
+                let found = match part(self, members) {
                     // A slab's buffer past the device's limit: slabs that much smaller
                     // (less a quarter: density varies between slabs), and cut again.
                     Err(Error::BufferLimit { needed, limit, .. }) if cap > MIN_SLAB => {
@@ -524,14 +524,7 @@ impl Pipeline {
                     }
                     r => r?,
                 };
-                let pairs: Vec<[u32; 2]> = found.iter().map(|(p, _)| *p).collect();
-                let kept = slabs.keep(k, &pairs);
-                let mut taken: Vec<Option<T>> = found.drain(..).map(|(_, t)| Some(t)).collect();
-                runs.push(
-                    kept.into_iter()
-                        .map(|(p, i)| (p, taken[i].take().expect("each pair kept once")))
-                        .collect(),
-                );
+                runs.push(slabs.keep(k, found));
             }
             return Ok(slabs::merge(runs));
         }

@@ -87,17 +87,16 @@ impl Slabs {
         self.members.is_empty()
     }
 
-    /// Slab `k`'s pairs (its own body indices, `a < b`, sorted) that belong to it (see
-    /// the module comment), as global ids, sorted, each with its index in `local`.
-    pub fn keep(&self, k: usize, local: &[[u32; 2]]) -> Vec<([u32; 2], usize)> {
+    /// Slab `k`'s pairs (its own body indices, `a < b`, sorted, each with what came with
+    /// it) that belong to it (see the module comment), as global ids, still sorted.
+    pub fn keep<T>(&self, k: usize, local: PairRun<T>) -> PairRun<T> {
         let members = &self.members[k];
         local
-            .iter()
-            .enumerate()
-            .filter_map(|(i, &[a, b])| {
+            .into_iter()
+            .filter_map(|([a, b], t)| {
                 let (ga, gb) = (members[a as usize], members[b as usize]);
                 let first = self.first[ga as usize].max(self.first[gb as usize]);
-                (first as usize == k).then_some(([ga, gb], i))
+                (first as usize == k).then_some(([ga, gb], t))
             })
             .collect()
     }
@@ -230,7 +229,7 @@ mod tests {
         assert!(slabs.len() >= 4, "{}", slabs.len());
         assert!(slabs.members.iter().all(|m| m.len() <= 12));
         // Brute force pairs per slab, kept, merged: each overlapping pair once.
-        let runs: Vec<Vec<([u32; 2], usize)>> = (0..slabs.len())
+        let runs: Vec<PairRun<()>> = (0..slabs.len())
             .map(|k| {
                 let m = &slabs.members[k];
                 let mut local = Vec::new();
@@ -238,11 +237,11 @@ mod tests {
                     for b in a + 1..m.len() {
                         let (x, y) = (&boxes[m[a] as usize], &boxes[m[b] as usize]);
                         if x.min[0] <= y.max[0] && y.min[0] <= x.max[0] {
-                            local.push([a as u32, b as u32]);
+                            local.push(([a as u32, b as u32], ()));
                         }
                     }
                 }
-                slabs.keep(k, &local)
+                slabs.keep(k, local)
             })
             .collect();
         let pairs: Vec<[u32; 2]> = merge(runs).into_iter().map(|(p, _)| p).collect();
