@@ -372,7 +372,13 @@ fn fill_size(
     {
         f.depth = depth_figures(pipeline, options, &scene, pairs)?;
     }
-    f.particles = Some(particle_figures(pipeline, options, n)?);
+    // The particle frame does not run in slabs: past one frame its limit error is this
+    // size's note, and the figures above stand.
+    match particle_figures(pipeline, options, n) {
+        Ok(p) => f.particles = Some(p),
+        Err(e @ Error::BufferLimit { .. }) => f.error = Some(format!("particle frame: {e}")),
+        Err(e) => return Err(e),
+    }
     let ran = [("hash", &f.hash), ("sweep", &f.sweep)];
     let best = ran
         .iter()

@@ -135,4 +135,20 @@ impl Error {
     pub fn is_no_adapter(&self) -> bool {
         matches!(self, Error::NoAdapter { .. })
     }
+
+    /// The error of a run of bodies starting at `offset` in a larger table, naming its body
+    /// by the index there.
+    pub fn with_body_offset(self, offset: u32) -> Self {
+        match self {
+            Error::InvalidPose { body, what } => Error::InvalidPose {
+                body: body + offset,
+                what,
+            },
+            Error::InvalidShape { body, what } => Error::InvalidShape {
+                body: body + offset,
+                what,
+            },
+            other => other,
+        }
+    }
 }

@@ -531,19 +531,42 @@ impl Pipeline {
     }
 
     /// Runs the bounds pass alone over the world's current poses (the bounds benchmark).
+    /// Past what one frame binds and reads back, the bodies go in runs of as many as it
+    /// does (each box depends on its own body alone), their boxes and stage times joined.
     pub fn bounds(&mut self, world: &Crowd) -> Result<FrameResult> {
         world.validate()?;
-        match &mut self.backend {
-            Backend::Gpu(engine) => {
-                let (rec, rb) = frame::record(
-                    frame::Bodies::Upload(&world.bodies),
-                    &world.shapes,
-                    frame::Plan::Bounds,
-                );
-                let output = engine.run(&rec, &[])?;
-                Ok(frame::finish(&output, &rb, &world.bodies, &world.shapes)?.result)
+        let Backend::Gpu(engine) = &mut self.backend else {
+            return frame::cpu(&world.bodies, &world.shapes, None);
+        };
+        // The boxes come back in one staging buffer of at most max_buffer_size, beside the
+        // pass status and the timestamps: 64 bodies' room (2 KiB) is left for those.
+        let cap = slabs::frame_capacity(&engine.context().limits())
+            .saturating_sub(64)
+            .max(1);
+        let mut joined: Option<FrameResult> = None;
+        for (k, bodies) in world.bodies.chunks(cap).enumerate() {
+            let (rec, rb) = frame::record(
+                frame::Bodies::Upload(bodies),
+                &world.shapes,
+                frame::Plan::Bounds,
+            );
+            let output = engine.run(&rec, &[])?;
+            // A bad body is named by its index in the world, not in the run.
+            let done = frame::finish(&output, &rb, bodies, &world.shapes)
+                .map_err(|e| e.with_body_offset((k * cap) as u32))?
+                .result;
+            match &mut joined {
+                None => joined = Some(done),
+                Some(j) => {
+                    j.aabbs.extend(done.aabbs);
+                    j.profile.stages.extend(done.profile.stages);
+                    j.profile.wall += done.profile.wall;
+                }
             }
-            Backend::Cpu => frame::cpu(&world.bodies, &world.shapes, None),
+        }
+        match joined {
+            Some(j) => Ok(j),
+            None => frame::cpu(&world.bodies, &world.shapes, None),
         }
     }
 }

@@ -8,7 +8,7 @@ mod common;
 use std::collections::HashSet;
 
 use glam::{Quat, Vec3};
-use proxima::bodies::{GpuBody, GpuShapeBounds};
+use proxima::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use proxima::broadphase::Choice;
 use proxima::broadphase::cpu_pairs;
 use proxima::crowd::Crowd;
@@ -170,6 +170,35 @@ fn a_pile_denser_than_a_frame_binds_is_named() {
     world.bodies[4321].position[1] = f32::NAN;
     let e = pipeline.frame(&world).unwrap_err().to_string();
     assert!(e.contains("4321"), "{e}");
+    // The bounds pass alone goes in runs of 8,128 bodies: named by its index in the world.
+    let e = pipeline.bounds(&world).unwrap_err().to_string();
+    assert!(e.contains("body 4321"), "{e}");
+}
+
+#[test]
+fn the_bounds_pass_alone_runs_past_one_frame_in_runs() {
+    let Some(ctx) = small_device(256 << 10) else {
+        return;
+    };
+    let world = scene(30_000, 7, 0);
+    let runs = Pipeline::on_gpu(ctx).bounds(&world).unwrap();
+    let whole = Pipeline::on_gpu(common::gpu("whole").expect("an adapter"))
+        .bounds(&world)
+        .unwrap();
+    assert_eq!(runs.aabbs.len(), 30_000);
+    // The same corners (the padding words are whatever the pooled buffer held).
+    let corners = |b: &GpuAabb| (b.min, b.max);
+    let differ = (0..30_000)
+        .filter(|&i| corners(&runs.aabbs[i]) != corners(&whole.aabbs[i]))
+        .count();
+    assert_eq!(differ, 0, "boxes differ");
+    let passes = runs
+        .profile
+        .stages
+        .iter()
+        .filter(|s| s.name == "bounds")
+        .count();
+    assert_eq!(passes, 4, "30,000 bodies in runs of 8,128");
 }
 
 #[test]
