@@ -461,10 +461,7 @@ impl Pipeline {
             method = r.broadphase;
             match &mut profile {
                 None => profile = Some(r.profile),
-                Some(p) => {
-                    p.stages.extend(r.profile.stages);
-                    p.wall += r.profile.wall;
-                }
+                Some(p) => p.append(r.profile),
             }
             let estimates = r.estimates;
             Ok(r.pairs
@@ -559,8 +556,7 @@ impl Pipeline {
                 None => joined = Some(done),
                 Some(j) => {
                     j.aabbs.extend(done.aabbs);
-                    j.profile.stages.extend(done.profile.stages);
-                    j.profile.wall += done.profile.wall;
+                    j.profile.append(done.profile);
                 }
             }
         }

@@ -34,6 +34,13 @@ pub struct Profile {
 }
 
 impl Profile {
+    /// Adds the stages and wall time of a frame run after this one (a frame run in parts:
+    /// slabs, or runs of the bounds pass).
+    pub fn append(&mut self, later: Profile) {
+        self.stages.extend(later.stages);
+        self.wall += later.wall;
+    }
+
     /// Seconds spent in stages named `name` or `name/…` (a stage's parts, such as
     /// `broadphase/table`), summed.
     pub fn stage_seconds(&self, name: &str) -> f64 {

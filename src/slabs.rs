@@ -24,6 +24,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use crate::bodies::GpuAabb;
+use crate::gpu::sizes::largest_binding;
 use crate::{Error, Result};
 
 /// Bytes of the largest per-body element a frame binds (`GpuBody`, `GpuAabb`).
@@ -34,10 +35,7 @@ pub const BINS: usize = 4096;
 
 /// The most bodies a frame binds on a device with `limits`.
 pub fn frame_capacity(limits: &wgpu::Limits) -> usize {
-    let bytes = limits
-        .max_storage_buffer_binding_size
-        .min(limits.max_buffer_size);
-    usize::try_from(bytes / BODY_BYTES).unwrap_or(usize::MAX)
+    usize::try_from(largest_binding(limits) / BODY_BYTES).unwrap_or(usize::MAX)
 }
 
 /// A scene cut into slabs.

@@ -8,6 +8,18 @@ pub const BODY_WORKGROUP_SIZE: u32 = 256;
 /// The default `max_compute_workgroups_per_dimension`; grids wider than this become 2D.
 pub const DEFAULT_MAX_GROUPS_X: u32 = 65_535;
 
+/// The largest storage buffer a device with `limits` can both hold and bind, in bytes.
+pub fn largest_binding(limits: &wgpu::Limits) -> u64 {
+    limits
+        .max_storage_buffer_binding_size
+        .min(limits.max_buffer_size)
+}
+
+/// How many items of `item_bytes` fit [`largest_binding`], at most `u32::MAX`.
+pub fn items_in_binding(limits: &wgpu::Limits, item_bytes: u64) -> u32 {
+    (largest_binding(limits) / item_bytes.max(1)).min(u64::from(u32::MAX)) as u32
+}
+
 /// Grid for `items` threads in workgroups of `workgroup_size`, at most `max_groups_x`
 /// groups wide: `[x, y, 1]` with `x · y · workgroup_size ≥ items`, and the linear index
 /// `gid.x + gid.y · x · workgroup_size` (shared/dispatch.wgsl) covering every item.

@@ -50,6 +50,7 @@ pub use record::{
 pub use sweep::{sap_gather_cpu, sap_pairs_cpu, sap_reach_cpu, sortable_key};
 
 use crate::bodies::{GpuAabb, MAX_BODIES};
+use crate::gpu::sizes::items_in_binding;
 use crate::wgsl_twin;
 
 /// A box spanning more cells than this along an axis is oversize (twin of `MAX_SPAN`).
@@ -337,14 +338,10 @@ impl Capacities {
     /// The most pairs and spill items (8 bytes each) and hash entries (4 bytes in each of
     /// two buffers) a device with `limits` can bind.
     pub fn device_max(limits: &wgpu::Limits) -> Self {
-        let bytes = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let items = |size: u64| (bytes / size).min(u64::from(u32::MAX)) as u32;
         Capacities {
-            pairs: items(8),
-            entries: items(4),
-            spill: items(8),
+            pairs: items_in_binding(limits, 8),
+            entries: items_in_binding(limits, 4),
+            spill: items_in_binding(limits, 8),
         }
     }
 
@@ -352,12 +349,8 @@ impl Capacities {
     /// with `limits` (a stage after the broadphase that keeps an entry per pair: depth
     /// estimates, gathered contacts).
     pub fn pairs_within(self, limits: &wgpu::Limits, per_pair: u64) -> Self {
-        let bytes = limits
-            .max_storage_buffer_binding_size
-            .min(limits.max_buffer_size);
-        let most = (bytes / per_pair.max(1)).min(u64::from(u32::MAX)) as u32;
         Capacities {
-            pairs: self.pairs.min(most),
+            pairs: self.pairs.min(items_in_binding(limits, per_pair)),
             ..self
         }
     }
