@@ -53,6 +53,30 @@ fn add_shapes(world: &mut World, rng: &mut Rng) -> Vec<ShapeId> {
     ]
 }
 
+/// A world on the renderer's device and one on the CPU twins, each with the two shapes of
+/// [`add_shapes`] and a body of shape `kinds[i]` per instance (at the identity: the
+/// poses come from the buffer, or the twin's gather), speculative distance 0.02; and
+/// each body's shape index.
+fn twin_worlds(
+    device: wgpu::Device,
+    queue: &wgpu::Queue,
+    kinds: &[usize],
+) -> (World, World, Vec<u32>) {
+    let mut gpu = World::on_context(GpuContext::from_device(device, queue.clone()));
+    let mut cpu = World::on(Pipeline::cpu());
+    let mut shape_of = Vec::new();
+    for w in [&mut gpu, &mut cpu] {
+        let mut rng = Rng::new(5);
+        let shapes = add_shapes(w, &mut rng);
+        shape_of = kinds.iter().map(|&k| shapes[k].0).collect();
+        for &k in kinds {
+            w.add_body(shapes[k], Pose::IDENTITY).unwrap();
+        }
+        w.set_speculative(0.02).unwrap();
+    }
+    (gpu, cpu, shape_of)
+}
+
 #[test]
 fn poses_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
     let Some((device, queue)) = renderer_device() else {
@@ -71,21 +95,9 @@ fn poses_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
     }
     let buffer = instance_buffer(&device, &queue, &words);
 
-    let mut gpu = World::on_context(GpuContext::from_device(device, queue.clone()));
-    let mut cpu = World::on(Pipeline::cpu());
-    let mut shape_of = Vec::new();
-    for w in [&mut gpu, &mut cpu] {
-        let mut rng = Rng::new(5);
-        let shapes = add_shapes(w, &mut rng);
-        let mut pick = Rng::new(9);
-        shape_of.clear();
-        for _ in 0..n {
-            let s = shapes[pick.below(2) as usize];
-            shape_of.push(s.0);
-            w.add_body(s, Pose::IDENTITY).unwrap();
-        }
-        w.set_speculative(0.02).unwrap();
-    }
+    let mut pick = Rng::new(9);
+    let kinds: Vec<usize> = (0..n).map(|_| pick.below(2) as usize).collect();
+    let (mut gpu, mut cpu, shape_of) = twin_worlds(device, &queue, &kinds);
     gpu.bind_pose_buffer(&buffer, LAYOUT).unwrap();
     // The CPU twin of the gather gives the poses the CPU world is set to.
     let table: Vec<GpuBody> = gather_cpu(&words, &shape_of, LAYOUT.params(n)).0;
@@ -270,19 +282,8 @@ fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
         .collect();
     let words = matrix_instances(&poses, &[]);
     let buffer = instance_buffer(&device, &queue, &words);
-    let mut gpu = World::on_context(GpuContext::from_device(device, queue.clone()));
-    let mut cpu = World::on(Pipeline::cpu());
-    let mut shape_of = Vec::new();
-    for w in [&mut gpu, &mut cpu] {
-        let mut rng = Rng::new(5);
-        let shapes = add_shapes(w, &mut rng);
-        shape_of.clear();
-        for i in 0..n {
-            shape_of.push(shapes[i % 2].0);
-            w.add_body(shapes[i % 2], Pose::IDENTITY).unwrap();
-        }
-        w.set_speculative(0.02).unwrap();
-    }
+    let kinds: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let (mut gpu, mut cpu, shape_of) = twin_worlds(device, &queue, &kinds);
     gpu.bind_pose_buffer(&buffer, layout).unwrap();
     let (table, status) = gather_cpu(&words, &shape_of, layout.params(n));
     assert!(status.is_ok());

@@ -18,6 +18,7 @@ use proxima::geometry::generators::cuboid;
 use proxima::gpu::GpuContext;
 use proxima::passes::broadphase::Method;
 use proxima::passes::depth::DepthShapes;
+use proxima::profile::Profile;
 use proxima::rng::Rng;
 use proxima::slabs::frame_capacity;
 use proxima::{Error, Pipeline};
@@ -93,6 +94,11 @@ fn same_pairs(label: &str, got: &[[u32; 2]], want: &[[u32; 2]]) {
     );
 }
 
+/// How many bounds passes a frame's profile records: one per slab or run.
+fn bounds_passes(profile: &Profile) -> usize {
+    profile.stages.iter().filter(|s| s.name == "bounds").count()
+}
+
 #[test]
 fn a_scene_past_one_frame_runs_in_slabs_and_equals_the_cpu_twin() {
     // 256 KiB bindings: 8,192 bodies a frame.
@@ -130,12 +136,7 @@ fn a_scene_past_one_frame_runs_in_slabs_and_equals_the_cpu_twin() {
         pipeline.set_broadphase(Choice::Method(method));
         let got = pipeline.frame(&world).unwrap();
         same_pairs(method.name(), &got.pairs, &whole);
-        let slabs = got
-            .profile
-            .stages
-            .iter()
-            .filter(|s| s.name == "bounds")
-            .count();
+        let slabs = bounds_passes(&got.profile);
         assert!(slabs >= 8, "{}: {slabs} slab frames", method.name());
         // Submitted (the pipelined path) the same.
         let flight = pipeline.submit(&world).unwrap();
@@ -192,12 +193,7 @@ fn the_bounds_pass_alone_runs_past_one_frame_in_runs() {
         .filter(|&i| corners(&runs.aabbs[i]) != corners(&whole.aabbs[i]))
         .count();
     assert_eq!(differ, 0, "boxes differ");
-    let passes = runs
-        .profile
-        .stages
-        .iter()
-        .filter(|s| s.name == "bounds")
-        .count();
+    let passes = bounds_passes(&runs.profile);
     assert_eq!(passes, 4, "30,000 bodies in runs of 8,128");
 }
 
@@ -227,11 +223,6 @@ fn depth_estimates_follow_their_pairs_through_the_slabs() {
     assert_eq!(sliced.estimates.len(), sliced.pairs.len());
     // Each pair's estimate depends on its two bodies alone: the same bits either way.
     assert!(sliced.estimates == whole.estimates, "the estimates differ");
-    let slabs = sliced
-        .profile
-        .stages
-        .iter()
-        .filter(|s| s.name == "bounds")
-        .count();
+    let slabs = bounds_passes(&sliced.profile);
     assert!(slabs >= 3, "{slabs} slab frames");
 }
