@@ -372,8 +372,8 @@ fn fill_size(
     {
         f.depth = depth_figures(pipeline, options, &scene, pairs)?;
     }
-    // The particle frame does not run in slabs: past one frame its limit error is this
-    // size's note, and the figures above stand.
+    // A particle frame the device cannot bind even in slabs (a pile denser than a frame
+    // holds): its limit error is this size's note, and the figures above stand.
     match particle_figures(pipeline, options, n) {
         Ok(p) => f.particles = Some(p),
         Err(e @ Error::BufferLimit { .. }) => f.error = Some(format!("particle frame: {e}")),

@@ -71,8 +71,8 @@ pub enum Plan {
     /// Bounds, broadphase, then the sphere and capsule contacts of every pair straight
     /// from the broadphase's buffers (the pass reads the pair count on the GPU: nothing
     /// comes back between the stages) against a resident shape table of `table_bytes`,
-    /// which the caller binds as an external buffer ([`Readbacks::table`]). Only the
-    /// contacts `within` the distance come back (with the pair counter), not the pairs.
+    /// which the caller binds as an external buffer ([`Readbacks::table`]). The contacts
+    /// `within` the distance come back (with the pair counter); the pairs only when asked.
     Particles {
         /// The broadphase method.
         method: Method,
@@ -85,6 +85,9 @@ pub enum Plan {
         /// How many the caller expects (the last frame's count): that many come back with
         /// the frame, any more in a second copy.
         expect: u32,
+        /// Whether the pairs come back too (a slab of a larger scene: the pairs it shares
+        /// with an earlier slab are counted there).
+        pairs_back: bool,
     },
     /// Bounds, broadphase, then the sampled depth estimate of every pair straight from
     /// the broadphase's buffers (the count reaches the depth passes on the GPU) against
@@ -134,15 +137,18 @@ pub enum Bodies<'a> {
     /// Boxes given by the caller (swept boxes, a renderer's own): no bounds pass; the
     /// shapes are not used. A particle plan then has no contacts (they need the bodies).
     Boxes(&'a [GpuAabb]),
-    /// Gathered on the GPU from a renderer's instance buffer of `bytes` (the caller binds
-    /// it as [`Readbacks::instances`]), one shape index per body uploaded beside it; the
-    /// gathered table comes back with the results.
+    /// Gathered on the GPU from a renderer's instance buffer (the caller binds it as
+    /// [`Readbacks::instances`]): the `bytes` from instance `first` on, one body per shape
+    /// index uploaded beside it; the gathered table comes back with the results.
     Gather {
         /// Each body's shape.
         shape_of: &'a [u32],
         /// Where the poses lie in an instance.
         layout: PoseLayout,
-        /// Size of the instance buffer.
+        /// The instance the window starts at (0: the whole buffer; else a multiple of 256,
+        /// so the window meets any device's storage offset alignment).
+        first: u32,
+        /// Size of the window (the whole buffer's size when `first` is 0).
         bytes: u64,
     },
 }
@@ -192,6 +198,8 @@ pub struct Readbacks {
     pub instances: Option<BufferProxy>,
     /// The gathered body table and the gather's status (gathered body tables).
     pub bodies: Option<(ReadbackId, ReadbackId)>,
+    /// The instance the gathered window starts at (its errors name instances from there).
+    pub gather_first: u32,
 }
 
 /// A GPU frame's result and, when a broadphase ran, its pair counter (the caller re-runs
@@ -221,9 +229,11 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         Bodies::Gather {
             shape_of,
             layout,
+            first,
             bytes,
         } => {
-            let instances = rec.external(bytes, "instances");
+            let offset = u64::from(first) * u64::from(layout.stride);
+            let instances = rec.external_window(offset, bytes, "instances");
             let shape_buf = rec.array_buffer::<u32>(shape_of.len().max(1), "shape of");
             rec.upload(shape_buf, shape_of);
             rec.stage(stage::GATHER);
@@ -294,6 +304,7 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
                 table_bytes,
                 within,
                 expect,
+                ..
             },
             Some(body_buf),
         ) => {
@@ -328,10 +339,15 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
     };
     let counter = bp.map(|bp| rec.readback(bp.counter));
     let expected_pairs = plan.capacities().map_or(0, Capacities::expected_pairs);
-    // A particle frame's product is its contacts: its pairs stay on the device.
+    // A particle frame's product is its contacts: its pairs stay on the device unless
+    // asked for.
+    let pairs_back = match plan {
+        Plan::Particles { pairs_back, .. } => pairs_back,
+        _ => true,
+    };
     let pairs = bp
         .zip(counter)
-        .filter(|_| touching.is_none())
+        .filter(|_| touching.is_none() || pairs_back)
         .map(|(bp, counter)| {
             let stride = size_of::<[u32; 2]>();
             rec.readback_counted(bp.pairs, counted(counter, stride, expected_pairs))
@@ -363,6 +379,10 @@ pub fn record(bodies: Bodies<'_>, shapes: &[GpuShapeBounds], plan: Plan) -> (Rec
         method: plan.method(),
         instances,
         bodies: gathered_bodies,
+        gather_first: match bodies {
+            Bodies::Gather { first, .. } => first,
+            _ => 0,
+        },
     };
     (rec, readbacks)
 }
@@ -375,7 +395,8 @@ pub fn finish(
     shapes: &[GpuShapeBounds],
 ) -> Result<GpuFrame> {
     if let Some((_, status)) = readbacks.bodies {
-        pose_gather::check_status(&output.values::<GpuPassStatus>(status)[0])?;
+        let status = output.values::<GpuPassStatus>(status)[0];
+        pose_gather::check_status(&status, readbacks.gather_first)?;
     }
     let gathered: Option<Vec<GpuBody>> = readbacks.bodies.map(|(id, _)| output.values(id));
     if let Some(id) = readbacks.bounds_status {

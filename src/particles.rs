@@ -13,6 +13,7 @@ use crate::passes::round_contacts::{
     record_round_contacts, round_contacts_cpu, touching_cpu,
 };
 use crate::profile::Profile;
+use crate::slabs::{self, PairRun};
 use crate::{Error, Result};
 
 /// One GPU run: the contacts and the GPU time of the pass.
@@ -128,7 +129,9 @@ impl GpuRoundContacts {
     /// and the contacts `within` the distance (0: touching or overlapping; a speculative
     /// margin above it); re-run with more room when the pairs overflowed (no pair is
     /// dropped). `bounds` are the shapes' local bounds, in the same order as this runner's
-    /// shapes. Pair room and the contacts expected come from the last frame.
+    /// shapes. Pair room and the contacts expected come from the last frame. Past what
+    /// one frame binds, the bodies run in slabs ([`crate::slabs`]), each slab's pairs
+    /// coming back too so that a pair across a cut is counted once.
     pub fn frame(
         &mut self,
         engine: &mut Engine,
@@ -150,6 +153,62 @@ impl GpuRoundContacts {
             ));
         }
         crate::passes::broadphase::check_body_count(bodies.len())?;
+        let cap = slabs::frame_capacity(&engine.context().limits());
+        if bodies.len() > cap {
+            return self.slab_frame(engine, bodies, bounds, method, within, cap);
+        }
+        Ok(self
+            .frame_once(engine, bodies, bounds, method, within, false)?
+            .0)
+    }
+
+    /// A particle frame of a scene too large for one: its boxes from the CPU twin of the
+    /// bounds pass (which names a bad pose), then a frame per slab, each pair and its
+    /// contact kept from the first slab holding both bodies.
+    fn slab_frame(
+        &mut self,
+        engine: &mut Engine,
+        bodies: &[GpuBody],
+        bounds: &[GpuShapeBounds],
+        method: Method,
+        within: f32,
+        cap: usize,
+    ) -> Result<ParticleFrame> {
+        let started = std::time::Instant::now();
+        let boxes = frame::cpu(bodies, bounds, None)?.aabbs;
+        let placing = started.elapsed().as_secs_f64();
+        let mut profiles = Vec::new();
+        let mut read_back = 0;
+        let merged = slabs::run(&boxes, cap, |members| {
+            let part: Vec<GpuBody> = members.iter().map(|&i| bodies[i as usize]).collect();
+            let (f, pairs) = self.frame_once(engine, &part, bounds, method, within, true)?;
+            read_back += f.read_back;
+            profiles.push(f.profile);
+            Ok(with_contacts(pairs, f.contacts))
+        })?;
+        Ok(ParticleFrame {
+            pairs: u32::try_from(merged.len())
+                .map_err(|_| Error::Usage("particle frame: 2^32 or more pairs".into()))?,
+            contacts: merged
+                .into_iter()
+                .filter_map(|(pair, c)| c.map(|c| GpuTouchContact { pair, ..c }))
+                .collect(),
+            read_back,
+            profile: Profile::of_slabs(placing, profiles),
+        })
+    }
+
+    /// One frame of `bodies` (at most what a frame binds), and its pairs when `pairs_back`
+    /// (else none).
+    fn frame_once(
+        &mut self,
+        engine: &mut Engine,
+        bodies: &[GpuBody],
+        bounds: &[GpuShapeBounds],
+        method: Method,
+        within: f32,
+        pairs_back: bool,
+    ) -> Result<(ParticleFrame, Vec<[u32; 2]>)> {
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(bodies.len()));
         // The gathered contacts take an entry per pair of room.
         let limits = engine.context().limits();
@@ -164,6 +223,7 @@ impl GpuRoundContacts {
                 within,
                 // Before any frame: a contact for an eighth of the bodies.
                 expect: expect.unwrap_or((bodies.len() / 8).max(256) as u32),
+                pairs_back,
             };
             let (rec, rb) = frame::record(frame::Bodies::Upload(bodies), bounds, plan);
             let table = rb.table.expect("a particle plan binds its table");
@@ -176,13 +236,29 @@ impl GpuRoundContacts {
                 read_back: output.copied_bytes,
                 profile: done.result.profile,
             };
-            Ok(Attempt { value, counter })
+            Ok(Attempt {
+                value: (value, done.result.pairs),
+                counter,
+            })
         })?;
         self.caps = Some(next);
-        let n = result.contacts.len() as u32;
+        let n = result.0.contacts.len() as u32;
         self.expect = Some(n.saturating_add(n / 8).max(256));
         Ok(result)
     }
+}
+
+/// Each pair (sorted) with its contact, if it has one (`contacts`: sorted by pair, a
+/// subset of the pairs).
+fn with_contacts(
+    pairs: Vec<[u32; 2]>,
+    contacts: Vec<GpuTouchContact>,
+) -> PairRun<Option<GpuTouchContact>> {
+    let mut contacts = contacts.into_iter().peekable();
+    pairs
+        .into_iter()
+        .map(|p| (p, contacts.next_if(|c| c.pair == p)))
+        .collect()
 }
 
 /// The particle frame on the CPU twins of its stages (bounds, broadphase, contacts, the

@@ -7,18 +7,15 @@ use crate::broadphase::{Attempt, Choice, cpu_pairs, run_until_fits};
 use crate::crowd::Crowd;
 use crate::estimate::GpuDepthEstimator;
 use crate::frame::{self, FrameResult};
+use crate::gpu::sizes::largest_binding;
 use crate::gpu::{ContextOptions, Engine, GpuContext, PendingFrame};
 use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
 use crate::passes::depth::{DepthShapes, GpuDepthEstimate, GpuDepthParams};
 use crate::passes::pose_gather::PoseLayout;
-use crate::profile::{Clock, Profile, StageTime};
-use crate::slabs::{self, PairRun, Slabs};
+use crate::profile::Profile;
+use crate::slabs;
 use crate::{Error, Result};
-
-/// The fewest bodies a slab is cut down to before a frame that still does not fit is the
-/// device's named limit error.
-const MIN_SLAB: usize = 1024;
 
 /// Which hardware runs the wide passes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -267,13 +264,12 @@ impl Pipeline {
         broadphase::check_body_count(boxes.len())?;
         if let Some(cap) = self.slab_capacity(boxes.len()) {
             broadphase::validate_boxes(boxes)?;
-            return self
-                .in_slabs(boxes, cap, |pipeline, members| {
-                    let part: Vec<GpuAabb> = members.iter().map(|&i| boxes[i as usize]).collect();
-                    let pairs = pipeline.box_pairs(&part)?;
-                    Ok(pairs.into_iter().map(|p| (p, ())).collect())
-                })
-                .map(|merged| merged.into_iter().map(|(p, ())| p).collect());
+            let merged = slabs::run(boxes, cap, |members| {
+                let part: Vec<GpuAabb> = members.iter().map(|&i| boxes[i as usize]).collect();
+                let pairs = self.box_pairs(&part)?;
+                Ok(pairs.into_iter().map(|p| (p, ())).collect())
+            })?;
+            return Ok(merged.into_iter().map(|(p, ())| p).collect());
         }
         let method = match self.choice {
             Choice::Method(m) => m,
@@ -385,8 +381,15 @@ impl Pipeline {
     ) -> Result<(FrameResult, Option<Vec<GpuBody>>)> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
+        if let Some((buffer, layout)) = instances
+            && let Some(run) = self.gather_run(world.len(), buffer, layout)
+        {
+            let (result, bodies) = self.gathered_in_runs(world, buffer, layout, run)?;
+            return Ok((result, Some(bodies)));
+        }
         if let (Some(cap), None) = (self.slab_capacity(world.len()), instances) {
-            return Ok((self.slab_frame(world, cap)?, None));
+            let boxes = timed(|| Ok(frame::cpu(&world.bodies, &world.shapes, None)?.aabbs))?;
+            return Ok((self.slab_frame(world, cap, boxes)?, None));
         }
         let method = self.method_for(world)?;
         let shape_of: Vec<u32> = match instances {
@@ -407,6 +410,7 @@ impl Pipeline {
                         Some((buffer, layout)) => frame::Bodies::Gather {
                             shape_of: &shape_of,
                             layout,
+                            first: 0,
                             bytes: buffer.size(),
                         },
                         None => frame::Bodies::Upload(&world.bodies),
@@ -442,27 +446,27 @@ impl Pipeline {
         (n > cap).then_some(cap)
     }
 
-    /// A frame of a world too large for one: its boxes from the CPU twin of the bounds
-    /// pass (which names a bad pose), then a frame per slab of its bodies.
-    fn slab_frame(&mut self, world: &Crowd, cap: usize) -> Result<FrameResult> {
-        let started = std::time::Instant::now();
-        let boxes = frame::cpu(&world.bodies, &world.shapes, None)?.aabbs;
-        let placing = started.elapsed().as_secs_f64();
-        let mut profile: Option<Profile> = None;
+    /// A frame of a world too large for one, given its boxes (and the seconds they took:
+    /// the CPU twin of the bounds pass, which names a bad pose, or the gather's runs): a
+    /// frame per slab of its bodies.
+    fn slab_frame(
+        &mut self,
+        world: &Crowd,
+        cap: usize,
+        (boxes, placing): (Vec<GpuAabb>, f64),
+    ) -> Result<FrameResult> {
+        let mut profiles = Vec::new();
         let mut method = None;
-        let merged = self.in_slabs(&boxes, cap, |pipeline, members| {
+        let merged = slabs::run(&boxes, cap, |members| {
             let part = Crowd {
                 bodies: members.iter().map(|&i| world.bodies[i as usize]).collect(),
                 shapes: world.shapes.clone(),
                 motions: vec![Default::default(); members.len()],
                 ..Default::default()
             };
-            let r = pipeline.frame(&part)?;
+            let r = self.frame(&part)?;
             method = r.broadphase;
-            match &mut profile {
-                None => profile = Some(r.profile),
-                Some(p) => p.append(r.profile),
-            }
+            profiles.push(r.profile);
             let estimates = r.estimates;
             Ok(r.pairs
                 .into_iter()
@@ -470,18 +474,6 @@ impl Pipeline {
                 .map(|(i, p)| (p, estimates.get(i).copied()))
                 .collect())
         })?;
-        let mut profile = profile.unwrap_or(Profile {
-            stages: Vec::new(),
-            clock: Clock::Cpu,
-            wall: std::time::Duration::ZERO,
-        });
-        profile.stages.insert(
-            0,
-            StageTime {
-                name: "slabs",
-                seconds: placing,
-            },
-        );
         let with_estimates = merged.first().is_some_and(|(_, e)| e.is_some());
         let (pairs, estimates): (Vec<[u32; 2]>, Vec<_>) = merged.into_iter().unzip();
         Ok(FrameResult {
@@ -493,38 +485,84 @@ impl Pipeline {
                 Vec::new()
             },
             broadphase: method,
-            profile,
+            profile: Profile::of_slabs(placing, profiles),
         })
     }
 
-    /// Runs `part` on each slab of the bodies with `boxes` (at most `cap` a slab, fewer
-    /// while a slab's frame needs more than the device binds: a dense slab's hash entries,
-    /// pairs or depth estimates), keeping each pair from its first shared slab; the pairs
-    /// merged, sorted.
-    fn in_slabs<T>(
-        &mut self,
-        boxes: &[GpuAabb],
-        mut cap: usize,
-        mut part: impl FnMut(&mut Self, &[u32]) -> Result<PairRun<T>>,
-    ) -> Result<PairRun<T>> {
-        'cut: loop {
-            let slabs = Slabs::new(boxes, cap)?;
-            let mut runs = Vec::with_capacity(slabs.len());
-            for (k, members) in slabs.members.iter().enumerate() {
-                let found = match part(self, members) {
-                    // A slab's buffer past the device's limit: slabs that much smaller
-                    // (less a quarter: density varies between slabs), and cut again.
-                    Err(Error::BufferLimit { needed, limit, .. }) if cap > MIN_SLAB => {
-                        let shrink = limit as f64 / needed as f64 * 0.75;
-                        cap = ((cap as f64 * shrink) as usize).max(MIN_SLAB);
-                        continue 'cut;
-                    }
-                    r => r?,
-                };
-                runs.push(slabs.keep(k, found));
-            }
-            return Ok(slabs::merge(runs));
+    /// When a renderer's pose buffer is more than one frame gathers at once (more bodies
+    /// than a frame binds, or an instance buffer larger than one binding): the bodies a run
+    /// of the gather takes, a multiple of 256 (so each run's window of the buffer meets any
+    /// storage offset alignment) whose instances, body table and boxes a binding and the
+    /// frame's readback staging hold.
+    fn gather_run(&self, n: usize, buffer: &wgpu::Buffer, layout: PoseLayout) -> Option<usize> {
+        let Backend::Gpu(engine) = &self.backend else {
+            return None;
+        };
+        let limits = engine.context().limits();
+        let binding = largest_binding(&limits);
+        if n <= slabs::frame_capacity(&limits) && buffer.size() <= binding {
+            return None;
         }
+        let stride = u64::from(layout.stride).max(1);
+        // The body table and boxes come back, 64 bytes a body, beside 2 KiB for the
+        // passes' statuses and timestamps.
+        let read = limits.max_buffer_size.saturating_sub(2048) / 64;
+        let run = (binding / stride)
+            .min(read)
+            .min(binding / slabs::BODY_BYTES);
+        Some((run / 256 * 256).max(256) as usize)
+    }
+
+    /// A renderer's frame past one gather: the pose gather and bounds pass in runs over
+    /// windows of the instance buffer, their body tables and boxes read back (a bad matrix
+    /// or pose named by its index in the buffer), then the frame of the gathered bodies:
+    /// in slabs when they are more than a frame binds. Returns the result and the table.
+    fn gathered_in_runs(
+        &mut self,
+        world: &Crowd,
+        buffer: &wgpu::Buffer,
+        layout: PoseLayout,
+        run: usize,
+    ) -> Result<(FrameResult, Vec<GpuBody>)> {
+        let Backend::Gpu(engine) = &mut self.backend else {
+            unreachable!("gather_run is only Some on the GPU");
+        };
+        let stride = u64::from(layout.stride);
+        let (mut bodies, mut boxes) = (Vec::new(), Vec::new());
+        let mut profiles = Vec::new();
+        for start in (0..world.len()).step_by(run) {
+            let end = (start + run).min(world.len());
+            let offset = start as u64 * stride;
+            let shape_of: Vec<u32> = world.bodies[start..end].iter().map(|b| b.shape).collect();
+            let window = frame::Bodies::Gather {
+                shape_of: &shape_of,
+                layout,
+                first: start as u32,
+                bytes: (buffer.size() - offset).min((end - start) as u64 * stride),
+            };
+            let (rec, rb) = frame::record(window, &world.shapes, frame::Plan::Bounds);
+            let instances = rb.instances.expect("a gather binds its instances");
+            let output = engine.run(&rec, &[(instances, buffer)])?;
+            let done = frame::finish(&output, &rb, &[], &world.shapes)
+                .map_err(|e| e.with_body_offset(start as u32))?;
+            bodies.extend(done.bodies.expect("a gather reads its table back"));
+            boxes.extend(done.result.aabbs);
+            profiles.push(done.result.profile);
+        }
+        let gathered = Crowd {
+            motions: vec![Default::default(); bodies.len()],
+            bodies,
+            shapes: world.shapes.clone(),
+            ..Default::default()
+        };
+        // The boxes that place the slabs came with the gather's runs, timed there.
+        let mut result = match self.slab_capacity(gathered.len()) {
+            Some(cap) => self.slab_frame(&gathered, cap, (boxes, 0.0))?,
+            None => self.frame(&gathered)?,
+        };
+        profiles.push(result.profile);
+        result.profile = Profile::joined(profiles);
+        Ok((result, gathered.bodies))
     }
 
     /// Runs the bounds pass alone over the world's current poses (the bounds benchmark).
@@ -565,6 +603,13 @@ impl Pipeline {
             None => frame::cpu(&world.bodies, &world.shapes, None),
         }
     }
+}
+
+/// `f`'s value and the seconds it took.
+fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
+    let started = std::time::Instant::now();
+    let value = f()?;
+    Ok((value, started.elapsed().as_secs_f64()))
 }
 
 /// The plan of a frame with a broadphase: with the depth stage when it is on (and its

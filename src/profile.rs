@@ -41,6 +41,36 @@ impl Profile {
         self.wall += later.wall;
     }
 
+    /// A frame run in slabs: the bodies' placing (`placing` seconds of CPU wall time) as
+    /// its first stage, `slabs`, then each slab's frame, under the slabs' clock.
+    pub fn of_slabs(placing: f64, parts: Vec<Profile>) -> Profile {
+        let mut profile = Profile::joined(parts);
+        profile.stages.insert(
+            0,
+            StageTime {
+                name: "slabs",
+                seconds: placing,
+            },
+        );
+        profile.wall += Duration::from_secs_f64(placing);
+        profile
+    }
+
+    /// The profile of a frame run in `parts`, one after another, under the first part's
+    /// clock (no stages when there are none).
+    pub fn joined(parts: Vec<Profile>) -> Profile {
+        let mut parts = parts.into_iter();
+        let mut profile = parts.next().unwrap_or(Profile {
+            stages: Vec::new(),
+            clock: Clock::Cpu,
+            wall: Duration::ZERO,
+        });
+        for part in parts {
+            profile.append(part);
+        }
+        profile
+    }
+
     /// Seconds spent in stages named `name` or `name/…` (a stage's parts, such as
     /// `broadphase/table`), summed.
     pub fn stage_seconds(&self, name: &str) -> f64 {

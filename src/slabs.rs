@@ -30,6 +30,10 @@ use crate::{Error, Result};
 /// Bytes of the largest per-body element a frame binds (`GpuBody`, `GpuAabb`).
 pub const BODY_BYTES: u64 = 32;
 
+/// The fewest bodies a slab is cut down to before a frame that still does not fit is the
+/// device's named limit error.
+pub const MIN_SLAB: usize = 1024;
+
 /// Bins the axis's range is cut into.
 pub const BINS: usize = 4096;
 
@@ -97,6 +101,36 @@ impl Slabs {
                 (first as usize == k).then_some(([ga, gb], t))
             })
             .collect()
+    }
+}
+
+/// Runs `part` on each slab of the bodies with `boxes` (at most `cap` a slab, fewer
+/// while a slab's frame needs more than the device binds: a dense slab's hash entries,
+/// pairs, depth estimates or contacts), keeping each pair from its first shared slab; the
+/// pairs merged, sorted. `part` gets a slab's members (global ids, ascending) and returns
+/// its pairs in its own numbering.
+pub fn run<T>(
+    boxes: &[GpuAabb],
+    mut cap: usize,
+    mut part: impl FnMut(&[u32]) -> Result<PairRun<T>>,
+) -> Result<PairRun<T>> {
+    'cut: loop {
+        let slabs = Slabs::new(boxes, cap)?;
+        let mut runs = Vec::with_capacity(slabs.len());
+        for (k, members) in slabs.members.iter().enumerate() {
+            let found = match part(members) {
+                // A slab's buffer past the device's limit: slabs that much smaller (less
+                // a quarter: density varies between slabs), and cut again.
+                Err(Error::BufferLimit { needed, limit, .. }) if cap > MIN_SLAB => {
+                    let shrink = limit as f64 / needed as f64 * 0.75;
+                    cap = ((cap as f64 * shrink) as usize).max(MIN_SLAB);
+                    continue 'cut;
+                }
+                r => r?,
+            };
+            runs.push(slabs.keep(k, found));
+        }
+        return Ok(merge(runs));
     }
 }
 

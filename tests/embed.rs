@@ -332,3 +332,72 @@ fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
         .to_string();
     assert!(e.contains("44 bytes"), "{e}");
 }
+
+/// A renderer's pose buffer larger than one storage binding: on a device whose bindings
+/// hold 256 KiB (8,192 bodies a frame; 3,276 80-byte model matrices), the gather runs over
+/// windows of the buffer, and past 8,192 bodies the frame runs in slabs. The pairs and
+/// touching pairs equal the CPU twins' on the twin gather's poses; a scaled matrix in a
+/// later window is named by its index in the whole buffer.
+#[test]
+fn a_pose_buffer_past_one_binding_is_gathered_in_windows() {
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 256 << 10,
+        ..wgpu::Limits::default()
+    };
+    let Some((device, queue)) = common::device_with_limits("embed windows", limits) else {
+        return;
+    };
+    let layout = PoseLayout::model_matrix(80, 0);
+    for n in [6_000usize, 20_000] {
+        let mut rng = Rng::new(n as u64);
+        // About one touching neighbour a body.
+        let side = (n as f64 * 1.5).cbrt();
+        let poses: Vec<(Vec3, Quat)> = (0..n)
+            .map(|_| {
+                let p = rng.point_in(DVec3::ZERO, DVec3::splat(side)).as_vec3();
+                (p, rng.rotation().as_quat())
+            })
+            .collect();
+        let words = matrix_instances(&poses, &[]);
+        let buffer = instance_buffer(&device, &queue, &words);
+        assert!(buffer.size() > 256 << 10);
+        let kinds: Vec<usize> = (0..n).map(|i| i % 2).collect();
+        let (mut gpu, mut cpu, shape_of) = twin_worlds(device.clone(), &queue, &kinds);
+        gpu.bind_pose_buffer(&buffer, layout).unwrap();
+        let (table, status) = gather_cpu(&words, &shape_of, layout.params(n));
+        assert!(status.is_ok());
+        cpu.set_poses(&table.iter().map(Pose::from_gpu).collect::<Vec<_>>())
+            .unwrap();
+        let (g, c) = (gpu.step(0.0).unwrap(), cpu.step(0.0).unwrap());
+        assert!(
+            g.contacts.len() > n / 4,
+            "{n}: {} contacts",
+            g.contacts.len()
+        );
+        for ((got, want), &(p, _)) in gpu.bodies().iter().zip(cpu.bodies()).zip(&poses) {
+            let (a, b) = (got.pose.rotation, want.pose.rotation);
+            assert!((a - b).length() < 1e-6, "{a} vs {b}");
+            assert_eq!(got.pose.translation, p.as_dvec3());
+        }
+        assert_eq!(g.pairs, c.pairs, "{n} bodies");
+        let touching = |r: &proxima::world::FrameReport| -> Vec<[u32; 2]> {
+            r.contacts.iter().map(|c| c.bodies).collect()
+        };
+        assert_eq!(touching(&g), touching(&c), "{n} bodies");
+        let runs = g
+            .profile
+            .stages
+            .iter()
+            .filter(|s| s.name == "gather")
+            .count();
+        assert!(runs >= n / 3072, "{n} bodies: {runs} gather runs");
+        println!("{n} bodies: {runs} gather runs, {} pairs", g.pairs.len());
+
+        // A scaled matrix in a later window, named by its place in the buffer.
+        let bad = n - 7;
+        let scaled = matrix_instances(&poses, &[(bad, 1.5)]);
+        queue.write_buffer(&buffer, 0, bytemuck::cast_slice(&scaled));
+        let e = gpu.step(0.0).unwrap_err().to_string();
+        assert!(e.contains(&format!("instance {bad}'s")), "{e}");
+    }
+}

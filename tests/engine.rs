@@ -264,6 +264,62 @@ fn external_buffers_are_used_in_place_and_checked() {
     }
 }
 
+/// A window of an external buffer: bound, copied from, read back and written at its
+/// offset; past the buffer's end or off the storage offset alignment, a named error.
+#[test]
+fn a_window_of_an_external_buffer_is_addressed_at_its_offset() {
+    let Some(ctx) = common::gpu("engine window") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx.clone());
+    let big = ctx.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("big"),
+        size: 4096,
+        usage: wgpu::BufferUsages::STORAGE
+            | wgpu::BufferUsages::COPY_DST
+            | wgpu::BufferUsages::COPY_SRC,
+        mapped_at_creation: false,
+    });
+    ctx.queue
+        .write_buffer(&big, 0, bytemuck::cast_slice(&words(1024, 0)));
+    // Read back, copied from and written, at the window's offset.
+    let mut rec = Recording::new();
+    let window = rec.external_window(1024, 512, "window");
+    let head = rec.readback_range(window, 0, 8);
+    let copy = rec.buffer(16, "copy");
+    rec.copy(window, 16, copy, 0, 16);
+    let copied = rec.readback(copy);
+    rec.upload(window, &[7u32, 8]);
+    let written = rec.readback_range(window, 0, 12);
+    let out = engine.run(&rec, &[(window, &big)]).unwrap();
+    // Word k of the buffer holds 3k; the window starts at word 256.
+    assert_eq!(out.values::<u32>(head), vec![768, 771]);
+    assert_eq!(out.values::<u32>(copied), vec![780, 783, 786, 789]);
+    assert_eq!(out.values::<u32>(written), vec![7, 8, 774]);
+    // A dispatch binds the window: the args pass turns its first word into a grid.
+    let mut rec = Recording::new();
+    let window = rec.external_window(2048, 16, "count window");
+    let args = proxima::passes::dispatch_args::record_dispatch_args(&mut rec, window, 0, 64, 65535);
+    let grid = rec.readback(args);
+    let out = engine.run(&rec, &[(window, &big)]).unwrap();
+    // Word 512 holds 1536: 24 groups of 64.
+    assert_eq!(out.values::<u32>(grid)[0], 24);
+
+    let mut rec = Recording::new();
+    let past = rec.external_window(3840, 512, "past the end");
+    rec.readback(past);
+    let e = engine.run(&rec, &[(past, &big)]).unwrap_err().to_string();
+    assert!(
+        e.contains("past the end") && e.contains("from byte 3840"),
+        "{e}"
+    );
+    let mut rec = Recording::new();
+    let odd = rec.external_window(4, 64, "odd");
+    rec.readback(odd);
+    let e = engine.run(&rec, &[(odd, &big)]).unwrap_err().to_string();
+    assert!(e.contains("alignment"), "{e}");
+}
+
 #[test]
 fn a_buffer_over_the_device_limit_is_a_named_error() {
     let Some(ctx) = common::gpu("engine limits") else {

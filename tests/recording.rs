@@ -28,7 +28,7 @@ fn handles_carry_rounded_size_and_label() {
     assert_eq!((a.size, a.label), (12, "a"));
     assert_eq!(b.size, 4);
     assert_ne!(a.id, b.id);
-    assert_eq!(rec.buffers()[2], (e, BufferOrigin::External));
+    assert_eq!(rec.buffers()[2], (e, BufferOrigin::External { offset: 0 }));
 }
 
 #[test]

@@ -371,3 +371,77 @@ fn a_million_particles_match_the_twin_and_brute_force() {
     );
     assert!(found >= 100, "{found} contacts around the sample");
 }
+
+/// Past what one frame binds, the particle frame runs in slabs: on a device whose 256 KiB
+/// bindings hold 8,192 bodies a frame, 40,000 particles (capsules 3.2 long straddling the
+/// cuts) give the same pair count and the same contacts, bit for bit, as the same GPU's
+/// frame of the whole crowd on a device that binds it, and the CPU twins' pair count. A
+/// slab's contacts past its 24-byte list's binding cut the slabs finer.
+#[test]
+fn a_particle_crowd_past_one_frame_runs_in_slabs() {
+    let Some(whole_ctx) = common::gpu("particle slabs") else {
+        return;
+    };
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: 256 << 10,
+        max_buffer_size: 256 << 10,
+        ..wgpu::Limits::default()
+    };
+    let (device, queue) = common::device_with_limits("particle slabs", limits).expect("a device");
+    let mut small = Engine::new(proxima::gpu::GpuContext::from_device(device, queue));
+    let mut whole = Engine::new(whole_ctx);
+    let shapes = round_shapes();
+    let (table, bounds) = common::round_tables(&shapes);
+    let mut sliced_pass = GpuRoundContacts::new(&small, table.clone()).unwrap();
+    let mut whole_pass = GpuRoundContacts::new(&whole, table.clone()).unwrap();
+    let bodies = particles(40_000, 0.8, 21);
+    for method in [Method::Hash, Method::Sweep] {
+        for within in [0.0f32, 0.05] {
+            let want = whole_pass
+                .frame(&mut whole, &bodies, &bounds, method, within)
+                .unwrap();
+            let got = sliced_pass
+                .frame(&mut small, &bodies, &bounds, method, within)
+                .unwrap();
+            let slabs = got
+                .profile
+                .stages
+                .iter()
+                .filter(|s| s.name == "bounds")
+                .count();
+            assert!(slabs >= 5, "{method:?}: {slabs} slab frames");
+            assert_eq!(got.profile.stages[0].name, "slabs");
+            assert_eq!(got.pairs, want.pairs, "{method:?} within {within}");
+            assert!(
+                got.contacts == want.contacts,
+                "{method:?} within {within}: {} contacts, want {}; first differing {:?}",
+                got.contacts.len(),
+                want.contacts.len(),
+                got.contacts
+                    .iter()
+                    .zip(&want.contacts)
+                    .find(|(g, w)| g != w)
+            );
+            let twin = particle_frame_cpu(&table, &bodies, &bounds, method, within).unwrap();
+            assert_eq!(got.pairs, twin.pairs);
+            assert!(
+                got.contacts.len() > 10_000 && got.pairs > 40_000,
+                "{}",
+                got.pairs
+            );
+            eprintln!(
+                "{method:?} within {within}: {slabs} slabs, {} pairs, {} contacts",
+                got.pairs,
+                got.contacts.len()
+            );
+        }
+    }
+    // A NaN pose in a sliced crowd is named by its index.
+    let mut bad = bodies.clone();
+    bad[31_234].position[1] = f32::NAN;
+    let e = sliced_pass
+        .frame(&mut small, &bad, &bounds, Method::Hash, 0.0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("31234"), "{e}");
+}

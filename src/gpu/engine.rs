@@ -848,7 +848,7 @@ impl<'a> FrameRun<'a> {
         let (_, origin) = self.recording.buffers()[proxy.id.0 as usize];
         let usage = self.usages[&proxy.id];
         let buffer = match origin {
-            BufferOrigin::External => {
+            BufferOrigin::External { offset } => {
                 let (_, b) = self
                     .externals
                     .iter()
@@ -859,14 +859,23 @@ impl<'a> FrameRun<'a> {
                             proxy.label
                         ))
                     })?;
-                if b.size() < proxy.size || !b.usage().contains(usage) {
+                if b.size() < offset.saturating_add(proxy.size) || !b.usage().contains(usage) {
                     return Err(Error::Recording(format!(
-                        "external buffer `{}` is {} bytes with usage {:?}; the frame needs {} bytes with {:?}",
+                        "external buffer `{}` is {} bytes with usage {:?}; the frame needs {} \
+                         bytes from byte {offset} with {:?}",
                         proxy.label,
                         b.size(),
                         b.usage(),
                         proxy.size,
                         usage
+                    )));
+                }
+                let align = u64::from(self.ctx.limits().min_storage_buffer_offset_alignment);
+                if !offset.is_multiple_of(align) {
+                    return Err(Error::Recording(format!(
+                        "external buffer `{}`: a window at byte {offset} is not a multiple of \
+                         the device's storage offset alignment ({align})",
+                        proxy.label
                     )));
                 }
                 (*b).clone()
@@ -889,6 +898,14 @@ impl<'a> FrameRun<'a> {
         Ok(buffer)
     }
 
+    /// Where `proxy`'s bytes start in its buffer: a window's offset, else 0.
+    fn offset(&self, proxy: &BufferProxy) -> u64 {
+        match self.recording.buffers()[proxy.id.0 as usize].1 {
+            BufferOrigin::External { offset } => offset,
+            BufferOrigin::Pooled => 0,
+        }
+    }
+
     fn bind_group(
         &mut self,
         shader: ShaderId,
@@ -906,7 +923,7 @@ impl<'a> FrameRun<'a> {
                 binding: i as u32,
                 resource: wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer,
-                    offset: 0,
+                    offset: self.offset(proxy),
                     size: wgpu::BufferSize::new(proxy.size),
                 }),
             })
@@ -961,16 +978,18 @@ impl<'a> FrameRun<'a> {
                 Command::Upload { buffer, data } => {
                     let target = self.buffer(buffer)?;
                     if let Some(size) = wgpu::BufferSize::new(data.len() as u64) {
+                        let at = self.offset(buffer);
                         let encoder = self
                             .encoder
                             .get_or_insert_with(|| new_encoder(&self.ctx.device));
-                        let mut view = self.belt.write_buffer(encoder, &target, 0, size);
+                        let mut view = self.belt.write_buffer(encoder, &target, at, size);
                         view.copy_from_slice(data);
                     }
                 }
                 Command::Clear(buffer) => {
                     let target = self.buffer(buffer)?;
-                    self.encoder().clear_buffer(&target, 0, Some(buffer.size));
+                    let at = self.offset(buffer);
+                    self.encoder().clear_buffer(&target, at, Some(buffer.size));
                 }
                 Command::Dispatch {
                     shader,
@@ -989,8 +1008,8 @@ impl<'a> FrameRun<'a> {
                     bindings,
                 } => {
                     let group = self.bind_group(*shader, bindings)?;
+                    let offset = *offset + self.offset(args);
                     let args = self.buffer(args)?;
-                    let offset = *offset;
                     self.compute_pass(*shader, &group, |pass| {
                         pass.dispatch_workgroups_indirect(&args, offset);
                     });
@@ -1004,18 +1023,20 @@ impl<'a> FrameRun<'a> {
                 } => {
                     let s = self.buffer(src)?;
                     let d = self.buffer(dst)?;
+                    let (src_at, dst_at) = (self.offset(src), self.offset(dst));
                     if *size > 0 {
                         self.encoder().copy_buffer_to_buffer(
                             &s,
-                            *src_offset,
+                            *src_offset + src_at,
                             &d,
-                            *dst_offset,
+                            *dst_offset + dst_at,
                             *size,
                         );
                     }
                 }
                 Command::Readback { buffer, offset, .. } => {
                     let s = self.buffer(buffer)?;
+                    let offset = &(*offset + self.offset(buffer));
                     let (staging_offset, size) = readbacks[readback_index];
                     readback_index += 1;
                     if size > 0 {

@@ -52,8 +52,12 @@ pub enum BufferOrigin {
     /// Taken from the engine's pool for the frame and returned at `Free` or frame end.
     Pooled,
     /// Supplied by the caller when the recording runs (a renderer's instance buffer, data
-    /// kept resident across frames).
-    External,
+    /// kept resident across frames): the bytes from `offset` on (a window of a buffer
+    /// larger than one binding).
+    External {
+        /// Where the window starts in the supplied buffer.
+        offset: u64,
+    },
 }
 
 /// One step of a frame.
@@ -168,7 +172,15 @@ impl Recording {
 
     /// Declares a buffer the caller supplies when the recording runs.
     pub fn external(&mut self, size: u64, label: &'static str) -> BufferProxy {
-        self.declare(size, label, BufferOrigin::External)
+        self.external_window(0, size, label)
+    }
+
+    /// Declares `size` bytes from `offset` on of a buffer the caller supplies when the
+    /// recording runs: a window of one larger than a binding holds. Bindings, copies and
+    /// readbacks of the proxy address the window (`offset` must meet the device's
+    /// storage-offset alignment, 256 bytes at most).
+    pub fn external_window(&mut self, offset: u64, size: u64, label: &'static str) -> BufferProxy {
+        self.declare(size, label, BufferOrigin::External { offset })
     }
 
     fn declare(&mut self, size: u64, label: &'static str, origin: BufferOrigin) -> BufferProxy {
@@ -419,13 +431,26 @@ impl Recording {
                                 c.stride, buffer.label
                             )));
                         }
+                        if matches!(
+                            self.buffers[buffer.id.0 as usize].1,
+                            BufferOrigin::External { offset } if offset > 0
+                        ) {
+                            return Err(Error::Recording(format!(
+                                "{what}: `{}` is a window of an external buffer; a counted \
+                                 readback reads a pooled buffer or a whole external one",
+                                buffer.label
+                            )));
+                        }
                         held[buffer.id.0 as usize] = true;
                     }
                     read_sizes.push(*size);
                 }
                 Command::Free(buffer) => {
                     require(buffer, BufferUsages::empty(), &what, &freed)?;
-                    if self.buffers[buffer.id.0 as usize].1 == BufferOrigin::External {
+                    if matches!(
+                        self.buffers[buffer.id.0 as usize].1,
+                        BufferOrigin::External { .. }
+                    ) {
                         return Err(Error::Recording(format!(
                             "{what}: `{}` is external and cannot be freed",
                             buffer.label

@@ -182,8 +182,9 @@ pub struct GatherOut {
     pub status: BufferProxy,
 }
 
-/// The named error for a gather's status, if it found anything.
-pub fn check_status(status: &GpuPassStatus) -> Result<()> {
+/// The named error for a gather's status, if it found anything, naming instances from
+/// `first` on (the gathered window's first instance).
+pub fn check_status(status: &GpuPassStatus, first: u32) -> Result<()> {
     if status.is_ok() {
         return Ok(());
     }
@@ -191,7 +192,8 @@ pub fn check_status(status: &GpuPassStatus) -> Result<()> {
         "pose buffer: instance {}'s rotation matrix is not a rotation (its columns are not \
          orthonormal within {RIGID_TOLERANCE}, or it mirrors: a scale or shear), and {} \
          instance(s) in all; bodies are rigid, so register the shape at its scaled size",
-        status.first_error, status.error_count
+        u64::from(status.first_error) + u64::from(first),
+        status.error_count
     )))
 }
 
