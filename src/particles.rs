@@ -154,12 +154,15 @@ impl GpuRoundContacts {
         }
         crate::passes::broadphase::check_body_count(bodies.len())?;
         let cap = slabs::frame_capacity(&engine.context().limits());
+        let ask = Ask {
+            bounds,
+            method,
+            within,
+        };
         if bodies.len() > cap {
-            return self.slab_frame(engine, bodies, bounds, method, within, cap);
+            return self.slab_frame(engine, bodies, ask, cap);
         }
-        Ok(self
-            .frame_once(engine, bodies, bounds, method, within, false)?
-            .0)
+        Ok(self.frame_once(engine, bodies, ask, false)?.0)
     }
 
     /// A particle frame of a scene too large for one: its boxes from the CPU twin of the
@@ -169,19 +172,17 @@ impl GpuRoundContacts {
         &mut self,
         engine: &mut Engine,
         bodies: &[GpuBody],
-        bounds: &[GpuShapeBounds],
-        method: Method,
-        within: f32,
+        ask: Ask<'_>,
         cap: usize,
     ) -> Result<ParticleFrame> {
         let started = std::time::Instant::now();
-        let boxes = frame::cpu(bodies, bounds, None)?.aabbs;
+        let boxes = frame::cpu(bodies, ask.bounds, None)?.aabbs;
         let placing = started.elapsed().as_secs_f64();
         let mut profiles = Vec::new();
         let mut read_back = 0;
         let merged = slabs::run(&boxes, cap, |members| {
             let part: Vec<GpuBody> = members.iter().map(|&i| bodies[i as usize]).collect();
-            let (f, pairs) = self.frame_once(engine, &part, bounds, method, within, true)?;
+            let (f, pairs) = self.frame_once(engine, &part, ask, true)?;
             read_back += f.read_back;
             profiles.push(f.profile);
             Ok(with_contacts(pairs, f.contacts))
@@ -204,11 +205,14 @@ impl GpuRoundContacts {
         &mut self,
         engine: &mut Engine,
         bodies: &[GpuBody],
-        bounds: &[GpuShapeBounds],
-        method: Method,
-        within: f32,
+        ask: Ask<'_>,
         pairs_back: bool,
     ) -> Result<(ParticleFrame, Vec<[u32; 2]>)> {
+        let Ask {
+            bounds,
+            method,
+            within,
+        } = ask;
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(bodies.len()));
         // The gathered contacts take an entry per pair of room.
         let limits = engine.context().limits();
@@ -246,6 +250,17 @@ impl GpuRoundContacts {
         self.expect = Some(n.saturating_add(n / 8).max(256));
         Ok(result)
     }
+}
+
+/// What a particle frame is asked for, beside its bodies.
+#[derive(Clone, Copy)]
+struct Ask<'a> {
+    /// The shapes' local bounds.
+    bounds: &'a [GpuShapeBounds],
+    /// The broadphase.
+    method: Method,
+    /// Contacts at this distance or closer come back.
+    within: f32,
 }
 
 /// Each pair (sorted) with its contact, if it has one (`contacts`: sorted by pair, a

@@ -504,9 +504,9 @@ impl Pipeline {
             return None;
         }
         let stride = u64::from(layout.stride).max(1);
-        // The body table and boxes come back, 64 bytes a body, beside 2 KiB for the
-        // passes' statuses and timestamps.
-        let read = limits.max_buffer_size.saturating_sub(2048) / 64;
+        // The body table and boxes come back, 64 bytes a body, beside the passes'
+        // statuses and timestamps.
+        let read = limits.max_buffer_size.saturating_sub(STATUS_ROOM) / 64;
         let run = (binding / stride)
             .min(read)
             .min(binding / slabs::BODY_BYTES);
@@ -574,9 +574,10 @@ impl Pipeline {
             return frame::cpu(&world.bodies, &world.shapes, None);
         };
         // The boxes come back in one staging buffer of at most max_buffer_size, beside the
-        // pass status and the timestamps: 64 bodies' room (2 KiB) is left for those.
-        let cap = slabs::frame_capacity(&engine.context().limits())
-            .saturating_sub(64)
+        // pass status and the timestamps.
+        let room = largest_binding(&engine.context().limits()).saturating_sub(STATUS_ROOM);
+        let cap = usize::try_from(room / slabs::BODY_BYTES)
+            .unwrap_or(usize::MAX)
             .max(1);
         let mut joined: Option<FrameResult> = None;
         for (k, bodies) in world.bodies.chunks(cap).enumerate() {
@@ -604,6 +605,11 @@ impl Pipeline {
         }
     }
 }
+
+/// Bytes a run of bodies (the bounds pass alone, the gather) leaves in its frame's one
+/// readback staging buffer, beside the bodies' boxes or table, for the passes' statuses and
+/// timestamps.
+const STATUS_ROOM: u64 = 2048;
 
 /// `f`'s value and the seconds it took.
 fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {

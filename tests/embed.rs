@@ -12,7 +12,7 @@ use proxima::geometry::generators::{cuboid, random_hull};
 use proxima::gpu::GpuContext;
 use proxima::passes::pose_gather::{PoseLayout, RotationForm, gather_cpu, matrix_quaternion};
 use proxima::rng::Rng;
-use proxima::world::{ShapeId, World};
+use proxima::world::{FrameReport, ShapeId, World};
 use std::f64::consts::{FRAC_PI_2, PI};
 
 /// A renderer's device with default limits, or `None` without an adapter.
@@ -266,6 +266,28 @@ fn matrix_instances(poses: &[(Vec3, Quat)], scaled: &[(usize, f32)]) -> Vec<u32>
     words
 }
 
+/// The renderer's buffer of model matrices `words` (layout `layout`, bodies of shapes 0
+/// and 1 by turns) bound to a GPU world, and a CPU-twin world set to the twin gather's
+/// poses and stepped once (with its report); the buffer and the bodies' shape indices.
+fn matrix_twins(
+    device: wgpu::Device,
+    queue: &wgpu::Queue,
+    layout: PoseLayout,
+    words: &[u32],
+) -> (World, (World, FrameReport), wgpu::Buffer, Vec<u32>) {
+    let n = words.len() * 4 / layout.stride as usize;
+    let buffer = instance_buffer(&device, queue, words);
+    let kinds: Vec<usize> = (0..n).map(|i| i % 2).collect();
+    let (mut gpu, mut cpu, shape_of) = twin_worlds(device, queue, &kinds);
+    gpu.bind_pose_buffer(&buffer, layout).unwrap();
+    let (table, status) = gather_cpu(words, &shape_of, layout.params(n));
+    assert!(status.is_ok());
+    cpu.set_poses(&table.iter().map(Pose::from_gpu).collect::<Vec<_>>())
+        .unwrap();
+    let report = cpu.step(0.0).unwrap();
+    (gpu, (cpu, report), buffer, shape_of)
+}
+
 #[test]
 fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
     let Some((device, queue)) = renderer_device() else {
@@ -281,15 +303,8 @@ fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
         })
         .collect();
     let words = matrix_instances(&poses, &[]);
-    let buffer = instance_buffer(&device, &queue, &words);
-    let kinds: Vec<usize> = (0..n).map(|i| i % 2).collect();
-    let (mut gpu, mut cpu, shape_of) = twin_worlds(device, &queue, &kinds);
-    gpu.bind_pose_buffer(&buffer, layout).unwrap();
-    let (table, status) = gather_cpu(&words, &shape_of, layout.params(n));
-    assert!(status.is_ok());
-    cpu.set_poses(&table.iter().map(Pose::from_gpu).collect::<Vec<_>>())
-        .unwrap();
-    let (g, c) = (gpu.step(0.0).unwrap(), cpu.step(0.0).unwrap());
+    let (mut gpu, (cpu, c), buffer, shape_of) = matrix_twins(device, &queue, layout, &words);
+    let g = gpu.step(0.0).unwrap();
     assert!(g.contacts.len() > 20, "{}", g.contacts.len());
     for ((got, want), &(p, q)) in gpu.bodies().iter().zip(cpu.bodies()).zip(&poses) {
         // The GPU's conversion and its twin's: the same f32 steps, within their rounding;
@@ -303,9 +318,8 @@ fn model_matrices_gathered_from_a_renderers_buffer_give_the_cpu_twins_report() {
     // The pairs (boxes with margins) agree; the touching pairs too, though a contact's
     // numbers may differ in the last bits where the GPU's f32 rounding differs.
     assert_eq!(g.pairs, c.pairs);
-    let touching = |r: &proxima::world::FrameReport| -> Vec<[u32; 2]> {
-        r.contacts.iter().map(|c| c.bodies).collect()
-    };
+    let touching =
+        |r: &FrameReport| -> Vec<[u32; 2]> { r.contacts.iter().map(|c| c.bodies).collect() };
     assert_eq!(touching(&g), touching(&c));
     let exact = gpu
         .bodies()
@@ -359,16 +373,9 @@ fn a_pose_buffer_past_one_binding_is_gathered_in_windows() {
             })
             .collect();
         let words = matrix_instances(&poses, &[]);
-        let buffer = instance_buffer(&device, &queue, &words);
+        let (mut gpu, (cpu, c), buffer, _) = matrix_twins(device.clone(), &queue, layout, &words);
         assert!(buffer.size() > 256 << 10);
-        let kinds: Vec<usize> = (0..n).map(|i| i % 2).collect();
-        let (mut gpu, mut cpu, shape_of) = twin_worlds(device.clone(), &queue, &kinds);
-        gpu.bind_pose_buffer(&buffer, layout).unwrap();
-        let (table, status) = gather_cpu(&words, &shape_of, layout.params(n));
-        assert!(status.is_ok());
-        cpu.set_poses(&table.iter().map(Pose::from_gpu).collect::<Vec<_>>())
-            .unwrap();
-        let (g, c) = (gpu.step(0.0).unwrap(), cpu.step(0.0).unwrap());
+        let g = gpu.step(0.0).unwrap();
         assert!(
             g.contacts.len() > n / 4,
             "{n}: {} contacts",
@@ -380,9 +387,8 @@ fn a_pose_buffer_past_one_binding_is_gathered_in_windows() {
             assert_eq!(got.pose.translation, p.as_dvec3());
         }
         assert_eq!(g.pairs, c.pairs, "{n} bodies");
-        let touching = |r: &proxima::world::FrameReport| -> Vec<[u32; 2]> {
-            r.contacts.iter().map(|c| c.bodies).collect()
-        };
+        let touching =
+            |r: &FrameReport| -> Vec<[u32; 2]> { r.contacts.iter().map(|c| c.bodies).collect() };
         assert_eq!(touching(&g), touching(&c), "{n} bodies");
         let runs = g
             .profile
