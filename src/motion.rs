@@ -112,6 +112,14 @@ impl ScrewMotion {
         )
     }
 
+    /// The origin at `t` (the translation of [`Self::at`], without the rotation).
+    pub fn at_origin(&self, t: f64) -> DVec3 {
+        if t == 1.0 {
+            return self.end.translation;
+        }
+        self.start.translation + self.linear * t
+    }
+
     /// The start pose.
     pub fn start(&self) -> Pose {
         self.start

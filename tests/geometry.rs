@@ -309,7 +309,7 @@ fn voronoi_neighbours_are_adjacent_features() {
 #[test]
 fn hill_climbing_support_matches_brute_force() {
     let mut rng = Rng::new(5);
-    for k in [8usize, 100, 2000] {
+    for k in [8usize, 20, 100, 2000] {
         let poly = generators::random_hull(&mut rng, k, 1.0).unwrap();
         for _ in 0..500 {
             let d = rng.unit_vector();
@@ -317,6 +317,10 @@ fn hill_climbing_support_matches_brute_force() {
             let (_, fast) = poly.support(d, start);
             let (_, slow) = poly.support_brute(d);
             assert_eq!(fast, slow, "k = {k}");
+            // The scan-or-climb form: the same height, its vertex at that height.
+            let (v, height) = poly.extreme(d, start);
+            assert_eq!(height, slow, "k = {k}");
+            assert_eq!(d.dot(poly.vertex(v)), height, "k = {k}");
         }
     }
 }

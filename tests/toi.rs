@@ -112,6 +112,7 @@ fn the_motion_is_the_screw_motion_between_the_poses() {
         let t = f64::from(k) / 8.0;
         let angle = m.at(t).rotation.angle_between(DQuat::IDENTITY);
         assert!((angle - t * PI / 2.0).abs() < 1e-12, "t {t}: angle {angle}");
+        assert_eq!(m.at_origin(t), m.at(t).translation, "t {t}");
     }
     // A point of the body moves at v + ω × (x − T(t)) (finite differences).
     let r0 = DQuat::from_axis_angle(DVec3::new(1.0, 2.0, -0.5).normalize(), 0.7);

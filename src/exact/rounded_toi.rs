@@ -102,7 +102,7 @@ pub fn time_of_impact(
             Contact::Separated if d.distance <= tol => return answer(ToiState::Hit, t),
             Contact::Separated => {}
         }
-        // Two steps, each a proof, the longer taken. Direction-free: no two core points
+        // Steps, each a proof, the longest taken. Direction-free: no two core points
         // approach faster than `bound`. Along the cores' closest direction n: the cores'
         // separation along the fixed n (measured by support queries) shrinks no faster
         // than the closing speed along n plus each spin's reach across n, and the gap is
@@ -156,7 +156,16 @@ pub fn time_of_impact(
             );
             (along, envelope)
         };
-        let step = free.max(along).max(envelope);
+        // The balls about the origins, which the bodies never leave however they turn.
+        let balls = advance::sphere_step(
+            motion_a.at_origin(t),
+            a.reach(),
+            motion_b.at_origin(t),
+            b.reach(),
+            motion_b.linear() - motion_a.linear(),
+            0.5 * tol,
+        );
+        let step = free.max(along).max(envelope).max(balls);
         if step == f64::INFINITY {
             return answer(ToiState::Miss, 1.0);
         }

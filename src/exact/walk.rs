@@ -502,8 +502,8 @@ fn valid(p: &ConvexPolytope, f: FeatureId) -> bool {
 fn cold_start(a: &Body<'_>, b: &Body<'_>) -> (FeatureId, FeatureId) {
     let (ca, cb) = (a.point(a.poly.centroid()), b.point(b.poly.centroid()));
     let d = (cb - ca).try_normalize().unwrap_or(DVec3::X);
-    let (va, _) = a.poly.support(d, 0);
-    let (vb, _) = b.poly.support(b.place.inverse_vector(-d), 0);
+    let (va, _) = a.poly.extreme(d, 0);
+    let (vb, _) = b.poly.extreme(b.place.inverse_vector(-d), 0);
     (FeatureId::Vertex(va), FeatureId::Vertex(vb))
 }
 

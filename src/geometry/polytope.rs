@@ -23,6 +23,9 @@ use super::hull;
 use crate::bodies::GpuShapeBounds;
 use crate::{Error, Result};
 
+/// Up to this many vertices [`ConvexPolytope::extreme`] scans them all.
+pub const SCAN_VERTICES: usize = 24;
+
 /// Relative tolerance of the convexity and planarity checks (face merging uses 1e-10).
 pub const CONVEXITY_TOL_REL: f64 = 1e-8;
 
@@ -568,6 +571,19 @@ impl ConvexPolytope {
             if !improved {
                 return (best, value);
             }
+        }
+    }
+
+    /// The vertex maximising `dir·v` and `dir·v`, as [`Self::support`] finds it: by a scan
+    /// on small bodies (up to [`SCAN_VERTICES`]), cheaper there than climbing the vertex
+    /// graph through its adjacency tables (which a scan does not touch), else by climbing
+    /// from `warm`.
+    #[inline]
+    pub fn extreme(&self, dir: DVec3, warm: u32) -> (u32, f64) {
+        if self.vertices.len() <= SCAN_VERTICES {
+            self.support_brute(dir)
+        } else {
+            self.support(dir, warm)
         }
     }
 
