@@ -724,3 +724,50 @@ fn contact_tolerance_is_checked() {
     assert!(out.toi <= 0.5 && out.toi >= 0.5 - tau / 4.0, "{out:?}");
     assert!(out.distance <= tau, "{out:?}");
 }
+
+/// Far apart, the first step is the balls' alone, with no walk: it ends where the balls
+/// about the origins come within τ/2 (analytic here), and the pair then walks to the
+/// exact contact. With a tolerance far below the coordinates' rounding, the balls' step
+/// never repeats itself: the run ends at the cap, at a time it proved safe.
+#[test]
+fn far_pairs_first_take_the_balls_step() {
+    use proxima::exact::advance::{ContactTolerance, Progress};
+    let cube = generators::cuboid(DVec3::splat(0.5)).unwrap();
+    let rest = ScrewMotion::resting(Pose::default());
+    // B falls from z = 100 to z = −1: the cubes touch at z = 1, t = 99/101.
+    let fall = screw(
+        pose(DVec3::new(0.0, 0.0, 100.0), DQuat::IDENTITY),
+        pose(DVec3::new(0.0, 0.0, -1.0), DQuat::IDENTITY),
+    );
+    let mut run = Advancement::new(ToiInput::new(&cube, rest, &cube, fall));
+    let tau = run.tolerance();
+    // Balls of radius √3/2 each: they come within τ/2 when B's origin is at √3 + τ/2.
+    let z = 3f64.sqrt() + tau / 2.0;
+    let ball = (100.0 - z) / 101.0;
+    match run.step() {
+        Progress::Until(t) => assert!((t - ball).abs() < 1e-12, "{t} vs {ball}"),
+        Progress::Done(out) => panic!("finished at the first step: {out:?}"),
+    }
+    let out = loop {
+        if let Progress::Done(out) = run.step() {
+            break out;
+        }
+    };
+    let contact = 99.0 / 101.0;
+    assert_eq!(out.state, ToiState::Hit);
+    assert!(out.toi <= contact && contact - out.toi < 1e-8, "{out:?}");
+    // The balls' step is not an evaluation: one walk where the balls meet, one more for
+    // the faces' exact gap, then the contact.
+    assert!(out.iterations <= 3, "{out:?}");
+    assert_eq!(out, toi(&cube, rest, &cube, fall));
+    // A tolerance of 1e-300 near coordinates of 100: no step can be that fine.
+    for cap in [1, 2, 5] {
+        let out = time_of_impact(&ToiInput {
+            tolerance: Some(ContactTolerance::new(1e-300).unwrap()),
+            max_iterations: Some(cap),
+            ..ToiInput::new(&cube, rest, &cube, fall)
+        });
+        assert!(out.iterations <= cap, "{out:?}");
+        assert!(out.toi <= contact, "{out:?}");
+    }
+}

@@ -82,7 +82,30 @@ pub fn time_of_impact(
         + motion_b.angular().length() * swing_b;
     let mut t = 0.0;
     let mut iterations = 0;
+    // The balls about the origins, which the bodies never leave however they turn.
+    let balls = |t: f64| {
+        let (oa, ob) = (motion_a.at_origin(t), motion_b.at_origin(t));
+        let step = advance::sphere_step(
+            oa,
+            a.reach(),
+            ob,
+            b.reach(),
+            motion_b.linear() - motion_a.linear(),
+            0.5 * tol,
+        );
+        (step, ob.distance(oa) - a.reach() - b.reach())
+    };
+    let mut queried = true;
     loop {
+        // While the balls are more than τ apart and meet before the end, their step is
+        // taken with no distance query (as for polytopes, `advance`), never twice running.
+        let (step, gap) = balls(t);
+        if queried && gap > tol && t + step < 1.0 {
+            t += step;
+            queried = false;
+            continue;
+        }
+        queried = true;
         let (pa, pb) = (motion_a.at(t), motion_b.at(t));
         let d = rounded::distance(a, &pa, b, &pb);
         iterations += 1;
@@ -156,16 +179,7 @@ pub fn time_of_impact(
             );
             (along, envelope)
         };
-        // The balls about the origins, which the bodies never leave however they turn.
-        let balls = advance::sphere_step(
-            motion_a.at_origin(t),
-            a.reach(),
-            motion_b.at_origin(t),
-            b.reach(),
-            motion_b.linear() - motion_a.linear(),
-            0.5 * tol,
-        );
-        let step = free.max(along).max(envelope).max(balls);
+        let step = free.max(along).max(envelope).max(balls(t).0);
         if step == f64::INFINITY {
             return answer(ToiState::Miss, 1.0);
         }
