@@ -149,8 +149,10 @@ impl<'a> FirstContacts<'a> {
             }
             self.queue.pop();
             let (a, b, run) = &mut self.pairs[wake.pair];
-            self.evaluations += 1;
-            match run.step() {
+            let before = run.evaluations();
+            let progress = run.step();
+            self.evaluations += u64::from(run.evaluations() - before);
+            match progress {
                 Progress::Until(time) => self.queue.push(Wake {
                     time,
                     pair: wake.pair,

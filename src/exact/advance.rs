@@ -242,6 +242,11 @@ impl<'a> Advancement<'a> {
         self.t
     }
 
+    /// Distance evaluations (walks) so far: the balls' steps are not counted.
+    pub fn evaluations(&self) -> u32 {
+        self.iterations
+    }
+
     /// The contact tolerance `τ` in use.
     pub fn tolerance(&self) -> f64 {
         self.tol

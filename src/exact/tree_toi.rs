@@ -82,8 +82,10 @@ pub fn time_of_impact(
     let mut evaluations = 0;
     let mut miss: Option<(ToiOutput, (u32, u32))> = None;
     while let Some(mut w) = heap.pop() {
-        evaluations += 1;
-        match w.run.step() {
+        let before = w.run.evaluations();
+        let progress = w.run.step();
+        evaluations += w.run.evaluations() - before;
+        match progress {
             Progress::Until(time) => {
                 w.time = time;
                 heap.push(w);
