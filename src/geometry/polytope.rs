@@ -252,7 +252,9 @@ impl ConvexPolytope {
             aabb_min: vertices.iter().fold(DVec3::INFINITY, |m, v| m.min(*v)),
             aabb_max: vertices.iter().fold(DVec3::NEG_INFINITY, |m, v| m.max(*v)),
             centroid: vertices.iter().sum::<DVec3>() / vertices.len() as f64,
-            radius: vertices.iter().map(|v| v.length()).fold(0.0, f64::max),
+            // Rounded up past the few ulps a length is off by: it bounds the body.
+            radius: vertices.iter().map(|v| v.length()).fold(0.0, f64::max)
+                * (1.0 + 4.0 * f64::EPSILON),
             vertices,
             he_origin,
             he_next,
@@ -604,8 +606,8 @@ impl ConvexPolytope {
         self.centroid
     }
 
-    /// The largest distance of a vertex from the body origin: the body stays within this
-    /// of its origin however it turns.
+    /// The largest distance of a vertex from the body origin, rounded up: the body stays
+    /// within this of its origin however it turns.
     pub fn radius(&self) -> f64 {
         self.radius
     }
@@ -680,4 +682,81 @@ pub fn round_up(v: DVec3) -> Vec3 {
             f[i]
         }
     }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    /// `a·b` exactly, as a sum of two f64.
+    fn two_product(a: f64, b: f64) -> (f64, f64) {
+        let p = a * b;
+        (p, a.mul_add(b, -p))
+    }
+
+    /// `a + b` exactly, as a sum of two f64 (Knuth's two-sum).
+    fn two_sum(a: f64, b: f64) -> (f64, f64) {
+        let s = a + b;
+        let bb = s - a;
+        (s, (a - (s - bb)) + (b - bb))
+    }
+
+    /// The sign of `|v|² − r²` in exact arithmetic: each square split into its rounded
+    /// value and its error, the parts grown into a nonoverlapping expansion (Shewchuk's
+    /// grow-expansion), whose largest nonzero component carries the sign.
+    fn excess(v: DVec3, r: f64) -> f64 {
+        let mut parts = vec![];
+        for x in [v.x, v.y, v.z] {
+            let (p, e) = two_product(x, x);
+            parts.extend([p, e]);
+        }
+        let (p, e) = two_product(r, r);
+        parts.extend([-p, -e]);
+        let mut expansion: Vec<f64> = Vec::new();
+        for b in parts {
+            let mut q = b;
+            let mut grown = Vec::with_capacity(expansion.len() + 1);
+            for &c in &expansion {
+                let (sum, err) = two_sum(q, c);
+                grown.push(err);
+                q = sum;
+            }
+            grown.push(q);
+            expansion = grown;
+        }
+        expansion
+            .iter()
+            .rev()
+            .copied()
+            .find(|&c| c != 0.0)
+            .unwrap_or(0.0)
+    }
+
+    /// The radius bounds every vertex in exact arithmetic, where the largest rounded
+    /// length alone falls short for some vertices.
+    #[test]
+    fn the_radius_bounds_every_vertex_exactly() {
+        let mut rng = Rng::new(0x4ad);
+        let mut short = 0;
+        for _ in 0..300 {
+            let points: Vec<DVec3> = (0..12)
+                .map(|_| rng.unit_vector() * rng.range(0.5, 3.0))
+                .collect();
+            let Ok(p) = ConvexPolytope::from_points(&points) else {
+                continue;
+            };
+            let plain = p.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+            for v in p.vertices() {
+                assert!(excess(*v, p.radius()) <= 0.0, "{v} beyond {}", p.radius());
+                if excess(*v, plain) > 0.0 {
+                    short += 1;
+                }
+            }
+        }
+        assert!(
+            short > 0,
+            "no rounded length fell short: the test shows nothing"
+        );
+    }
 }

@@ -101,14 +101,19 @@ impl Rounded {
         }
     }
 
-    /// The largest distance of a point of the body from its origin.
+    /// The largest distance of a point of the body from its origin, rounded up (the sum
+    /// of the radius and the core's reach is taken to the next f64 above).
     pub fn reach(&self) -> f64 {
-        self.radius
-            + match &self.core {
-                Core::Point => 0.0,
-                Core::Segment { half_height } => *half_height,
-                Core::Polytope(p) => p.radius(),
-            }
+        let core = match &self.core {
+            Core::Point => 0.0,
+            Core::Segment { half_height } => *half_height,
+            Core::Polytope(p) => p.radius(),
+        };
+        if core == 0.0 {
+            self.radius
+        } else {
+            (self.radius + core).next_up()
+        }
     }
 }
 
