@@ -99,9 +99,9 @@ pub fn time_of_impact(
     loop {
         // While the balls are more than τ apart and meet before the end, their step is
         // taken with no distance query (as for polytopes, `advance`), never twice running.
-        let (step, gap) = balls(t);
-        if queried && gap > tol && t + step < 1.0 {
-            t += step;
+        let (ball_step, gap) = balls(t);
+        if queried && gap > tol && t + ball_step < 1.0 {
+            t += ball_step;
             queried = false;
             continue;
         }
@@ -179,7 +179,7 @@ pub fn time_of_impact(
             );
             (along, envelope)
         };
-        let step = free.max(along).max(envelope).max(balls(t).0);
+        let step = free.max(along).max(envelope).max(ball_step);
         if step == f64::INFINITY {
             return answer(ToiState::Miss, 1.0);
         }

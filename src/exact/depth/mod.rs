@@ -19,16 +19,23 @@
 //!   support queries, never assumed, so every value the walk holds is an upper bound of the
 //!   depth. A local minimum of the facet graph need not be the global one (random pairs
 //!   stop at the wrong edge–edge facet, not only deep overlaps), so at convergence the walk
-//!   checks every face axis and every edge pair and restarts from any that is smaller.
+//!   proves it global or restarts from a smaller candidate. First by an inscribed polytope
+//!   (`inscribed`): points of A − B whose hull holds the ball of radius s less the
+//!   tolerance, grown from the walk's facet as the expanding polytope algorithm grows its
+//!   polytope, a few dozen support queries whatever the bodies' sizes; the pair's cache
+//!   keeps it and the next query re-places its points, so a coherent sequence mostly
+//!   re-checks a few dozen triangles and walks no neighbours at all. Where it settles
+//!   nothing, the walk checks every face axis and every edge pair.
 //!   Most are dismissed by a lower bound of s, one dot product each (s(n) ≥ h_A(n) − n·q
 //!   for any point q of B: the centroid, the deepest vertex, the last support vertex, with
 //!   faces visited neighbour after neighbour) or, for an edge, over its whole Gauss arc
 //!   (see `certify`); the surviving edges are paired by a sweep over their arcs' boxes,
 //!   so only arcs that can cross are tested (`certify`).
 //! - [`DepthCache`] keeps, per pair, the facet to start from and what the last global
-//!   check proved: the candidates near the depth with their bounds, lowered by how far the
-//!   bodies can have moved since (`standing`), so a coherent sequence re-examines only the
-//!   few that motion can have brought below the walk's s.
+//!   check proved: the inscribed polytope, or the candidates near the depth with their
+//!   bounds, lowered by how far the bodies can have moved since (`standing`), so a
+//!   coherent sequence re-examines only the few that motion can have brought below the
+//!   walk's s.
 
 use glam::DVec3;
 
@@ -38,9 +45,11 @@ use super::walk::{self, WalkInput};
 use crate::bodies::Pose;
 use crate::geometry::closest::segments_closest;
 use crate::geometry::{ConvexPolytope, FeatureId};
+use inscribed::Inscribed;
 use standing::{Recheck, Standing};
 
 mod certify;
+mod inscribed;
 mod standing;
 
 /// How two overlapping bodies penetrate.
@@ -168,8 +177,8 @@ impl DepthCache {
         out
     }
 
-    /// How many queries ran the full global check, and how many the standing certificate
-    /// settled.
+    /// How many queries ran the full check of every candidate, and how many were settled
+    /// without one (by the inscribed polytope or the standing certificate).
     pub fn certificates(&self) -> (u64, u64) {
         self.standing
             .as_ref()
@@ -206,10 +215,12 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
         .or_else(|| pair.evaluate(pair.cold_facet(), (0, 0)))?;
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
     let mut steps = 0;
-    // A standing certificate covers the neighbours too: the warm facet goes to it first,
-    // and the walk descends only from a smaller candidate it names (or before a full
-    // check).
-    let mut standing_first = standing.as_deref().is_some_and(Standing::built);
+    // A standing certificate, or an inscribed surface kept on the warm facet, covers the
+    // neighbours too: the warm facet goes to it first, and the walk descends only from a
+    // smaller candidate it names (or before a full check).
+    let mut standing_first = standing
+        .as_deref()
+        .is_some_and(|st| st.built() || st.kept.on(best.facet));
     loop {
         // Down the facet graph while a neighbour is smaller.
         while !standing_first && steps < max_steps {
@@ -227,6 +238,20 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
         }
         // A local minimum: any smaller candidate anywhere restarts the walk.
         let smaller = match standing.as_deref_mut() {
+            Some(st) if standing_first && st.kept.on(best.facet) => {
+                match pair.inscribe(&best, Some(&mut st.kept)) {
+                    Inscribed::Holds => {
+                        st.counts[1] += 1;
+                        None
+                    }
+                    Inscribed::Smaller(f) => Some(f),
+                    Inscribed::Unsettled => {
+                        // Down to a local minimum before the full check.
+                        standing_first = false;
+                        continue;
+                    }
+                }
+            }
             Some(st) => match pair.recheck(&best, st) {
                 Recheck::Holds => {
                     st.counts[1] += 1;
@@ -238,9 +263,9 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
                     standing_first = false;
                     continue;
                 }
-                Recheck::Expired => pair.certify(&best, Some(st)),
+                Recheck::Expired => pair.global_check(&best, Some(st)),
             },
-            None => pair.certify(&best, None),
+            None => pair.global_check(&best, None),
         };
         standing_first = false;
         match smaller {
@@ -516,6 +541,21 @@ impl<'a> Pair<'a> {
             }
         }
         best
+    }
+
+    /// The global check at the local minimum `at`: the inscribed polytope's, and where it
+    /// settles nothing the candidates' (which builds `standing`).
+    fn global_check(&self, at: &Found, mut standing: Option<&mut Standing>) -> Option<Found> {
+        match self.inscribe(at, standing.as_deref_mut().map(|st| &mut st.kept)) {
+            Inscribed::Holds => {
+                if let Some(st) = standing {
+                    st.counts[1] += 1;
+                }
+                None
+            }
+            Inscribed::Smaller(found) => Some(found),
+            Inscribed::Unsettled => self.certify(at, standing),
+        }
     }
 
     /// The vertices of A and of B that span the facet.

@@ -29,6 +29,7 @@
 use glam::{DMat3, DVec3};
 
 use super::certify::{Edge, Supports, smallest_crossing};
+use super::inscribed::Kept;
 use super::{Facet, Found, Pair};
 
 /// The margin above the depth within which a full certificate lists candidates: this
@@ -77,8 +78,11 @@ pub(super) struct Standing {
     rest: [f64; 4],
     /// Per kind, the listed candidates.
     pub(super) near: [Vec<Entry>; 4],
-    /// Full certificates run, and queries the standing one settled.
+    /// Full certificates run, and queries settled without one (by the standing
+    /// certificate or the inscribed polytope).
     pub(super) counts: [u64; 2],
+    /// The inscribed polytope of the last query that it settled.
+    pub(super) kept: Kept,
 }
 
 /// The frame side of each kind.

@@ -1,0 +1,477 @@
+//! The global check at a local minimum of the Gauss-map walk by an inscribed polytope:
+//! points of A − B whose hull holds the ball of radius s − tolerance about the origin.
+//!
+//! Take a closed surface (every side of a facet met by exactly one other facet, the
+//! other way round) whose vertices are points of A − B and whose facets each keep the
+//! origin strictly behind them: every point y of a facet has n·y ≥ L |n| > 0, its outward
+//! normal n. Seen from the origin, each facet then covers a positive solid angle, so the
+//! surface winds round the origin a whole positive number of times, and every ray from
+//! the origin meets it, at a point p with |p| ≥ L. p lies in the hull of the vertices,
+//! inside A − B, and so does the origin (the surface winds round it), so by convexity the
+//! whole segment from the origin to p does: the ball of radius min L lies in A − B, and
+//! the depth (the least s) is at least min L. A facet's L is the least of `n·p / |n|`
+//! over its vertices p (n·y is linear on the facet, least at a vertex), whatever `n` is: a
+//! rounded cross product of its sides serves as well as the exact normal, and only the
+//! dot products' rounding and the points' own (a point of A − B in A's frame rounded by
+//! a few ulps of the pair's reach) are allowed for. Nothing else is assumed of the
+//! surface: it need not be convex, so a surface kept from the last query, its points
+//! moved with the bodies, is checked the same way.
+//!
+//! The surface starts as the walk's facet of A − B itself (its vertices: a face of one
+//! body less a vertex of the other, or the parallelogram of two edges; its L is the walk's
+//! s, up to the face's flatness) under a pyramid to B's deepest point along the opposite
+//! direction, and grows as the expanding polytope algorithm grows its polytope (van den
+//! Bergen 2001): while a facet's L is below the goal (the walk's s less the tolerance),
+//! the support point of A − B along its normal is added, the facets it sees replaced by a
+//! cone over their boundary. A support value below the goal is a smaller candidate (the
+//! walk restarts from the facet nearest that direction); a step that would not keep the
+//! surface simple (the seen facets not one disk, a point met again, a flat facet) leaves
+//! the question to the candidates' check (`certify`), as does a surface of too many
+//! points. The walk's facet is never replaced: no point of A − B lies beyond it.
+//!
+//! Unlike the candidates' check, its cost does not grow with the number of faces and
+//! edges: a few dozen support queries, each climbing the bodies from the last.
+
+use glam::DVec3;
+
+use super::{Facet, Found, Pair};
+
+/// Points of the surface past which the candidates' check decides.
+const MAX_POINTS: usize = 80;
+
+/// What the inscribed polytope showed.
+#[derive(Debug)]
+pub(super) enum Inscribed {
+    /// The depth is at least the walk's s less the tolerance.
+    Holds,
+    /// A facet whose s is below the walk's by more than the tolerance.
+    Smaller(Found),
+    /// Neither: the candidates' check decides.
+    Unsettled,
+}
+
+/// A triangle of the surface, counter-clockwise seen from outside.
+#[derive(Clone, Copy, Debug)]
+struct Triangle {
+    corners: [u32; 3],
+    /// The cross product of its sides: outward, not normalised.
+    normal: DVec3,
+    /// Least `normal·p / |normal|` over its corners.
+    low: f64,
+}
+
+/// The surface of the pair's last query that it settled, and the facet it was built on
+/// (none when it did not hold): the next query re-places it.
+#[derive(Clone, Debug, Default)]
+pub(super) struct Kept {
+    facet: Option<Facet>,
+    surface: Surface,
+}
+
+impl Kept {
+    /// Whether the kept surface was built on `facet` and held there.
+    pub(super) fn on(&self, facet: Facet) -> bool {
+        self.facet == Some(facet)
+    }
+}
+
+/// The surface: the walk's facet (fixed) and triangles.
+#[derive(Clone, Debug, Default)]
+struct Surface {
+    /// Points of A − B in A's frame, with the vertices of A and of B they come from; the
+    /// walk's facet's loop first.
+    points: Vec<DVec3>,
+    ids: Vec<(u32, u32)>,
+    loop_len: usize,
+    /// The walk's facet's L.
+    facet_low: f64,
+    triangles: Vec<Triangle>,
+    /// Scratch: the triangles a new point sees, and their boundary.
+    seen: Vec<usize>,
+    horizon: Vec<(u32, u32)>,
+}
+
+impl Pair<'_> {
+    /// The inscribed-polytope check at the walk's local minimum `at` (see the module
+    /// comment): on the surface `kept` from the pair's last query when it was built on
+    /// the same facet (its points re-placed, grown where motion brought a triangle below
+    /// the goal), else on the facet's pyramid. A surface that holds is kept.
+    pub(super) fn inscribe(&self, at: &Found, kept: Option<&mut Kept>) -> Inscribed {
+        let goal = at.s - self.tol;
+        // Rounding of a point of A − B and of a dot product with it, in units of |x|.
+        let slack = 16.0 * f64::EPSILON * self.reach;
+        // NaN fails too.
+        if goal.partial_cmp(&slack) != Some(std::cmp::Ordering::Greater) {
+            return Inscribed::Unsettled;
+        }
+        let mut local = None;
+        let kept = match kept {
+            Some(k) => k,
+            None => local.insert(Kept::default()),
+        };
+        if kept.on(at.facet) && self.revive(at, &mut kept.surface) {
+            let found = self.expand(&mut kept.surface, goal, slack);
+            if !matches!(found, Inscribed::Unsettled) {
+                kept.facet = matches!(found, Inscribed::Holds).then_some(at.facet);
+                return found;
+            }
+        }
+        kept.facet = None;
+        if !self.seed(at, &mut kept.surface) {
+            return Inscribed::Unsettled;
+        }
+        let found = self.expand(&mut kept.surface, goal, slack);
+        if matches!(found, Inscribed::Holds) {
+            kept.facet = Some(at.facet);
+        }
+        found
+    }
+
+    /// Grows `surface` until every facet's L reaches `goal` (see the module comment).
+    fn expand(&self, surface: &mut Surface, goal: f64, slack: f64) -> Inscribed {
+        if surface.facet_low - slack < goal {
+            return Inscribed::Unsettled;
+        }
+        loop {
+            let Some(t) = surface.lowest() else {
+                return Inscribed::Unsettled;
+            };
+            let low = surface.triangles[t];
+            if low.low - slack >= goal {
+                return Inscribed::Holds;
+            }
+            if surface.points.len() >= MAX_POINTS {
+                return Inscribed::Unsettled;
+            }
+            let axis = low.normal / low.normal.length();
+            let (wa, wb) = surface.ids[low.corners[0] as usize];
+            let (va, ha) = self.support_a(axis, wa);
+            let (vb, hb) = self.support_b(-axis, wb);
+            if ha + hb < goal {
+                return match self.facet_toward(axis, (va, vb)) {
+                    Some(found) if found.s < goal => Inscribed::Smaller(found),
+                    _ => Inscribed::Unsettled,
+                };
+            }
+            if surface.ids.contains(&(va, vb)) {
+                return Inscribed::Unsettled;
+            }
+            let w = self.point(va, vb);
+            if !surface.add(w, (va, vb), t) {
+                return Inscribed::Unsettled;
+            }
+        }
+    }
+
+    /// The point of A − B of A's vertex `va` and B's `vb`, in A's frame.
+    fn point(&self, va: u32, vb: u32) -> DVec3 {
+        self.a.vertex(va) - self.place.point(self.b.vertex(vb))
+    }
+
+    /// The kept surface re-placed: its points at this query's placement, its triangles'
+    /// normals and L anew. `false` when the facet's loop no longer turns about its axis,
+    /// or a triangle is flat.
+    fn revive(&self, at: &Found, surface: &mut Surface) -> bool {
+        for (p, &(a, b)) in surface.points.iter_mut().zip(&surface.ids) {
+            *p = self.point(a, b);
+        }
+        let Some(low) = facet_low(&surface.points[..surface.loop_len], at.axis) else {
+            return false;
+        };
+        surface.facet_low = low;
+        let points = &surface.points;
+        surface
+            .triangles
+            .iter_mut()
+            .all(|t| match Triangle::new(t.corners, points) {
+                Some(fresh) => {
+                    *t = fresh;
+                    true
+                }
+                None => false,
+            })
+    }
+
+    /// Makes `surface` the walk's facet of A − B with the pyramid under it to the support
+    /// point along the opposite direction. `false` when that pyramid is flat.
+    fn seed(&self, at: &Found, surface: &mut Surface) -> bool {
+        let (verts_a, verts_b) = self.facet_vertices(at);
+        let ids = &mut surface.ids;
+        ids.clear();
+        match (verts_a.as_slice(), verts_b.as_slice()) {
+            // A face of B against a vertex of A, or a face of A against a vertex of B.
+            (&[va], _) => ids.extend(verts_b.iter().map(|&v| (va, v))),
+            (_, &[vb]) => ids.extend(verts_a.iter().map(|&v| (v, vb))),
+            // Two edges: the parallelogram a0 − b0, a1 − b0, a1 − b1, a0 − b1.
+            (&[a0, a1], &[b0, b1]) => ids.extend([(a0, b0), (a1, b0), (a1, b1), (a0, b1)]),
+            _ => return false,
+        }
+        surface.points.clear();
+        surface
+            .points
+            .extend(ids.iter().map(|&(a, b)| self.point(a, b)));
+        if newell(&surface.points).dot(at.axis) < 0.0 {
+            surface.points.reverse();
+            surface.ids.reverse();
+        }
+        let Some(low) = facet_low(&surface.points, at.axis) else {
+            return false;
+        };
+        let (va, _) = self.support_a(-at.axis, at.va);
+        let (vb, _) = self.support_b(at.axis, at.vb);
+        let apex = self.point(va, vb);
+        if apex.dot(at.axis) >= 0.0 || surface.ids.contains(&(va, vb)) {
+            return false;
+        }
+        let m = surface.points.len() as u32;
+        surface.points.push(apex);
+        surface.ids.push((va, vb));
+        surface.loop_len = m as usize;
+        surface.facet_low = low;
+        surface.triangles.clear();
+        (0..m).all(|k| surface.push([(k + 1) % m, k, m]))
+    }
+}
+
+/// Newell's area vector of a loop: its normal times twice its area.
+fn newell(points: &[DVec3]) -> DVec3 {
+    (0..points.len()).fold(DVec3::ZERO, |sum, k| {
+        sum + points[k].cross(points[(k + 1) % points.len()])
+    })
+}
+
+/// The L of the walk's facet: the least height of its loop along the axis, when the loop
+/// turns counter-clockwise about it (a convex loop: its fan triangles face outward).
+fn facet_low(points: &[DVec3], axis: DVec3) -> Option<f64> {
+    let turn = newell(points).dot(axis);
+    if points.len() < 3 || turn.is_nan() || turn <= 0.0 {
+        return None;
+    }
+    Some(
+        points
+            .iter()
+            .map(|p| p.dot(axis))
+            .fold(f64::INFINITY, f64::min),
+    )
+}
+
+impl Triangle {
+    /// The triangle on `points`, or `None` when it is flat (no normal to bound it by).
+    fn new(corners: [u32; 3], points: &[DVec3]) -> Option<Triangle> {
+        let [p, q, r] = corners.map(|c| points[c as usize]);
+        let normal = (q - p).cross(r - p);
+        let len = normal.length();
+        if !(len > 0.0 && len.is_finite()) {
+            return None;
+        }
+        let low = p.dot(normal).min(q.dot(normal)).min(r.dot(normal)) / len;
+        Some(Triangle {
+            corners,
+            normal,
+            low,
+        })
+    }
+}
+
+impl Surface {
+    /// Appends the triangle; `false` when it is flat.
+    fn push(&mut self, corners: [u32; 3]) -> bool {
+        match Triangle::new(corners, &self.points) {
+            Some(t) => {
+                self.triangles.push(t);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The triangle of least L.
+    fn lowest(&self) -> Option<usize> {
+        (0..self.triangles.len())
+            .min_by(|&x, &y| self.triangles[x].low.total_cmp(&self.triangles[y].low))
+    }
+
+    /// Adds `w`, seen from triangle `from`: the triangles it sees are replaced by a cone
+    /// from `w` over their boundary. `false` when that boundary is not one loop (the
+    /// surface would not stay a hull's) or a new triangle is flat.
+    fn add(&mut self, w: DVec3, id: (u32, u32), from: usize) -> bool {
+        self.seen.clear();
+        for (k, t) in self.triangles.iter().enumerate() {
+            let p = self.points[t.corners[0] as usize];
+            if k == from || t.normal.dot(w - p) > 0.0 {
+                self.seen.push(k);
+            }
+        }
+        // The boundary: the seen triangles' sides whose reverse no seen triangle has.
+        self.horizon.clear();
+        let sides = |t: &Triangle| {
+            let [a, b, c] = t.corners;
+            [(a, b), (b, c), (c, a)]
+        };
+        for &k in &self.seen {
+            for (a, b) in sides(&self.triangles[k]) {
+                let shared = self
+                    .seen
+                    .iter()
+                    .any(|&j| sides(&self.triangles[j]).contains(&(b, a)));
+                if !shared {
+                    self.horizon.push((a, b));
+                }
+            }
+        }
+        // One loop: following each side's end from the first comes back after them all.
+        let n = self.horizon.len();
+        if n < 3 {
+            return false;
+        }
+        let mut at = self.horizon[0].1;
+        for step in 1..=n {
+            let next = self.horizon.iter().filter(|e| e.0 == at).count();
+            if next != 1 {
+                return false;
+            }
+            at = self.horizon.iter().find(|e| e.0 == at).map_or(0, |e| e.1);
+            if at == self.horizon[0].1 {
+                if step != n {
+                    return false;
+                }
+                break;
+            }
+        }
+        if at != self.horizon[0].1 {
+            return false;
+        }
+        // Removed from the back, so the indices still to remove stay valid.
+        for &k in self.seen.iter().rev() {
+            self.triangles.swap_remove(k);
+        }
+        let index = self.points.len() as u32;
+        self.points.push(w);
+        self.ids.push(id);
+        for k in 0..n {
+            let (a, b) = self.horizon[k];
+            if !self.push([a, b, index]) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bodies::Pose;
+    use crate::exact::depth::enumerate;
+    use crate::exact::placement::Placement;
+    use crate::geometry::{ConvexPolytope, generators};
+    use crate::rng::Rng;
+
+    /// Every candidate facet of A − B (faces of both bodies, edge pairs whose arcs cross).
+    fn candidates(pair: &Pair<'_>) -> Vec<Found> {
+        let faces_a = (0..pair.a.num_faces() as u32).map(Facet::FaceA);
+        let faces_b = (0..pair.b.num_faces() as u32).map(Facet::FaceB);
+        let edges = (0..pair.a.num_edges() as u32)
+            .flat_map(|x| (0..pair.b.num_edges() as u32).map(move |y| Facet::Edges(x, y)));
+        faces_a
+            .chain(faces_b)
+            .chain(edges)
+            .filter_map(|f| pair.evaluate(f, (0, 0)))
+            .collect()
+    }
+
+    /// Random hulls, and the shapes people model first: crates resting on crates, planks
+    /// crossed, a thin sheet through a box.
+    fn shapes(rng: &mut Rng, k: usize) -> (ConvexPolytope, Pose, ConvexPolytope, Pose) {
+        let pose = |rng: &mut Rng, at: DVec3| Pose::new(at, rng.rotation());
+        match k % 4 {
+            0 | 1 => {
+                let (ka, kb) = (4 + rng.below(20) as usize, 4 + rng.below(20) as usize);
+                let a = generators::random_hull(rng, ka, 1.0).unwrap();
+                let size = rng.range(0.1, 1.5);
+                let b = generators::random_hull(rng, kb, size).unwrap();
+                let pa = pose(rng, DVec3::ZERO);
+                let at = rng.unit_vector() * rng.range(0.0, 1.5);
+                let pb = pose(rng, at);
+                (a, pa, b, pb)
+            }
+            2 => {
+                // A crate sunk into the one below by up to a tenth, turned about the vertical.
+                let c = generators::cuboid(DVec3::splat(0.5)).unwrap();
+                let turn = glam::DQuat::from_rotation_z(rng.range(0.0, 1.6));
+                let sunk = 1.0 - rng.range(0.0, 0.1);
+                let shift = DVec3::new(rng.range(-0.3, 0.3), rng.range(-0.3, 0.3), sunk);
+                (c.clone(), Pose::IDENTITY, c, Pose::new(shift, turn))
+            }
+            _ => {
+                // Planks crossed, or a sheet through a box.
+                let a = generators::cuboid(DVec3::new(2.0, 0.1, 0.2)).unwrap();
+                let b = generators::cuboid(DVec3::new(0.1, 2.0, rng.range(1e-3, 0.2))).unwrap();
+                let pb = Pose::new(
+                    DVec3::new(
+                        rng.range(-0.5, 0.5),
+                        rng.range(-0.5, 0.5),
+                        rng.range(0.0, 0.3),
+                    ),
+                    glam::DQuat::from_rotation_z(rng.range(-0.2, 0.2)),
+                );
+                (a, Pose::IDENTITY, b, pb)
+            }
+        }
+    }
+
+    /// The check is sound: at any candidate of any overlapping pair, it holds only when
+    /// the depth by enumeration is at least the candidate's s less the tolerance, and a
+    /// smaller candidate it names is one (an upper bound of the depth below the walk's s).
+    /// At the minimum it holds (the candidates' check is rarely needed).
+    #[test]
+    fn it_holds_only_at_the_minimum() {
+        let mut rng = Rng::new(0x1_5c);
+        let (mut at_minimum, mut held_at_minimum, mut elsewhere, mut named) = (0, 0, 0, 0);
+        for k in 0..1000 {
+            let (a, pa, b, pb) = shapes(&mut rng, k);
+            let Some(truth) = enumerate(&a, &pa, &b, &pb) else {
+                continue;
+            };
+            let (place, _) = Placement::pair(&pa, &pb);
+            let pair = Pair::new(&a, &b, place);
+            let allow = 1e-12 * pair.reach;
+            for found in candidates(&pair) {
+                let minimum = found.s <= truth.depth + pair.tol;
+                match pair.inscribe(&found, None) {
+                    Inscribed::Holds => {
+                        assert!(
+                            found.s - pair.tol <= truth.depth + allow,
+                            "case {k}: holds at s {} above the depth {}",
+                            found.s,
+                            truth.depth
+                        );
+                        held_at_minimum += usize::from(minimum);
+                    }
+                    Inscribed::Smaller(f) => {
+                        assert!(f.s < found.s - pair.tol, "case {k}: not smaller");
+                        assert!(f.s >= truth.depth - allow, "case {k}: below the depth");
+                        named += 1;
+                    }
+                    Inscribed::Unsettled => {}
+                }
+                if minimum {
+                    at_minimum += 1;
+                } else {
+                    elsewhere += 1;
+                }
+            }
+        }
+        eprintln!(
+            "{held_at_minimum} of {at_minimum} minima held; {named} smaller named from {elsewhere} other candidates"
+        );
+        assert!(
+            elsewhere > 20_000 && named > elsewhere / 4,
+            "{elsewhere} {named}"
+        );
+        assert!(
+            held_at_minimum * 10 > at_minimum * 9,
+            "{held_at_minimum} of {at_minimum}"
+        );
+    }
+}
