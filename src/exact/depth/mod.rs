@@ -398,28 +398,39 @@ impl<'a> Pair<'a> {
     /// The unit cross product of A's edge `x` and B's edge `y`, pointing out of A at `x`,
     /// when their arcs cross on the Gauss maps of A and −B (the pair spans a facet).
     fn edge_axis(&self, x: u32, y: u32) -> Option<DVec3> {
-        let [fa0, fa1] = self.a.edge_faces(x as usize);
-        let [fb0, fb1] = self.b.edge_faces(y as usize);
-        let (na, nb) = (
-            self.a.face_normal(fa0 as usize),
-            self.a.face_normal(fa1 as usize),
-        );
-        let (nc, nd) = (-self.normal_b(fb0), -self.normal_b(fb1));
-        if !sat::arcs_cross(na, nb, nc, nd) {
-            return None;
+        crossing_axis(&self.arc_a(x), &self.arc_b(y))
+    }
+
+    /// A's edge `x` with its arc on A's Gauss map.
+    fn arc_a(&self, x: u32) -> ArcEdge {
+        let [f0, f1] = self.a.edge_faces(x as usize);
+        let [v0, v1] = self.a.edge_vertices(x as usize);
+        let start = self.a.vertex(v0);
+        let dir = self.a.vertex(v1) - start;
+        ArcEdge {
+            ends: (
+                self.a.face_normal(f0 as usize),
+                self.a.face_normal(f1 as usize),
+            ),
+            start,
+            dir,
+            len: dir.length(),
+            vertex: v0,
         }
-        let [a0, a1] = self.a.edge_vertices(x as usize);
-        let [b0, b1] = self.b.edge_vertices(y as usize);
-        let da = self.a.vertex(a1) - self.a.vertex(a0);
-        let db = self.place.vector(self.b.vertex(b1) - self.b.vertex(b0));
-        let axis = da.cross(db);
-        let len = axis.length();
-        if len <= 1e-12 * da.length() * db.length() {
-            return None;
+    }
+
+    /// B's edge `y` in A's frame with its arc on the Gauss map of −B.
+    fn arc_b(&self, y: u32) -> ArcEdge {
+        let [f0, f1] = self.b.edge_faces(y as usize);
+        let [v0, v1] = self.b.edge_vertices(y as usize);
+        let dir = self.place.vector(self.b.vertex(v1) - self.b.vertex(v0));
+        ArcEdge {
+            ends: (-self.normal_b(f0), -self.normal_b(f1)),
+            start: self.place.point(self.b.vertex(v0)),
+            dir,
+            len: dir.length(),
+            vertex: v0,
         }
-        // Out of A: on the side of A's two face normals at the edge.
-        let axis = axis / len;
-        Some(if axis.dot(na + nb) < 0.0 { -axis } else { axis })
     }
 
     /// The facet to start from without a cache: A's face most facing B's centroid.
@@ -516,26 +527,26 @@ impl<'a> Pair<'a> {
         // A pair whose arcs cross spans a facet: its edges support both bodies along the
         // axis, so s = axis·(p − q) with no support query, and their ends are the facet's
         // support vertices.
+        // B's edges are placed once, not once for each of A's.
+        let arcs_b: Vec<ArcEdge> = edges_b.iter().map(|&y| self.arc_b(y)).collect();
         for &x in &edges_a {
-            let [a0, _] = self.a.edge_vertices(x as usize);
-            let p = self.a.vertex(a0);
-            for &y in &edges_b {
+            let arc_a = self.arc_a(x);
+            for (&y, arc_b) in edges_b.iter().zip(&arcs_b) {
                 let facet = Facet::Edges(x, y);
                 if facet == at.facet {
                     continue;
                 }
-                let Some(axis) = self.edge_axis(x, y) else {
+                let Some(axis) = crossing_axis(&arc_a, arc_b) else {
                     continue;
                 };
-                let [b0, _] = self.b.edge_vertices(y as usize);
-                let s = axis.dot(p - self.place.point(self.b.vertex(b0)));
+                let s = axis.dot(arc_a.start - arc_b.start);
                 if s < bar(&best) {
                     best = Some(Found {
                         facet,
                         axis,
                         s,
-                        va: a0,
-                        vb: b0,
+                        va: arc_a.vertex,
+                        vb: arc_b.vertex,
                     });
                 }
             }
@@ -647,6 +658,35 @@ impl Found {
             steps,
         }
     }
+}
+
+/// An edge in A's frame with its arc on the Gauss map (of A, or of −B for B's edges).
+struct ArcEdge {
+    /// The arc's ends: the normals of the edge's two faces (negated for B).
+    ends: (DVec3, DVec3),
+    /// The edge's first vertex, its index, and the vector to its second.
+    start: DVec3,
+    vertex: u32,
+    dir: DVec3,
+    /// |dir|.
+    len: f64,
+}
+
+/// The unit cross product of A's edge `a` and B's edge `b`, pointing out of A at `a`, when
+/// their arcs cross (the pair spans a facet of A − B) and the edges are not parallel.
+fn crossing_axis(a: &ArcEdge, b: &ArcEdge) -> Option<DVec3> {
+    let ((na, nb), (nc, nd)) = (a.ends, b.ends);
+    if !sat::arcs_cross(na, nb, nc, nd) {
+        return None;
+    }
+    let axis = a.dir.cross(b.dir);
+    let len = axis.length();
+    if len <= 1e-12 * a.len * b.len {
+        return None;
+    }
+    // Out of A: on the side of A's two face normals at the edge.
+    let axis = axis / len;
+    Some(if axis.dot(na + nb) < 0.0 { -axis } else { axis })
 }
 
 /// At least the largest |x| over the polytope's points, from its box (in its own frame).
