@@ -109,7 +109,7 @@ fn depth_group(c: &mut Criterion, deep: bool) {
         }
         let (full, held) = cache.certificates();
         eprintln!(
-            "{name}/{n}: {} overlapping frames; steps per query warm {:.2}, cold {:.2}, from the estimate {:.2}; warm global checks: {full} full, {held} standing; largest |EPA - walk| {worst:e}",
+            "{name}/{n}: {} overlapping frames; steps per query warm {:.2}, cold {:.2}, from the estimate {:.2}; warm global checks: {full} full, {held} settled without one (inscribed or standing); largest |EPA - walk| {worst:e}",
             poses.len(),
             warm_steps as f64 / poses.len() as f64,
             cold_steps as f64 / poses.len() as f64,

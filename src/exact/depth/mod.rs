@@ -23,7 +23,8 @@
 //!   (`inscribed`): points of A − B whose hull holds the ball of radius s less the
 //!   tolerance, grown from the walk's facet as the expanding polytope algorithm grows its
 //!   polytope, a few dozen support queries whatever the bodies' sizes; the pair's cache
-//!   keeps it and the next query re-places its points, so a coherent sequence mostly
+//!   keeps it and the next query re-places its points, and with a cache every facet the
+//!   walk reaches goes to it before its neighbours, so a coherent sequence mostly
 //!   re-checks a few dozen triangles and walks no neighbours at all. Where it settles
 //!   nothing, the walk checks every face axis and every edge pair.
 //!   Most are dismissed by a lower bound of s, one dot product each (s(n) ≥ h_A(n) − n·q
@@ -215,65 +216,84 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
         .or_else(|| pair.evaluate(pair.cold_facet(), (0, 0)))?;
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
     let mut steps = 0;
-    // A standing certificate, or an inscribed surface kept on the warm facet, covers the
-    // neighbours too: the warm facet goes to it first, and the walk descends only from a
-    // smaller candidate it names (or before a full check).
-    let mut standing_first = standing
-        .as_deref()
-        .is_some_and(|st| st.built() || st.kept.on(best.facet));
+    // The inscribed polytope proves a facet the minimum or names a smaller one, and covers
+    // the neighbours either way. In a coherent sequence (a cache) each facet the walk
+    // reaches goes to it first, the kept surface re-placed or a new one grown; a cold walk
+    // first descends to a local minimum, where a new surface is grown once (from a
+    // facet far from the minimum most support values undercut the goal, and the walk's
+    // neighbour steps are cheaper than surfaces abandoned one after another). Where it
+    // settles nothing, the candidates' check (standing, else full) decides.
+    let eager = standing.is_some();
+    let mut tried: Option<Facet> = None;
     loop {
-        // Down the facet graph while a neighbour is smaller.
-        while !standing_first && steps < max_steps {
-            let next = pair.best_neighbour(&best);
-            match next {
-                Some(n) if n.s < best.s - pair.tol => {
+        if best.s < 0.0 {
+            return None;
+        }
+        if steps >= max_steps {
+            break;
+        }
+        let local_minimum = !eager && {
+            match pair
+                .best_neighbour(&best)
+                .filter(|n| n.s < best.s - pair.tol)
+            {
+                Some(n) => {
+                    // Down the facet graph while a neighbour is smaller.
                     best = n;
                     steps += 1;
+                    continue;
                 }
-                _ => break,
+                None => true,
             }
+        };
+        if tried != Some(best.facet) {
+            tried = Some(best.facet);
+            let kept = standing.as_deref_mut().map(|st| &mut st.kept);
+            match pair.inscribe(&best, kept) {
+                Inscribed::Holds => {
+                    if let Some(st) = standing.as_deref_mut() {
+                        st.counts[1] += 1;
+                    }
+                    break;
+                }
+                Inscribed::Smaller(f) => {
+                    best = f;
+                    steps += 1;
+                    continue;
+                }
+                Inscribed::Unsettled => {}
+            }
+        }
+        if !local_minimum
+            && let Some(n) = pair
+                .best_neighbour(&best)
+                .filter(|n| n.s < best.s - pair.tol)
+        {
+            best = n;
+            steps += 1;
+            continue;
         }
         if best.s < 0.0 {
             return None;
         }
         // A local minimum: any smaller candidate anywhere restarts the walk.
         let smaller = match standing.as_deref_mut() {
-            Some(st) if standing_first && st.kept.on(best.facet) => {
-                match pair.inscribe(&best, Some(&mut st.kept)) {
-                    Inscribed::Holds => {
-                        st.counts[1] += 1;
-                        None
-                    }
-                    Inscribed::Smaller(f) => Some(f),
-                    Inscribed::Unsettled => {
-                        // Down to a local minimum before the full check.
-                        standing_first = false;
-                        continue;
-                    }
-                }
-            }
             Some(st) => match pair.recheck(&best, st) {
                 Recheck::Holds => {
                     st.counts[1] += 1;
                     None
                 }
                 Recheck::Smaller(f) => Some(f),
-                Recheck::Expired if standing_first => {
-                    // Down to a local minimum before the full check.
-                    standing_first = false;
-                    continue;
-                }
-                Recheck::Expired => pair.global_check(&best, Some(st)),
+                Recheck::Expired => pair.certify(&best, Some(st)),
             },
-            None => pair.global_check(&best, None),
+            None => pair.certify(&best, None),
         };
-        standing_first = false;
         match smaller {
-            Some(f) if steps < max_steps => {
+            Some(f) => {
                 best = f;
                 steps += 1;
             }
-            _ => break,
+            None => break,
         }
     }
     if steps >= max_steps {
@@ -552,21 +572,6 @@ impl<'a> Pair<'a> {
             }
         }
         best
-    }
-
-    /// The global check at the local minimum `at`: the inscribed polytope's, and where it
-    /// settles nothing the candidates' (which builds `standing`).
-    fn global_check(&self, at: &Found, mut standing: Option<&mut Standing>) -> Option<Found> {
-        match self.inscribe(at, standing.as_deref_mut().map(|st| &mut st.kept)) {
-            Inscribed::Holds => {
-                if let Some(st) = standing {
-                    st.counts[1] += 1;
-                }
-                None
-            }
-            Inscribed::Smaller(found) => Some(found),
-            Inscribed::Unsettled => self.certify(at, standing),
-        }
     }
 
     /// The vertices of A and of B that span the facet.
