@@ -70,7 +70,7 @@ pub(super) struct Kept {
 
 impl Kept {
     /// Whether the kept surface was built on `facet` and held there.
-    pub(super) fn on(&self, facet: Facet) -> bool {
+    fn on(&self, facet: Facet) -> bool {
         self.facet == Some(facet)
     }
 }
@@ -92,8 +92,8 @@ struct Surface {
 }
 
 impl Pair<'_> {
-    /// The inscribed-polytope check at the walk's local minimum `at` (see the module
-    /// comment): on the surface `kept` from the pair's last query when it was built on
+    /// The inscribed-polytope check at the walk's facet `at` (see the module comment): on
+    /// the surface `kept` from the pair's last query when it was built on
     /// the same facet (its points re-placed, grown where motion brought a triangle below
     /// the goal), else on the facet's pyramid. A surface that holds is kept.
     pub(super) fn inscribe(&self, at: &Found, kept: Option<&mut Kept>) -> Inscribed {
@@ -324,22 +324,17 @@ impl Surface {
         if n < 3 {
             return false;
         }
-        let mut at = self.horizon[0].1;
+        let start = self.horizon[0].1;
+        let mut at = start;
         for step in 1..=n {
-            let next = self.horizon.iter().filter(|e| e.0 == at).count();
-            if next != 1 {
+            let mut next = self.horizon.iter().filter(|e| e.0 == at);
+            let (Some(&(_, end)), None) = (next.next(), next.next()) else {
+                return false;
+            };
+            at = end;
+            if (at == start) != (step == n) {
                 return false;
             }
-            at = self.horizon.iter().find(|e| e.0 == at).map_or(0, |e| e.1);
-            if at == self.horizon[0].1 {
-                if step != n {
-                    return false;
-                }
-                break;
-            }
-        }
-        if at != self.horizon[0].1 {
-            return false;
         }
         // Removed from the back, so the indices still to remove stay valid.
         for &k in self.seen.iter().rev() {

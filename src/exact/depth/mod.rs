@@ -232,21 +232,18 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
         if steps >= max_steps {
             break;
         }
-        let local_minimum = !eager && {
-            match pair
+        let ask = tried != Some(best.facet);
+        // Down the facet graph while a neighbour is smaller (a cached walk asks first).
+        if !(eager && ask)
+            && let Some(n) = pair
                 .best_neighbour(&best)
                 .filter(|n| n.s < best.s - pair.tol)
-            {
-                Some(n) => {
-                    // Down the facet graph while a neighbour is smaller.
-                    best = n;
-                    steps += 1;
-                    continue;
-                }
-                None => true,
-            }
-        };
-        if tried != Some(best.facet) {
+        {
+            best = n;
+            steps += 1;
+            continue;
+        }
+        if ask {
             tried = Some(best.facet);
             let kept = standing.as_deref_mut().map(|st| &mut st.kept);
             match pair.inscribe(&best, kept) {
@@ -259,22 +256,11 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
                 Inscribed::Smaller(f) => {
                     best = f;
                     steps += 1;
-                    continue;
                 }
+                // To the neighbours, or at a local minimum to the candidates' check.
                 Inscribed::Unsettled => {}
             }
-        }
-        if !local_minimum
-            && let Some(n) = pair
-                .best_neighbour(&best)
-                .filter(|n| n.s < best.s - pair.tol)
-        {
-            best = n;
-            steps += 1;
             continue;
-        }
-        if best.s < 0.0 {
-            return None;
         }
         // A local minimum: any smaller candidate anywhere restarts the walk.
         let smaller = match standing.as_deref_mut() {
