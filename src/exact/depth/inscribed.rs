@@ -56,6 +56,9 @@ struct Triangle {
     corners: [u32; 3],
     /// The cross product of its sides: outward, not normalised.
     normal: DVec3,
+    /// `normal·p` at its first corner: a point `w` lies beyond it when `normal·w` exceeds
+    /// this.
+    offset: f64,
     /// Least `normal·p / |normal|` over its corners.
     low: f64,
 }
@@ -86,9 +89,17 @@ struct Surface {
     /// The walk's facet's L.
     facet_low: f64,
     triangles: Vec<Triangle>,
-    /// Scratch: the triangles a new point sees, and their boundary.
+    /// Scratch: the triangles a new point sees, their sides, and the sides on their
+    /// boundary.
     seen: Vec<usize>,
+    sides: Vec<(u32, u32)>,
     horizon: Vec<(u32, u32)>,
+    /// The points of the surface this one replaced (the pair's last, in a coherent
+    /// sequence: the walk moved to another facet), re-placed: tried before a support
+    /// query, since a point beyond a low triangle and above the goal serves as well as the
+    /// support point, and the last surface mostly has one.
+    pool: Vec<(u32, u32)>,
+    pool_points: Vec<DVec3>,
 }
 
 impl Pair<'_> {
@@ -144,7 +155,13 @@ impl Pair<'_> {
                 return Inscribed::Unsettled;
             }
             let axis = low.normal / low.normal.length();
-            let (wa, wb) = surface.ids[low.corners[0] as usize];
+            if let Some((w, id)) = surface.take_from_pool(axis, goal + slack) {
+                if !surface.add(w, id, t) {
+                    return Inscribed::Unsettled;
+                }
+                continue;
+            }
+            let (wa, wb) = surface.ids[surface.farthest(axis)];
             let (va, ha) = self.support_a(axis, wa);
             let (vb, hb) = self.support_b(-axis, wb);
             if ha + hb < goal {
@@ -156,6 +173,7 @@ impl Pair<'_> {
             if surface.ids.contains(&(va, vb)) {
                 return Inscribed::Unsettled;
             }
+            surface.drop_from_pool((va, vb));
             let w = self.point(va, vb);
             if !surface.add(w, (va, vb), t) {
                 return Inscribed::Unsettled;
@@ -168,11 +186,14 @@ impl Pair<'_> {
         self.a.vertex(va) - self.place.point(self.b.vertex(vb))
     }
 
-    /// The kept surface re-placed: its points at this query's placement, its triangles'
-    /// normals and L anew. `false` when the facet's loop no longer turns about its axis,
+    /// The kept surface re-placed: its points (and its pool's) at this query's placement,
+    /// its triangles' normals and L anew. `false` when the facet's loop no longer turns about its axis,
     /// or a triangle is flat.
     fn revive(&self, at: &Found, surface: &mut Surface) -> bool {
         for (p, &(a, b)) in surface.points.iter_mut().zip(&surface.ids) {
+            *p = self.point(a, b);
+        }
+        for (p, &(a, b)) in surface.pool_points.iter_mut().zip(&surface.pool) {
             *p = self.point(a, b);
         }
         let Some(low) = facet_low(&surface.points[..surface.loop_len], at.axis) else {
@@ -196,6 +217,8 @@ impl Pair<'_> {
     /// point along the opposite direction. `false` when that pyramid is flat.
     fn seed(&self, at: &Found, surface: &mut Surface) -> bool {
         let (verts_a, verts_b) = self.facet_vertices(at);
+        surface.pool.clear();
+        surface.pool.extend_from_slice(&surface.ids);
         let ids = &mut surface.ids;
         ids.clear();
         match (verts_a.as_slice(), verts_b.as_slice()) {
@@ -229,6 +252,12 @@ impl Pair<'_> {
         surface.loop_len = m as usize;
         surface.facet_low = low;
         surface.triangles.clear();
+        let seeded = &surface.ids;
+        surface.pool.retain(|id| !seeded.contains(id));
+        surface.pool_points.clear();
+        surface
+            .pool_points
+            .extend(surface.pool.iter().map(|&(a, b)| self.point(a, b)));
         (0..m).all(|k| surface.push([(k + 1) % m, k, m]))
     }
 }
@@ -264,10 +293,12 @@ impl Triangle {
         if !(len > 0.0 && len.is_finite()) {
             return None;
         }
-        let low = p.dot(normal).min(q.dot(normal)).min(r.dot(normal)) / len;
+        let offset = p.dot(normal);
+        let low = offset.min(q.dot(normal)).min(r.dot(normal)) / len;
         Some(Triangle {
             corners,
             normal,
+            offset,
             low,
         })
     }
@@ -285,6 +316,46 @@ impl Surface {
         }
     }
 
+    /// The point farthest along `axis`: where support queries along it start climbing
+    /// (a corner of the low triangle can lie across the body from the support vertex).
+    fn farthest(&self, axis: DVec3) -> usize {
+        let mut best = (0, f64::NEG_INFINITY);
+        for (k, p) in self.points.iter().enumerate() {
+            let h = axis.dot(*p);
+            if h > best.1 {
+                best = (k, h);
+            }
+        }
+        best.0
+    }
+
+    /// The pool's point farthest along the unit `axis`, taken from the pool, when it lies
+    /// at least `height` along it (beyond a triangle whose L is below that).
+    fn take_from_pool(&mut self, axis: DVec3, height: f64) -> Option<(DVec3, (u32, u32))> {
+        let mut best = (0, height);
+        let mut found = false;
+        for (k, p) in self.pool_points.iter().enumerate() {
+            let h = axis.dot(*p);
+            if h >= best.1 {
+                (best, found) = ((k, h), true);
+            }
+        }
+        if !found {
+            return None;
+        }
+        let id = self.pool.swap_remove(best.0);
+        let w = self.pool_points.swap_remove(best.0);
+        Some((w, id))
+    }
+
+    /// Removes `id` from the pool (it is joining the surface by a support query).
+    fn drop_from_pool(&mut self, id: (u32, u32)) {
+        if let Some(k) = self.pool.iter().position(|&x| x == id) {
+            self.pool.swap_remove(k);
+            self.pool_points.swap_remove(k);
+        }
+    }
+
     /// The triangle of least L.
     fn lowest(&self) -> Option<usize> {
         (0..self.triangles.len())
@@ -296,27 +367,19 @@ impl Surface {
     /// surface would not stay a hull's) or a new triangle is flat.
     fn add(&mut self, w: DVec3, id: (u32, u32), from: usize) -> bool {
         self.seen.clear();
+        self.sides.clear();
         for (k, t) in self.triangles.iter().enumerate() {
-            let p = self.points[t.corners[0] as usize];
-            if k == from || t.normal.dot(w - p) > 0.0 {
+            if k == from || t.normal.dot(w) > t.offset {
                 self.seen.push(k);
+                let [a, b, c] = t.corners;
+                self.sides.extend([(a, b), (b, c), (c, a)]);
             }
         }
         // The boundary: the seen triangles' sides whose reverse no seen triangle has.
         self.horizon.clear();
-        let sides = |t: &Triangle| {
-            let [a, b, c] = t.corners;
-            [(a, b), (b, c), (c, a)]
-        };
-        for &k in &self.seen {
-            for (a, b) in sides(&self.triangles[k]) {
-                let shared = self
-                    .seen
-                    .iter()
-                    .any(|&j| sides(&self.triangles[j]).contains(&(b, a)));
-                if !shared {
-                    self.horizon.push((a, b));
-                }
+        for &(a, b) in &self.sides {
+            if !self.sides.contains(&(b, a)) {
+                self.horizon.push((a, b));
             }
         }
         // One loop: following each side's end from the first comes back after them all.

@@ -39,6 +39,7 @@
 //!   walk's s.
 
 use glam::DVec3;
+use smallvec::SmallVec;
 
 use super::placement::Placement;
 use super::sat::{self, AxisSource};
@@ -366,14 +367,14 @@ impl<'a> Pair<'a> {
         }
     }
 
-    /// h_A(d) and its vertex, hill climbing from `warm`.
+    /// h_A(d) and its vertex: a scan on small bodies, else hill climbing from `warm`.
     fn support_a(&self, d: DVec3, warm: u32) -> (u32, f64) {
-        self.a.support(d, warm)
+        self.a.extreme(d, warm)
     }
 
     /// h_B(d) in A's frame and its vertex.
     fn support_b(&self, d: DVec3, warm: u32) -> (u32, f64) {
-        let (v, h) = self.b.support(self.place.inverse_vector(d), warm);
+        let (v, h) = self.b.extreme(self.place.inverse_vector(d), warm);
         (v, h + d.dot(self.place.translation))
     }
 
@@ -490,8 +491,8 @@ impl<'a> Pair<'a> {
         // support vertices p, q).
         let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s.min(at.s)) - self.tol;
         let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
-        let mut faces: Vec<u32> = Vec::new();
-        let mut edges_a: Vec<u32> = Vec::new();
+        let mut faces: Ids = SmallVec::new();
+        let mut edges_a: Ids = SmallVec::new();
         for &u in &verts_a {
             for &h in self.a.vertex_out(u as usize) {
                 push_new(&mut faces, left_face(self.a, h));
@@ -511,7 +512,7 @@ impl<'a> Pair<'a> {
             }
         }
         faces.clear();
-        let mut edges_b: Vec<u32> = Vec::new();
+        let mut edges_b: Ids = SmallVec::new();
         for &w in &verts_b {
             for &h in self.b.vertex_out(w as usize) {
                 push_new(&mut faces, left_face(self.b, h));
@@ -534,7 +535,7 @@ impl<'a> Pair<'a> {
         // axis, so s = axis·(p − q) with no support query, and their ends are the facet's
         // support vertices.
         // B's edges are placed once, not once for each of A's.
-        let arcs_b: Vec<ArcEdge> = edges_b.iter().map(|&y| self.arc_b(y)).collect();
+        let arcs_b: SmallVec<[ArcEdge; 16]> = edges_b.iter().map(|&y| self.arc_b(y)).collect();
         for &x in &edges_a {
             let arc_a = self.arc_a(x);
             for (&y, arc_b) in edges_b.iter().zip(&arcs_b) {
@@ -561,13 +562,19 @@ impl<'a> Pair<'a> {
     }
 
     /// The vertices of A and of B that span the facet.
-    fn facet_vertices(&self, at: &Found) -> (Vec<u32>, Vec<u32>) {
+    fn facet_vertices(&self, at: &Found) -> (Ids, Ids) {
         match at.facet {
-            Facet::FaceA(f) => (self.a.face_vertices(f as usize).collect(), vec![at.vb]),
-            Facet::FaceB(f) => (vec![at.va], self.b.face_vertices(f as usize).collect()),
+            Facet::FaceA(f) => (
+                self.a.face_vertices(f as usize).collect(),
+                SmallVec::from_slice(&[at.vb]),
+            ),
+            Facet::FaceB(f) => (
+                SmallVec::from_slice(&[at.va]),
+                self.b.face_vertices(f as usize).collect(),
+            ),
             Facet::Edges(x, y) => (
-                self.a.edge_vertices(x as usize).to_vec(),
-                self.b.edge_vertices(y as usize).to_vec(),
+                SmallVec::from_slice(&self.a.edge_vertices(x as usize)),
+                SmallVec::from_slice(&self.b.edge_vertices(y as usize)),
             ),
         }
     }
@@ -686,14 +693,17 @@ fn norm_bound(p: &ConvexPolytope) -> f64 {
     lo.abs().max(hi.abs()).length()
 }
 
-/// The face to the left of half-edge `h`.
+/// A short list of vertices, faces or edges: a facet's, or those around it.
+type Ids = SmallVec<[u32; 32]>;
+
 /// Appends `x` unless it is there (the lists are a few dozen long).
-fn push_new(v: &mut Vec<u32>, x: u32) {
+fn push_new(v: &mut Ids, x: u32) {
     if !v.contains(&x) {
         v.push(x);
     }
 }
 
+/// The face to the left of half-edge `h`.
 fn left_face(p: &ConvexPolytope, h: u32) -> u32 {
     p.edge_faces((h / 2) as usize)[(h % 2) as usize]
 }
