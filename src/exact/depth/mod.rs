@@ -485,6 +485,13 @@ impl<'a> Pair<'a> {
     /// The smallest candidate among the facets sharing a vertex with `at`'s facet.
     fn best_neighbour(&self, at: &Found) -> Option<Found> {
         let (verts_a, verts_b) = self.facet_vertices(at);
+        self.best_around(&verts_a, &verts_b, at)
+    }
+
+    /// The smallest candidate below `at`'s s by more than the tolerance, other than `at`'s
+    /// own facet, among the faces at A's vertices `verts_a` and B's `verts_b` and the
+    /// pairs of their edges whose arcs cross; support queries start at `at`'s vertices.
+    fn best_around(&self, verts_a: &[u32], verts_b: &[u32], at: &Found) -> Option<Found> {
         let mut best: Option<Found> = None;
         // Only a candidate below `at` by the tolerance moves the walk: one whose lower bound
         // is not is skipped unqueried (h_B(−n) ≥ −n·q and h_A(n) ≥ n·p for the facet's own
@@ -493,7 +500,7 @@ impl<'a> Pair<'a> {
         let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
         let mut faces: Ids = SmallVec::new();
         let mut edges_a: Ids = SmallVec::new();
-        for &u in &verts_a {
+        for &u in verts_a {
             for &h in self.a.vertex_out(u as usize) {
                 push_new(&mut faces, left_face(self.a, h));
                 push_new(&mut edges_a, h / 2);
@@ -513,7 +520,7 @@ impl<'a> Pair<'a> {
         }
         faces.clear();
         let mut edges_b: Ids = SmallVec::new();
-        for &w in &verts_b {
+        for &w in verts_b {
             for &h in self.b.vertex_out(w as usize) {
                 push_new(&mut faces, left_face(self.b, h));
                 push_new(&mut edges_b, h / 2);
