@@ -148,13 +148,24 @@ pub fn max_separation_placed(
 /// True when the great arcs (a, b) and (c, d) on the unit sphere cross (each arc being the
 /// Gauss image of an edge: the normals of its two faces).
 pub(crate) fn arcs_cross(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
-    let bxa = b.cross(a);
-    let dxc = d.cross(c);
+    arcs_cross_on_planes((a, b, b.cross(a)), (c, d, d.cross(c)))
+}
+
+/// [`arcs_cross`] with each arc's plane normal (`b × a`, `d × c`) given: an arc met by many
+/// others computes it once.
+#[inline]
+pub(crate) fn arcs_cross_on_planes(
+    (a, b, bxa): (DVec3, DVec3, DVec3),
+    (c, d, dxc): (DVec3, DVec3, DVec3),
+) -> bool {
     let cba = c.dot(bxa);
     let dba = d.dot(bxa);
+    if cba * dba >= 0.0 {
+        return false;
+    }
     let adc = a.dot(dxc);
     let bdc = b.dot(dxc);
-    cba * dba < 0.0 && adc * bdc < 0.0 && cba * bdc > 0.0
+    adc * bdc < 0.0 && cba * bdc > 0.0
 }
 
 /// True when the two bodies share at least one point (touching counts).

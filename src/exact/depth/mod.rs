@@ -414,16 +414,15 @@ impl<'a> Pair<'a> {
         let [v0, v1] = self.a.edge_vertices(x as usize);
         let start = self.a.vertex(v0);
         let dir = self.a.vertex(v1) - start;
-        ArcEdge {
-            ends: (
+        ArcEdge::new(
+            (
                 self.a.face_normal(f0 as usize),
                 self.a.face_normal(f1 as usize),
             ),
             start,
             dir,
-            len: dir.length(),
-            vertex: v0,
-        }
+            v0,
+        )
     }
 
     /// B's edge `y` in A's frame with its arc on the Gauss map of −B.
@@ -431,13 +430,12 @@ impl<'a> Pair<'a> {
         let [f0, f1] = self.b.edge_faces(y as usize);
         let [v0, v1] = self.b.edge_vertices(y as usize);
         let dir = self.place.vector(self.b.vertex(v1) - self.b.vertex(v0));
-        ArcEdge {
-            ends: (-self.normal_b(f0), -self.normal_b(f1)),
-            start: self.place.point(self.b.vertex(v0)),
+        ArcEdge::new(
+            (-self.normal_b(f0), -self.normal_b(f1)),
+            self.place.point(self.b.vertex(v0)),
             dir,
-            len: dir.length(),
-            vertex: v0,
-        }
+            v0,
+        )
     }
 
     /// The facet to start from without a cache: A's face most facing B's centroid.
@@ -542,7 +540,10 @@ impl<'a> Pair<'a> {
         // axis, so s = axis·(p − q) with no support query, and their ends are the facet's
         // support vertices.
         // B's edges are placed once, not once for each of A's.
-        let arcs_b: SmallVec<[ArcEdge; 16]> = edges_b.iter().map(|&y| self.arc_b(y)).collect();
+        let mut arcs_b: SmallVec<[ArcEdge; 16]> = SmallVec::new();
+        for &y in &edges_b {
+            arcs_b.push(self.arc_b(y));
+        }
         for &x in &edges_a {
             let arc_a = self.arc_a(x);
             for (&y, arc_b) in edges_b.iter().zip(&arcs_b) {
@@ -669,6 +670,8 @@ impl Found {
 struct ArcEdge {
     /// The arc's ends: the normals of the edge's two faces (negated for B).
     ends: (DVec3, DVec3),
+    /// `ends.1 × ends.0`: the arc's plane, for [`sat::arcs_cross_on_planes`].
+    plane: DVec3,
     /// The edge's first vertex, its index, and the vector to its second.
     start: DVec3,
     vertex: u32,
@@ -677,11 +680,24 @@ struct ArcEdge {
     len: f64,
 }
 
+impl ArcEdge {
+    fn new(ends: (DVec3, DVec3), start: DVec3, dir: DVec3, vertex: u32) -> Self {
+        ArcEdge {
+            ends,
+            plane: ends.1.cross(ends.0),
+            start,
+            vertex,
+            dir,
+            len: dir.length(),
+        }
+    }
+}
+
 /// The unit cross product of A's edge `a` and B's edge `b`, pointing out of A at `a`, when
 /// their arcs cross (the pair spans a facet of A − B) and the edges are not parallel.
 fn crossing_axis(a: &ArcEdge, b: &ArcEdge) -> Option<DVec3> {
     let ((na, nb), (nc, nd)) = (a.ends, b.ends);
-    if !sat::arcs_cross(na, nb, nc, nd) {
+    if !sat::arcs_cross_on_planes((na, nb, a.plane), (nc, nd, b.plane)) {
         return None;
     }
     let axis = a.dir.cross(b.dir);
