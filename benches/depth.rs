@@ -1,11 +1,14 @@
 //! Penetration depth: the Gauss-map walk (warm-started by the per-pair cache, and cold)
 //! against parry3d-f64's EPA (`query::contact`) on the same coherent sequences of
-//! overlapping hulls of 8 to 2048 vertices: A spinning in place, B orbiting and tumbling,
-//! either resting on A pressed in by at most 0.02 (`depth_shallow`, contacts as a
-//! simulation has them; spiky 8-vertex hulls are brought closer until they touch) or through it, centers 0.9 apart (`depth_deep`). Each iteration
+//! overlapping hulls of 8 to 2048 vertices (`proxima::penetration_bench::sequence`, which
+//! `proxima bench penetration` times from the binary): A spinning in place, B orbiting and
+//! tumbling, either resting on A pressed in by at most 0.02 (`depth_shallow`, contacts as a
+//! simulation has them; spiky 8-vertex hulls are brought closer until they touch) or
+//! through it, centers 0.9 apart (`depth_deep`). Each iteration
 //! runs the whole 200-frame sequence; the depths agree (EPA's rare misses aside, see
 //! tests/depth.rs). `proxima_from_estimate` is the cold walk started where the sampled
-//! depth estimate points (as a frame with the GPU stage starts a pair's first walk). Average steps per query are printed once per size.
+//! depth estimate points (as a frame with the GPU stage starts a pair's first walk).
+//! Average steps per query are printed once per size.
 //! `cargo bench --bench depth`.
 
 mod common;
@@ -13,45 +16,14 @@ mod common;
 mod test_common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use glam::{DQuat, DVec3};
 use proxima::bodies::{GpuBody, Pose};
 use proxima::estimate::estimate_cpu;
-use proxima::exact::depth::{DepthCache, DepthInput, Toward, enumerate, walk};
+use proxima::exact::depth::{DepthCache, DepthInput, Toward, walk};
 use proxima::geometry::ConvexPolytope;
-use proxima::geometry::generators::random_points;
 use proxima::passes::depth::{DEFAULT_K, DepthShapes};
-use proxima::rng::Rng;
+use proxima::penetration_bench::{Sequence, sequence};
 
 const FRAMES: usize = 200;
-
-/// Frame `k`: B's center along the orbit direction d, 0.9 from A's (`deep`) or where
-/// s(d) = h_A(d) + h_B(−d) is 0.02 (shallow: the depth is at most that).
-fn frame(k: usize, a: &ConvexPolytope, b: &ConvexPolytope, deep: bool) -> (Pose, Pose) {
-    let t = k as f64 * 0.01;
-    let pa = Pose::new(DVec3::ZERO, DQuat::from_rotation_y(0.7 * t));
-    let d = DVec3::new(t.cos(), 0.3 * (2.0 * t).sin(), t.sin()).normalize();
-    let rb = DQuat::from_rotation_z(1.3 * t) * DQuat::from_rotation_x(0.5 * t);
-    let reach = |p: &ConvexPolytope, q: DQuat, dir: DVec3| {
-        p.vertices()
-            .iter()
-            .map(|v| (q * *v).dot(dir))
-            .fold(f64::MIN, f64::max)
-    };
-    if deep {
-        return (pa, Pose::new(d * 0.9, rb));
-    }
-    // Pressed in by 0.02 along d; spiky hulls (8 vertices) can still miss each other
-    // there, so B comes closer in steps of 0.02 until they overlap.
-    let mut distance = reach(a, pa.rotation, d) + reach(b, rb, -d) - 0.02;
-    for _ in 0..50 {
-        let pb = Pose::new(d * distance, rb);
-        if enumerate(a, &pa, b, &pb).is_some() {
-            break;
-        }
-        distance -= 0.02;
-    }
-    (pa, Pose::new(d * distance, rb))
-}
 
 fn depth_bench(c: &mut Criterion) {
     for deep in [false, true] {
@@ -63,17 +35,10 @@ fn depth_group(c: &mut Criterion, deep: bool) {
     let name = if deep { "depth_deep" } else { "depth_shallow" };
     let mut group = c.benchmark_group(name);
     for n in [8usize, 32, 128, 512, 2048] {
-        let a = ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64), n, 1.0, 1.0))
-            .unwrap();
-        let b =
-            ConvexPolytope::from_points(&random_points(&mut Rng::new(n as u64 + 7), n, 1.0, 1.0))
-                .unwrap();
-        // Frames where the hulls (smaller than their spheres) do not overlap are left out:
-        // the depth query is for overlapping pairs.
-        let poses: Vec<_> = (0..FRAMES)
-            .map(|k| frame(k, &a, &b, deep))
-            .filter(|(pa, pb)| enumerate(&a, pa, &b, pb).is_some())
-            .collect();
+        // The sequence `proxima bench penetration` times too (frames where the hulls,
+        // smaller than their spheres, do not overlap are left out: the depth query is for
+        // overlapping pairs).
+        let Sequence { a, b, poses } = sequence(n, deep, FRAMES).unwrap();
         // Where the GPU's sampled estimate (its CPU twin here, untimed) points each frame.
         let tables = DepthShapes::new([&a, &b]).unwrap();
         let toward: Vec<Toward> = poses

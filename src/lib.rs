@@ -22,6 +22,7 @@ pub mod narrowphase;
 pub mod particles;
 pub mod passes;
 pub mod peer;
+pub mod penetration_bench;
 pub mod picture;
 pub mod pipeline;
 pub mod plot;

@@ -61,6 +61,29 @@ enum BenchCommand {
     /// parry3d-f64 (BVH + GJK/EPA) on the default crowd: per stage, with missed pairs and
     /// depth errors; a table, a JSON file and a log-log plot.
     Pipeline(PipelineBenchArgs),
+    /// Penetration depth: the Gauss-map walk, warm and cold, against parry3d-f64's EPA on
+    /// coherent sequences of overlapping hulls, every answer checked: a table, a JSON file
+    /// and a log-log plot.
+    Penetration(PenetrationBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct PenetrationBenchArgs {
+    /// Vertices per hull, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32, 128, 512, 2048])]
+    vertices: Vec<usize>,
+    /// Frames per sequence (those where the hulls overlap are queried).
+    #[arg(long, default_value_t = 200)]
+    frames: usize,
+    /// Timed rounds per figure (the median is reported).
+    #[arg(long, default_value_t = 9)]
+    rounds: usize,
+    /// Where to write the figures as JSON.
+    #[arg(long, default_value = "bench-penetration.json")]
+    json: PathBuf,
+    /// Where to write the log-log plot.
+    #[arg(long, default_value = "bench-penetration.svg")]
+    svg: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -256,6 +279,9 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             which: BenchCommand::Bounds(args),
         }) => bench_bounds(&args),
+        Some(Command::Bench {
+            which: BenchCommand::Penetration(args),
+        }) => bench_penetration(&args),
         Some(Command::Bench {
             which: BenchCommand::Broadphase(args),
         }) => bench_broadphase(&args),
@@ -820,6 +846,15 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
         return Err(Error::Bench("no size could run".into()));
     }
     Ok(())
+}
+
+fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
+    let report =
+        proxima::penetration_bench::run(&args.vertices, args.frames, args.rounds, &mut |f| {
+            eprintln!("  {} vertices, {}: done", f.vertices, f.kind);
+        })?;
+    print!("{}", report.table());
+    write_figures(&report, &args.json, report.svg(), &args.svg)
 }
 
 fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {

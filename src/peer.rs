@@ -55,7 +55,7 @@ pub fn to_parry(poly: &ConvexPolytope) -> Result<ConvexPolyhedron> {
 }
 
 /// A pose for parry3d-f64.
-fn parry_pose(p: &Pose) -> parry3d_f64::math::Pose {
+pub(crate) fn parry_pose(p: &Pose) -> parry3d_f64::math::Pose {
     parry3d_f64::math::Pose::from_parts(p.translation, p.rotation)
 }
 

@@ -232,6 +232,58 @@ fn bench_pipeline_compares_with_parry_and_misses_nothing() {
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64"));
 }
 
+/// The depth bench checks every answer against enumeration before it times it (an error
+/// otherwise) and reports EPA's agreement; a hull too small for a volume is bad usage.
+#[test]
+fn bench_penetration_checks_every_answer_and_compares_with_epa() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-bench-penetration");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("d.json"), dir.join("d.svg"));
+    let o = proxima(
+        &[
+            "bench",
+            "penetration",
+            "--vertices",
+            "8,20",
+            "--frames",
+            "60",
+            "--rounds",
+            "1",
+            "--json",
+            json.to_str().unwrap(),
+            "--svg",
+            svg.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let sequences = doc["sequences"].as_array().unwrap();
+    assert_eq!(sequences.len(), 4, "{doc}");
+    for f in sequences {
+        assert!(f["queries"].as_u64().unwrap() > 20, "{f}");
+        assert_eq!(f["enumerated"], true, "{f}");
+        // The same depths as parry3d-f64's EPA on these sequences.
+        assert!(f["epa_difference"].as_f64().unwrap() < 1e-9, "{f}");
+        for key in ["warm_us", "cold_us", "epa_us"] {
+            assert!(f[key].as_f64().unwrap() > 0.0, "{f}");
+        }
+    }
+    assert!(stdout(&o).contains("enumeration"), "{}", stdout(&o));
+    let plot = std::fs::read_to_string(&svg).unwrap();
+    assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64 EPA"));
+    for bad in [["--vertices", "3"], ["--rounds", "0"]] {
+        let o = proxima(&["bench", "penetration", bad[0], bad[1]], &[]);
+        assert!(!o.status.success(), "{bad:?} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("bench penetration") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn demanding_the_gpu_without_one_is_an_error() {
     let o = proxima(&["run", "--device", "gpu", "--bodies", "10"], NO_DRIVER);
