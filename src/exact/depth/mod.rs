@@ -373,12 +373,12 @@ impl<'a> Pair<'a> {
 
     /// h_A(d) and its vertex: a scan on small bodies, else hill climbing from `warm`.
     fn support_a(&self, d: DVec3, warm: u32) -> (u32, f64) {
-        self.a.extreme(d, warm)
+        support(self.a, d, warm)
     }
 
     /// h_B(d) in A's frame and its vertex.
     fn support_b(&self, d: DVec3, warm: u32) -> (u32, f64) {
-        let (v, h) = self.b.extreme(self.place.inverse_vector(d), warm);
+        let (v, h) = support(self.b, self.place.inverse_vector(d), warm);
         (v, h + d.dot(self.place.translation))
     }
 
@@ -761,6 +761,23 @@ fn crossing_axis(a: &ArcEdge, b: &ArcEdge) -> Option<DVec3> {
     // Out of A: on the side of A's two face normals at the edge.
     let axis = axis / len;
     Some(if axis.dot(na + nb) < 0.0 { -axis } else { axis })
+}
+
+/// Bodies of up to this many vertices answer the walk's support queries by a scan: the
+/// walk asks along directions far from the last (its candidates, the surface's triangles),
+/// where a climb from the last vertex goes far. Against climbing past `SCAN_VERTICES`
+/// (time of impact's threshold, whose queries follow a smooth motion), on the depth
+/// bench's sequences: 32 and 40 vertices, cold queries 3-14% and warm ones 1-7% faster;
+/// 48 about even; 64 up to 10% slower.
+const SCAN_UP_TO: usize = 48;
+
+/// h_p(d) and its vertex (see [`SCAN_UP_TO`]).
+fn support(p: &ConvexPolytope, d: DVec3, warm: u32) -> (u32, f64) {
+    if p.num_vertices() <= SCAN_UP_TO {
+        p.support_brute(d)
+    } else {
+        p.support(d, warm)
+    }
 }
 
 /// At least the largest |x| over the polytope's points, from its box (in its own frame).
