@@ -213,10 +213,10 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     };
     let warm = input
         .start
-        .and_then(|f| Facet::from_features(f, input.a, input.b));
+        .and_then(|f| Some((Facet::from_features(f, input.a, input.b)?, f)));
     // A start facet that is not one of A − B (a stale cache) gives way to the cold start.
     let mut best = warm
-        .and_then(|f| pair.evaluate(f, (0, 0)))
+        .and_then(|(facet, f)| pair.evaluate(facet, pair.start_vertices(f)))
         .or_else(cold)
         .or_else(|| pair.evaluate(pair.cold_facet(), (0, 0)))?;
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
@@ -440,6 +440,21 @@ impl<'a> Pair<'a> {
             dir,
             v0,
         )
+    }
+
+    /// Where the support queries at a cached facet start climbing: a vertex of each body's
+    /// feature (a face's first vertex, an edge's first end, the vertex itself), a step or
+    /// none from last query's support vertices where vertex 0 may lie across the body.
+    fn start_vertices(&self, (fa, fb): (FeatureId, FeatureId)) -> (u32, u32) {
+        let vertex = |p: &ConvexPolytope, f: FeatureId| match f {
+            FeatureId::Vertex(v) => v,
+            FeatureId::Edge(e) if (e as usize) < p.num_edges() => p.edge_vertices(e as usize)[0],
+            FeatureId::Face(f) if (f as usize) < p.num_faces() => {
+                p.face_vertices(f as usize).next().unwrap_or(0)
+            }
+            _ => 0,
+        };
+        (vertex(self.a, fa), vertex(self.b, fb))
     }
 
     /// The facet to start from without a cache: A's face most facing B's centroid.
