@@ -209,7 +209,7 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     }
     let cold = || match input.toward {
         Some(t) => pair.facet_toward(world_a.inverse_vector(t.normal), t.vertices),
-        None => pair.evaluate(pair.cold_facet(), (0, 0)),
+        None => pair.cold_start(),
     };
     let warm = input
         .start
@@ -218,7 +218,7 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     let mut best = warm
         .and_then(|(facet, f)| pair.evaluate(facet, pair.start_vertices(f)))
         .or_else(cold)
-        .or_else(|| pair.evaluate(pair.cold_facet(), (0, 0)))?;
+        .or_else(|| pair.cold_start())?;
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
     let mut steps = 0;
     // The inscribed polytope proves a facet the minimum or names a smaller one, and covers
@@ -455,6 +455,16 @@ impl<'a> Pair<'a> {
             _ => 0,
         };
         (vertex(self.a, fa), vertex(self.b, fb))
+    }
+
+    /// [`Self::cold_facet`] evaluated, A's support query starting on the face.
+    fn cold_start(&self) -> Option<Found> {
+        let face = self.cold_facet();
+        let start = match face {
+            Facet::FaceA(f) => self.start_vertices((FeatureId::Face(f), FeatureId::Vertex(0))),
+            _ => (0, 0),
+        };
+        self.evaluate(face, start)
     }
 
     /// The facet to start from without a cache: A's face most facing B's centroid.
