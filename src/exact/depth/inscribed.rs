@@ -103,7 +103,10 @@ struct Surface {
     /// query, since a point beyond a low triangle and above the goal serves as well as the
     /// support point, and the last surface mostly has one.
     pool: Vec<(u32, u32)>,
+    /// The pool's points at this query's placement, when `pool_placed` (a kept surface
+    /// that holds never looks at its pool, so its re-placing waits until asked).
     pool_points: Vec<DVec3>,
+    pool_placed: bool,
 }
 
 impl Pair<'_> {
@@ -161,6 +164,12 @@ impl Pair<'_> {
                 return Inscribed::Unsettled;
             }
             let axis = low.normal / low.normal.length();
+            if !surface.pool_placed {
+                surface.pool_points.clear();
+                let placed = surface.pool.iter().map(|&(a, b)| self.point(a, b));
+                surface.pool_points.extend(placed);
+                surface.pool_placed = true;
+            }
             if let Some((w, id)) = surface.take_from_pool(axis, goal + slack) {
                 if !surface.add(w, id, t) {
                     return Inscribed::Unsettled;
@@ -199,16 +208,15 @@ impl Pair<'_> {
         self.a.vertex(va) - self.place.point(self.b.vertex(vb))
     }
 
-    /// The kept surface re-placed: its points (and its pool's) at this query's placement,
+    /// The kept surface re-placed: its points at this query's placement (its pool's when
+    /// asked),
     /// its triangles' normals and L anew. `false` when the facet's loop no longer turns about its axis,
     /// or a triangle is flat.
     fn revive(&self, at: &Found, surface: &mut Surface) -> bool {
         for (p, &(a, b)) in surface.points.iter_mut().zip(&surface.ids) {
             *p = self.point(a, b);
         }
-        for (p, &(a, b)) in surface.pool_points.iter_mut().zip(&surface.pool) {
-            *p = self.point(a, b);
-        }
+        surface.pool_placed = false;
         let Some(low) = facet_low(&surface.points[..surface.loop_len], at.axis) else {
             return false;
         };
@@ -267,10 +275,7 @@ impl Pair<'_> {
         surface.triangles.clear();
         let seeded = &surface.ids;
         surface.pool.retain(|id| !seeded.contains(id));
-        surface.pool_points.clear();
-        surface
-            .pool_points
-            .extend(surface.pool.iter().map(|&(a, b)| self.point(a, b)));
+        surface.pool_placed = false;
         (0..m).all(|k| surface.push([(k + 1) % m, k, m]))
     }
 }
@@ -365,7 +370,9 @@ impl Surface {
     fn drop_from_pool(&mut self, id: (u32, u32)) {
         if let Some(k) = self.pool.iter().position(|&x| x == id) {
             self.pool.swap_remove(k);
-            self.pool_points.swap_remove(k);
+            if self.pool_placed {
+                self.pool_points.swap_remove(k);
+            }
         }
     }
 

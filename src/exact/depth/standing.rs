@@ -68,12 +68,13 @@ pub(super) struct Standing {
     /// B's centroid in A's frame and A's in B's: at the last query, and at the build.
     pos: [DVec3; 2],
     pos_built: [DVec3; 2],
+    /// The rotation and centroids of the query before the last: the last move
+    /// ([`Self::step`]) is worked out only where it is asked for.
+    before: Option<(DMat3, [DVec3; 2])>,
     /// Since the build: each centroid's path, the summed turn, the summed tolerances.
     path: [f64; 2],
     turn: f64,
     slack: f64,
-    /// The last query's larger move.
-    pub(super) step: f64,
     /// Per kind, a lower bound of s at the build over every candidate not listed.
     rest: [f64; 4],
     /// Per kind, the listed candidates.
@@ -83,6 +84,18 @@ pub(super) struct Standing {
     pub(super) counts: [u64; 2],
     /// The inscribed polytope of the last query that it settled.
     pub(super) kept: Kept,
+}
+
+/// How far each centroid moved between two placements (rotation, centroids), and a bound
+/// of the turn: the spectral norm of the rotations' difference.
+fn movement((r0, p0): (DMat3, [DVec3; 2]), (r1, p1): (DMat3, [DVec3; 2])) -> ([f64; 2], f64) {
+    let m = r1 - r0;
+    let frobenius =
+        (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared()).sqrt();
+    // The spectral norm of a difference of rotations; the slack covers matrices a few ulps
+    // from orthogonal.
+    let turn = frobenius * std::f64::consts::FRAC_1_SQRT_2 + 1e-12;
+    ([p1[0].distance(p0[0]), p1[1].distance(p0[1])], turn)
 }
 
 /// The frame side of each kind.
@@ -121,23 +134,31 @@ impl Standing {
             pair.place.inverse_point(self.centre[0]),
         ];
         let rotation = pair.place.rotation;
-        if let Some(last) = self.rotation {
-            let m = rotation - last;
-            let frobenius =
-                (m.x_axis.length_squared() + m.y_axis.length_squared() + m.z_axis.length_squared())
-                    .sqrt();
-            // The spectral norm of a difference of rotations; the slack covers matrices a
-            // few ulps from orthogonal.
-            let turn = frobenius * std::f64::consts::FRAC_1_SQRT_2 + 1e-12;
-            let moved = [pos[0].distance(self.pos[0]), pos[1].distance(self.pos[1])];
+        // The paths matter only to a certificate (a build starts them at zero).
+        if self.built
+            && let Some(last) = self.rotation
+        {
+            let (moved, turn) = movement((last, self.pos), (rotation, pos));
             self.path[0] += moved[0];
             self.path[1] += moved[1];
             self.turn += turn;
             self.slack += 4.0 * pair.tol;
-            self.step = (moved[0] + self.spread[1] * turn).max(moved[1] + self.spread[0] * turn);
         }
+        self.before = self.rotation.map(|r| (r, self.pos));
         self.rotation = Some(rotation);
         self.pos = pos;
+    }
+
+    /// The last query's larger move: a centroid's displacement plus the other body's
+    /// spread times the turn (0 before two queries).
+    pub(super) fn step(&self) -> f64 {
+        match (self.before, self.rotation) {
+            (Some(before), Some(rotation)) => {
+                let (moved, turn) = movement(before, (rotation, self.pos));
+                (moved[0] + self.spread[1] * turn).max(moved[1] + self.spread[0] * turn)
+            }
+            _ => 0.0,
+        }
     }
 
     /// Forgets the certificate (the walk answered another way).
@@ -161,7 +182,7 @@ impl Standing {
         self.rest = [f64::INFINITY; 4];
         self.near.iter_mut().for_each(Vec::clear);
         self.counts[0] += 1;
-        (MARGIN_REL * (self.spread[0] + self.spread[1])).max(16.0 * self.step)
+        (MARGIN_REL * (self.spread[0] + self.spread[1])).max(16.0 * self.step())
     }
 
     /// The shift of a bound moving along `normal` (own frame of `kind`'s body) over an
@@ -275,7 +296,7 @@ impl Pair<'_> {
             st.near[kind] = list;
         }
         let limit = cut(&best);
-        let ahead = limit + AHEAD * st.step;
+        let ahead = limit + AHEAD * st.step();
         let deep_a_in_b = self.place.inverse_point(deep_a);
         let mut live: [Vec<Edge>; 2] = [Vec::new(), Vec::new()];
         for kind in 2..4 {
