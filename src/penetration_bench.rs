@@ -168,6 +168,11 @@ pub fn run(
 /// Checks, then times, one sequence.
 fn measure(seq: &Sequence, n: usize, deep: bool, rounds: usize) -> Result<PenetrationFigures> {
     let kind = if deep { "deep" } else { "shallow" };
+    if seq.poses.is_empty() {
+        return Err(Error::Bench(format!(
+            "penetration: no frame of the {kind} {n}-vertex sequence overlaps (try more frames)"
+        )));
+    }
     let (a, b) = (&seq.a, &seq.b);
     let (pa_parry, pb_parry) = (to_parry(a)?, to_parry(b)?);
     let epa = |pa: &Pose, pb: &Pose| {
@@ -205,7 +210,7 @@ fn measure(seq: &Sequence, n: usize, deep: bool, rounds: usize) -> Result<Penetr
         epa_difference = epa_difference.max((theirs - warm.depth).abs());
         epa_shallower += usize::from(theirs < warm.depth - AGREE * warm.depth.max(1e-3));
     }
-    let queries = seq.poses.len().max(1) as f64;
+    let queries = seq.poses.len() as f64;
     let mut times = [Vec::new(), Vec::new(), Vec::new()];
     let mut sink = 0.0;
     for _ in 0..rounds {
