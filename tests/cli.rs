@@ -193,30 +193,11 @@ fn the_main_job_draws_its_last_frame() {
 
 #[test]
 fn bench_pipeline_compares_with_parry_and_misses_nothing() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-bench-pipeline");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (json, svg) = (dir.join("p.json"), dir.join("p.svg"));
-    let o = proxima(
-        &[
-            "bench",
-            "pipeline",
-            "--bodies",
-            "1500",
-            "--frames",
-            "1",
-            "--device",
-            "cpu",
-            "--json",
-            json.to_str().unwrap(),
-            "--svg",
-            svg.to_str().unwrap(),
-        ],
-        &[],
+    let (o, doc, plot) = bench_figures(
+        "pipeline",
+        &["--bodies", "1500", "--frames", "1", "--device", "cpu"],
     );
-    assert!(o.status.success(), "{o:?}");
     assert!(stdout(&o).contains("parry3d-f64"), "{}", stdout(&o));
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let f = &doc["sizes"][0];
     assert_eq!(f["bodies"], 1500);
     let touching = f["touching"][2].as_u64().unwrap();
@@ -228,37 +209,37 @@ fn bench_pipeline_compares_with_parry_and_misses_nothing() {
     // Over the scene's motions, proxima misses no first contact the samples find.
     assert!(f["impacts"][0].as_u64().unwrap() > 0, "{f}");
     assert_eq!(f["impacts_missed"][0], 0, "{f}");
-    let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64"));
+}
+
+/// Runs `proxima bench <which> <args>` writing its JSON and plot to a folder of the
+/// target's; its output, the parsed JSON and the plot.
+fn bench_figures(which: &str, args: &[&str]) -> (Output, serde_json::Value, String) {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("cli-bench-{which}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (json, svg) = (dir.join("figures.json"), dir.join("figures.svg"));
+    let mut all = vec!["bench", which];
+    all.extend_from_slice(args);
+    all.extend([
+        "--json",
+        json.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+    ]);
+    let o = proxima(&all, &[]);
+    assert!(o.status.success(), "{o:?}");
+    let doc = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    (o, doc, std::fs::read_to_string(&svg).unwrap())
 }
 
 /// The depth bench checks every answer against enumeration before it times it (an error
 /// otherwise) and reports EPA's agreement; a hull too small for a volume is bad usage.
 #[test]
 fn bench_penetration_checks_every_answer_and_compares_with_epa() {
-    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-bench-penetration");
-    std::fs::create_dir_all(&dir).unwrap();
-    let (json, svg) = (dir.join("d.json"), dir.join("d.svg"));
-    let o = proxima(
-        &[
-            "bench",
-            "penetration",
-            "--vertices",
-            "8,20",
-            "--frames",
-            "60",
-            "--rounds",
-            "1",
-            "--json",
-            json.to_str().unwrap(),
-            "--svg",
-            svg.to_str().unwrap(),
-        ],
-        &[],
+    let (o, doc, plot) = bench_figures(
+        "penetration",
+        &["--vertices", "8,20", "--frames", "60", "--rounds", "1"],
     );
-    assert!(o.status.success(), "{o:?}");
-    let doc: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let sequences = doc["sequences"].as_array().unwrap();
     assert_eq!(sequences.len(), 4, "{doc}");
     for f in sequences {
@@ -271,7 +252,6 @@ fn bench_penetration_checks_every_answer_and_compares_with_epa() {
         }
     }
     assert!(stdout(&o).contains("enumeration"), "{}", stdout(&o));
-    let plot = std::fs::read_to_string(&svg).unwrap();
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64 EPA"));
     for bad in [["--vertices", "3"], ["--rounds", "0"]] {
         let o = proxima(&["bench", "penetration", bad[0], bad[1]], &[]);

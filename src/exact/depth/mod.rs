@@ -522,18 +522,12 @@ impl<'a> Pair<'a> {
         let (mut edges_a, mut edges_b): (Ids, Ids) = (SmallVec::new(), SmallVec::new());
         match at.facet {
             Facet::FaceA(f) => {
-                for &h in self.a.face_half_edges(f as usize) {
-                    push_new(&mut faces_a, left_face(self.a, h ^ 1));
-                    push_new(&mut edges_a, h / 2);
-                }
+                across(self.a, f, &mut faces_a, &mut edges_a);
                 around(self.b, at.vb, &mut faces_b, &mut edges_b);
                 self.best_of(at, &faces_a, &faces_b, &[(&edges_a, &edges_b)])
             }
             Facet::FaceB(f) => {
-                for &h in self.b.face_half_edges(f as usize) {
-                    push_new(&mut faces_b, left_face(self.b, h ^ 1));
-                    push_new(&mut edges_b, h / 2);
-                }
+                across(self.b, f, &mut faces_b, &mut edges_b);
                 around(self.a, at.va, &mut faces_a, &mut edges_a);
                 self.best_of(at, &faces_a, &faces_b, &[(&edges_a, &edges_b)])
             }
@@ -813,6 +807,14 @@ fn norm_bound(p: &ConvexPolytope) -> f64 {
 
 /// A short list of vertices, faces or edges: a facet's, or those around it.
 type Ids = SmallVec<[u32; 32]>;
+
+/// Adds the faces across face `f`'s sides and its edges to the lists (each once).
+fn across(p: &ConvexPolytope, f: u32, faces: &mut Ids, edges: &mut Ids) {
+    for &h in p.face_half_edges(f as usize) {
+        push_new(faces, left_face(p, h ^ 1));
+        push_new(edges, h / 2);
+    }
+}
 
 /// Adds the faces and the edges at vertex `v` of `p` to the lists (each once).
 fn around(p: &ConvexPolytope, v: u32, faces: &mut Ids, edges: &mut Ids) {
