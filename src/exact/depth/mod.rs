@@ -409,37 +409,58 @@ impl<'a> Pair<'a> {
     /// The unit cross product of A's edge `x` and B's edge `y`, pointing out of A at `x`,
     /// when their arcs cross on the Gauss maps of A and −B (the pair spans a facet).
     fn edge_axis(&self, x: u32, y: u32) -> Option<DVec3> {
-        crossing_axis(&self.arc_a(x), &self.arc_b(y))
+        self.crossing(&self.arc_a(x), &self.arc_b(y))
+            .map(|c| c.axis)
     }
 
-    /// A's edge `x` with its arc on A's Gauss map.
-    fn arc_a(&self, x: u32) -> ArcEdge {
+    /// A's edge `x`'s arc on A's Gauss map.
+    fn arc_a(&self, x: u32) -> EdgeArc {
         let [f0, f1] = self.a.edge_faces(x as usize);
-        let [v0, v1] = self.a.edge_vertices(x as usize);
-        let start = self.a.vertex(v0);
-        let dir = self.a.vertex(v1) - start;
-        ArcEdge::new(
+        EdgeArc::new(
             (
                 self.a.face_normal(f0 as usize),
                 self.a.face_normal(f1 as usize),
             ),
-            start,
-            dir,
-            v0,
+            x,
         )
     }
 
-    /// B's edge `y` in A's frame with its arc on the Gauss map of −B.
-    fn arc_b(&self, y: u32) -> ArcEdge {
+    /// B's edge `y`'s arc on the Gauss map of −B, in A's frame.
+    fn arc_b(&self, y: u32) -> EdgeArc {
         let [f0, f1] = self.b.edge_faces(y as usize);
-        let [v0, v1] = self.b.edge_vertices(y as usize);
-        let dir = self.place.vector(self.b.vertex(v1) - self.b.vertex(v0));
-        ArcEdge::new(
-            (-self.normal_b(f0), -self.normal_b(f1)),
-            self.place.point(self.b.vertex(v0)),
-            dir,
-            v0,
-        )
+        EdgeArc::new((-self.normal_b(f0), -self.normal_b(f1)), y)
+    }
+
+    /// The facet of A's edge and B's edge whose arcs `a` and `b` are, when the arcs cross
+    /// and the edges are not parallel: its unit axis (the edges' cross product, out of A at
+    /// its edge), its s and the edges' first vertices. The edges are placed only here,
+    /// for the few pairs whose arcs cross.
+    fn crossing(&self, a: &EdgeArc, b: &EdgeArc) -> Option<Crossing> {
+        let ((na, nb), (nc, nd)) = (a.ends, b.ends);
+        if !sat::arcs_cross_on_planes((na, nb, a.plane), (nc, nd, b.plane)) {
+            return None;
+        }
+        let [a0, a1] = self.a.edge_vertices(a.edge as usize);
+        let [b0, b1] = self.b.edge_vertices(b.edge as usize);
+        let start_a = self.a.vertex(a0);
+        let dir_a = self.a.vertex(a1) - start_a;
+        let dir_b = self.place.vector(self.b.vertex(b1) - self.b.vertex(b0));
+        let axis = dir_a.cross(dir_b);
+        let len = axis.length();
+        if len <= 1e-12 * dir_a.length() * dir_b.length() {
+            return None;
+        }
+        // Out of A: on the side of A's two face normals at the edge.
+        let axis = axis / len;
+        let axis = if axis.dot(na + nb) < 0.0 { -axis } else { axis };
+        // The edges support both bodies along the axis: s = axis·(p − q).
+        let s = axis.dot(start_a - self.place.point(self.b.vertex(b0)));
+        Some(Crossing {
+            axis,
+            s,
+            va: a0,
+            vb: b0,
+        })
     }
 
     /// Where the support queries at a cached facet start climbing: a vertex of each body's
@@ -607,32 +628,31 @@ impl<'a> Pair<'a> {
             }
         }
         // A pair whose arcs cross spans a facet: its edges support both bodies along the
-        // axis, so s = axis·(p − q) with no support query, and their ends are the facet's
-        // support vertices.
+        // axis, so s comes with no support query, and their ends are the facet's support
+        // vertices.
         for &(edges_a, edges_b) in products {
-            // B's edges are placed once, not once for each of A's.
-            let mut arcs_b: SmallVec<[ArcEdge; 16]> = SmallVec::new();
+            // B's arcs are turned into A's frame once, not once for each of A's edges.
+            let mut arcs_b: SmallVec<[EdgeArc; 16]> = SmallVec::new();
             for &y in edges_b {
                 arcs_b.push(self.arc_b(y));
             }
             for &x in edges_a {
                 let arc_a = self.arc_a(x);
-                for (&y, arc_b) in edges_b.iter().zip(&arcs_b) {
-                    let facet = Facet::Edges(x, y);
+                for arc_b in &arcs_b {
+                    let facet = Facet::Edges(x, arc_b.edge);
                     if facet == at.facet {
                         continue;
                     }
-                    let Some(axis) = crossing_axis(&arc_a, arc_b) else {
+                    let Some(c) = self.crossing(&arc_a, arc_b) else {
                         continue;
                     };
-                    let s = axis.dot(arc_a.start - arc_b.start);
-                    if s < bar(&best) {
+                    if c.s < bar(&best) {
                         best = Some(Found {
                             facet,
-                            axis,
-                            s,
-                            va: arc_a.vertex,
-                            vb: arc_b.vertex,
+                            axis: c.axis,
+                            s: c.s,
+                            va: c.va,
+                            vb: c.vb,
                         });
                     }
                 }
@@ -738,48 +758,32 @@ impl Found {
     }
 }
 
-/// An edge in A's frame with its arc on the Gauss map (of A, or of −B for B's edges).
-struct ArcEdge {
+/// An edge's arc on the Gauss map (of A, or of −B for B's edges, in A's frame): what the
+/// crossing test reads, and the edge.
+struct EdgeArc {
     /// The arc's ends: the normals of the edge's two faces (negated for B).
     ends: (DVec3, DVec3),
     /// `ends.1 × ends.0`: the arc's plane, for [`sat::arcs_cross_on_planes`].
     plane: DVec3,
-    /// The edge's first vertex, its index, and the vector to its second.
-    start: DVec3,
-    vertex: u32,
-    dir: DVec3,
-    /// |dir|.
-    len: f64,
+    edge: u32,
 }
 
-impl ArcEdge {
-    fn new(ends: (DVec3, DVec3), start: DVec3, dir: DVec3, vertex: u32) -> Self {
-        ArcEdge {
+impl EdgeArc {
+    fn new(ends: (DVec3, DVec3), edge: u32) -> Self {
+        EdgeArc {
             ends,
             plane: ends.1.cross(ends.0),
-            start,
-            vertex,
-            dir,
-            len: dir.length(),
+            edge,
         }
     }
 }
 
-/// The unit cross product of A's edge `a` and B's edge `b`, pointing out of A at `a`, when
-/// their arcs cross (the pair spans a facet of A − B) and the edges are not parallel.
-fn crossing_axis(a: &ArcEdge, b: &ArcEdge) -> Option<DVec3> {
-    let ((na, nb), (nc, nd)) = (a.ends, b.ends);
-    if !sat::arcs_cross_on_planes((na, nb, a.plane), (nc, nd, b.plane)) {
-        return None;
-    }
-    let axis = a.dir.cross(b.dir);
-    let len = axis.length();
-    if len <= 1e-12 * a.len * b.len {
-        return None;
-    }
-    // Out of A: on the side of A's two face normals at the edge.
-    let axis = axis / len;
-    Some(if axis.dot(na + nb) < 0.0 { -axis } else { axis })
+/// An edge pair's facet (see [`Pair::crossing`]).
+struct Crossing {
+    axis: DVec3,
+    s: f64,
+    va: u32,
+    vb: u32,
 }
 
 /// Bodies of up to this many vertices answer the walk's support queries by a scan: the
