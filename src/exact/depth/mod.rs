@@ -814,23 +814,28 @@ type Ids = SmallVec<[u32; 32]>;
 
 /// Adds the faces across face `f`'s sides and its edges to the lists (each once).
 fn across(p: &ConvexPolytope, f: u32, faces: &mut Ids, edges: &mut Ids) {
+    let fresh = (faces.is_empty(), edges.is_empty());
     for &h in p.face_half_edges(f as usize) {
-        push_new(faces, left_face(p, h ^ 1));
-        push_new(edges, h / 2);
+        push_new(faces, left_face(p, h ^ 1), fresh.0);
+        push_new(edges, h / 2, fresh.1);
     }
 }
 
 /// Adds the faces and the edges at vertex `v` of `p` to the lists (each once).
 fn around(p: &ConvexPolytope, v: u32, faces: &mut Ids, edges: &mut Ids) {
+    let fresh = (faces.is_empty(), edges.is_empty());
     for &h in p.vertex_out(v as usize) {
-        push_new(faces, left_face(p, h));
-        push_new(edges, h / 2);
+        push_new(faces, left_face(p, h), fresh.0);
+        push_new(edges, h / 2, fresh.1);
     }
 }
 
-/// Appends `x` unless it is there (the lists are a few dozen long).
-fn push_new(v: &mut Ids, x: u32) {
-    if !v.contains(&x) {
+/// Appends `x` unless it is there (the lists are a few dozen long); a list that was empty
+/// before one face's or one vertex's items needs no look (on a convex polytope the faces
+/// and edges around a face, or around a vertex, are distinct).
+#[inline]
+fn push_new(v: &mut Ids, x: u32, fresh: bool) {
+    if fresh || !v.contains(&x) {
         v.push(x);
     }
 }
