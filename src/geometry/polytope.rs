@@ -582,7 +582,15 @@ impl ConvexPolytope {
     /// from `warm`.
     #[inline]
     pub fn extreme(&self, dir: DVec3, warm: u32) -> (u32, f64) {
-        if self.vertices.len() <= SCAN_VERTICES {
+        self.extreme_scanning(dir, warm, SCAN_VERTICES)
+    }
+
+    /// [`Self::extreme`] with the largest body to scan given: a query whose directions jump
+    /// about (the depth walk's) gains from scanning larger bodies than one that follows a
+    /// smooth motion.
+    #[inline]
+    pub fn extreme_scanning(&self, dir: DVec3, warm: u32, scan_up_to: usize) -> (u32, f64) {
+        if self.vertices.len() <= scan_up_to {
             self.support_brute(dir)
         } else {
             self.support(dir, warm)

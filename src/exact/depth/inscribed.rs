@@ -209,9 +209,8 @@ impl Pair<'_> {
     }
 
     /// The kept surface re-placed: its points at this query's placement (its pool's when
-    /// asked),
-    /// its triangles' normals and L anew. `false` when the facet's loop no longer turns about its axis,
-    /// or a triangle is flat.
+    /// asked), its triangles' normals and L anew. `false` when the facet's loop no longer
+    /// turns about its axis, or a triangle is flat.
     fn revive(&self, at: &Found, surface: &mut Surface) -> bool {
         for (p, &(a, b)) in surface.points.iter_mut().zip(&surface.ids) {
             *p = self.point(a, b);

@@ -373,12 +373,14 @@ impl<'a> Pair<'a> {
 
     /// h_A(d) and its vertex: a scan on small bodies, else hill climbing from `warm`.
     fn support_a(&self, d: DVec3, warm: u32) -> (u32, f64) {
-        support(self.a, d, warm)
+        self.a.extreme_scanning(d, warm, SCAN_UP_TO)
     }
 
     /// h_B(d) in A's frame and its vertex.
     fn support_b(&self, d: DVec3, warm: u32) -> (u32, f64) {
-        let (v, h) = support(self.b, self.place.inverse_vector(d), warm);
+        let (v, h) = self
+            .b
+            .extreme_scanning(self.place.inverse_vector(d), warm, SCAN_UP_TO);
         (v, h + d.dot(self.place.translation))
     }
 
@@ -478,30 +480,27 @@ impl<'a> Pair<'a> {
         (vertex(self.a, fa), vertex(self.b, fb))
     }
 
-    /// [`Self::cold_facet`] evaluated, A's support query starting on the face.
+    /// The facet to start from without a cache, A's face [`Self::cold_face`], evaluated
+    /// with A's support query starting on the face.
     fn cold_start(&self) -> Option<Found> {
-        let face = self.cold_facet();
-        let start = match face {
-            Facet::FaceA(f) => self.start_vertices((FeatureId::Face(f), FeatureId::Vertex(0))),
-            _ => (0, 0),
-        };
-        self.evaluate(face, start)
+        let f = self.cold_face();
+        let start = self.start_vertices((FeatureId::Face(f), FeatureId::Vertex(0)));
+        self.evaluate(Facet::FaceA(f), start)
     }
 
-    /// The facet to start from without a cache: A's face most facing B's centroid.
-    fn cold_facet(&self) -> Facet {
+    /// A's face most facing B's centroid.
+    fn cold_face(&self) -> u32 {
         let d = (self.inside_b - self.inside_a)
             .try_normalize()
             .unwrap_or(DVec3::X);
-        let fa = (0..self.a.num_faces())
+        (0..self.a.num_faces())
             .max_by(|&x, &y| {
                 self.a
                     .face_normal(x)
                     .dot(d)
                     .total_cmp(&self.a.face_normal(y).dot(d))
             })
-            .unwrap_or(0) as u32;
-        Facet::FaceA(fa)
+            .unwrap_or(0) as u32
     }
 
     /// The start nearest direction `d` (A's frame, from A to B): around A's support
@@ -793,15 +792,6 @@ struct Crossing {
 /// bench's sequences: 32 and 40 vertices, cold queries 3-14% and warm ones 1-7% faster;
 /// 48 about even; 64 up to 10% slower.
 const SCAN_UP_TO: usize = 48;
-
-/// h_p(d) and its vertex (see [`SCAN_UP_TO`]).
-fn support(p: &ConvexPolytope, d: DVec3, warm: u32) -> (u32, f64) {
-    if p.num_vertices() <= SCAN_UP_TO {
-        p.support_brute(d)
-    } else {
-        p.support(d, warm)
-    }
-}
 
 /// At least the largest |x| over the polytope's points, from its box (in its own frame).
 fn norm_bound(p: &ConvexPolytope) -> f64 {
