@@ -32,6 +32,7 @@ pub mod rng;
 pub mod scene;
 pub mod shape;
 pub mod slabs;
+pub mod toi_bench;
 pub mod world;
 
 pub use error::{Error, Result};

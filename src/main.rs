@@ -65,6 +65,32 @@ enum BenchCommand {
     /// coherent sequences of overlapping hulls, every answer checked: a table, a JSON file
     /// and a log-log plot.
     Penetration(PenetrationBenchArgs),
+    /// Time of impact: conservative advancement against parry3d-f64's
+    /// sweep_time_of_impact and cast_shapes_nonlinear on batches of rotating hulls, in
+    /// cache and out of it, every answer checked: a table, a JSON file and a log-log plot.
+    Toi(ToiBenchArgs),
+}
+
+#[derive(clap::Args, Debug)]
+struct ToiBenchArgs {
+    /// Vertices per hull, comma separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32, 128, 512])]
+    vertices: Vec<usize>,
+    /// Pairs in a batch that stays in cache (the out-of-cache batch has ten times as many).
+    #[arg(long, default_value_t = 200)]
+    pairs: usize,
+    /// Sizes up to this also get the out-of-cache batch (0: none).
+    #[arg(long, default_value_t = 32)]
+    uncached_up_to: usize,
+    /// Timed rounds per figure (the median is reported).
+    #[arg(long, default_value_t = 9)]
+    rounds: usize,
+    /// Where to write the figures as JSON.
+    #[arg(long, default_value = "bench-toi.json")]
+    json: PathBuf,
+    /// Where to write the log-log plot.
+    #[arg(long, default_value = "bench-toi.svg")]
+    svg: PathBuf,
 }
 
 #[derive(clap::Args, Debug)]
@@ -282,6 +308,9 @@ fn main() -> ExitCode {
         Some(Command::Bench {
             which: BenchCommand::Penetration(args),
         }) => bench_penetration(&args),
+        Some(Command::Bench {
+            which: BenchCommand::Toi(args),
+        }) => bench_toi(&args),
         Some(Command::Bench {
             which: BenchCommand::Broadphase(args),
         }) => bench_broadphase(&args),
@@ -853,6 +882,20 @@ fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
         proxima::penetration_bench::run(&args.vertices, args.frames, args.rounds, &mut |f| {
             eprintln!("  {} vertices, {}: done", f.vertices, f.kind);
         })?;
+    print!("{}", report.table());
+    write_figures(&report, &args.json, report.svg(), &args.svg)
+}
+
+fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
+    let options = proxima::toi_bench::ToiBenchOptions {
+        vertices: args.vertices.clone(),
+        pairs: args.pairs,
+        uncached_up_to: args.uncached_up_to,
+        rounds: args.rounds,
+    };
+    let report = proxima::toi_bench::run(&options, &mut |f| {
+        eprintln!("  {} vertices, {}: done", f.vertices, f.batch);
+    })?;
     print!("{}", report.table());
     write_figures(&report, &args.json, report.svg(), &args.svg)
 }

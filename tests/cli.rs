@@ -264,6 +264,68 @@ fn bench_penetration_checks_every_answer_and_compares_with_epa() {
     }
 }
 
+/// The time-of-impact bench checks every answer before it times it (a hit's bodies within
+/// the tolerance, no contact of cast_shapes_nonlinear's before ours) and counts what the
+/// peers miss; each size gets a cached batch, the small ones an uncached batch too.
+#[test]
+fn bench_toi_checks_every_answer_and_compares_with_both_peers() {
+    let (o, doc, plot) = bench_figures(
+        "toi",
+        &[
+            "--vertices",
+            "8,12",
+            "--pairs",
+            "30",
+            "--uncached-up-to",
+            "8",
+            "--rounds",
+            "1",
+        ],
+    );
+    let batches = doc["batches"].as_array().unwrap();
+    let kinds: Vec<_> = batches
+        .iter()
+        .map(|f| {
+            (
+                f["vertices"].as_u64().unwrap(),
+                f["batch"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [(8, "cached"), (8, "uncached"), (12, "cached")],
+        "{doc}"
+    );
+    for f in batches {
+        let hits: Vec<u64> = f["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|h| h.as_u64().unwrap())
+            .collect();
+        // Our contacts are checked ones; the same screw motion's peer finds no other.
+        assert!(hits[0] > 0 && hits[0] >= hits[3], "{f}");
+        assert!(f["ours_us"].as_f64().unwrap() > 0.0, "{f}");
+        assert!(f["ours_slop_us"].as_f64().unwrap() > 0.0, "{f}");
+        assert!(f["sweep_us"].as_f64().unwrap() > 0.0, "{f}");
+        let cached = f["batch"] == "cached";
+        assert_eq!(f["nonlinear_us"].is_f64(), cached, "{f}");
+    }
+    assert_eq!(batches[1]["pairs"], 300, "{doc}");
+    assert!(stdout(&o).contains("uncached"), "{}", stdout(&o));
+    assert!(plot.starts_with("<svg") && plot.contains("sweep_time_of_impact"));
+    for bad in [["--vertices", "3"], ["--rounds", "0"], ["--pairs", "0"]] {
+        let o = proxima(&["bench", "toi", bad[0], bad[1]], &[]);
+        assert!(!o.status.success(), "{bad:?} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("bench toi") && !err.contains("panicked"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn demanding_the_gpu_without_one_is_an_error() {
     let o = proxima(&["run", "--device", "gpu", "--bodies", "10"], NO_DRIVER);
