@@ -60,7 +60,11 @@ pub struct ConvexPolytope {
     face_offset: Vec<f64>,
     vertex_he_start: Vec<u32>,
     vertex_he: Vec<u32>,
-    voronoi_start: Vec<u32>,
+    /// Each feature's planes: `voronoi[start..end]` (slots: vertices, edges, faces).
+    voronoi_span: Vec<[u32; 2]>,
+    /// The planes, laid out face by face in `face_order`, each face's followed by those of
+    /// its edges and vertices not yet laid out: a walk moves between neighbouring features,
+    /// and their planes share cache lines.
     voronoi: Vec<VoronoiPlane>,
     aabb_min: DVec3,
     aabb_max: DVec3,
@@ -265,7 +269,7 @@ impl ConvexPolytope {
             face_offset: Vec::new(),
             vertex_he_start,
             vertex_he,
-            voronoi_start: Vec::new(),
+            voronoi_span: Vec::new(),
             voronoi: Vec::new(),
             face_order: Vec::new(),
             edge_arcs: Vec::new(),
@@ -386,9 +390,11 @@ impl ConvexPolytope {
     }
 
     fn compute_voronoi(&mut self) {
+        let (nv, ne) = (self.num_vertices(), self.num_edges());
+        // Slot by slot first (vertices, edges, faces): `start[slot]..start[slot + 1]`.
         let mut start = vec![0u32];
         let mut planes = Vec::new();
-        for v in 0..self.num_vertices() {
+        for v in 0..nv {
             let p = self.vertices[v];
             for &h in self.vertex_out(v) {
                 let w = self.vertices[self.he_origin[(h ^ 1) as usize] as usize];
@@ -401,7 +407,7 @@ impl ConvexPolytope {
             }
             start.push(planes.len() as u32);
         }
-        for e in 0..self.num_edges() {
+        for e in 0..ne {
             let h = 2 * e;
             let [a, b] = self.edge_vertices(e);
             let (pa, pb) = (self.vertices[a as usize], self.vertices[b as usize]);
@@ -446,8 +452,33 @@ impl ConvexPolytope {
             }
             start.push(planes.len() as u32);
         }
-        self.voronoi_start = start;
-        self.voronoi = planes;
+        let slots = start.len() - 1;
+        // Then laid out face by face (each after a neighbour), each face followed by its
+        // edges and vertices not yet laid out.
+        let mut order = Vec::with_capacity(slots);
+        let mut placed = vec![false; slots];
+        for &f in &self.face_order {
+            let f = f as usize;
+            order.push(nv + ne + f);
+            for &h in self.face_half_edges(f) {
+                for slot in [nv + (h / 2) as usize, self.he_origin[h as usize] as usize] {
+                    if !std::mem::replace(&mut placed[slot], true) {
+                        order.push(slot);
+                    }
+                }
+            }
+        }
+        // A closed polytope has every vertex and edge on a face; anything else goes last.
+        order.extend((0..nv + ne).filter(|&slot| !placed[slot]));
+        let mut span = vec![[0u32; 2]; slots];
+        let mut laid = Vec::with_capacity(planes.len());
+        for slot in order {
+            let at = laid.len() as u32;
+            laid.extend_from_slice(&planes[start[slot] as usize..start[slot + 1] as usize]);
+            span[slot] = [at, laid.len() as u32];
+        }
+        self.voronoi_span = span;
+        self.voronoi = laid;
     }
 
     /// Number of vertices.
@@ -544,7 +575,8 @@ impl ConvexPolytope {
             FeatureId::Edge(e) => self.num_vertices() + e as usize,
             FeatureId::Face(f) => self.num_vertices() + self.num_edges() + f as usize,
         };
-        &self.voronoi[self.voronoi_start[slot] as usize..self.voronoi_start[slot + 1] as usize]
+        let [start, end] = self.voronoi_span[slot];
+        &self.voronoi[start as usize..end as usize]
     }
 
     /// Every feature: vertices, then edges, then faces.
