@@ -253,15 +253,7 @@ fn bench_penetration_checks_every_answer_and_compares_with_epa() {
     }
     assert!(stdout(&o).contains("enumeration"), "{}", stdout(&o));
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64 EPA"));
-    for bad in [["--vertices", "3"], ["--rounds", "0"]] {
-        let o = proxima(&["bench", "penetration", bad[0], bad[1]], &[]);
-        assert!(!o.status.success(), "{bad:?} should fail");
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert!(
-            err.contains("bench penetration") && !err.contains("panicked"),
-            "{err}"
-        );
-    }
+    bad_usage_is_named("penetration", &[["--vertices", "3"], ["--rounds", "0"]]);
 }
 
 /// The time-of-impact bench checks every answer before it times it (a hit's bodies within
@@ -315,12 +307,21 @@ fn bench_toi_checks_every_answer_and_compares_with_both_peers() {
     assert_eq!(batches[1]["pairs"], 300, "{doc}");
     assert!(stdout(&o).contains("uncached"), "{}", stdout(&o));
     assert!(plot.starts_with("<svg") && plot.contains("sweep_time_of_impact"));
-    for bad in [["--vertices", "3"], ["--rounds", "0"], ["--pairs", "0"]] {
-        let o = proxima(&["bench", "toi", bad[0], bad[1]], &[]);
-        assert!(!o.status.success(), "{bad:?} should fail");
+    bad_usage_is_named(
+        "toi",
+        &[["--vertices", "3"], ["--rounds", "0"], ["--pairs", "0"]],
+    );
+}
+
+/// Each bad option of `proxima bench <which>` fails with an error naming the command, no
+/// panic.
+fn bad_usage_is_named(which: &str, bad: &[[&str; 2]]) {
+    for [option, value] in bad {
+        let o = proxima(&["bench", which, option, value], &[]);
+        assert!(!o.status.success(), "{option} {value} should fail");
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(
-            err.contains("bench toi") && !err.contains("panicked"),
+            err.contains(&format!("bench {which}")) && !err.contains("panicked"),
             "{err}"
         );
     }
