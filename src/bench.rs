@@ -655,6 +655,29 @@ fn timed(runs: usize, mut f: impl FnMut() -> Result<()>) -> Result<f64> {
     Ok(median(&mut t))
 }
 
+/// Memory a hull takes per vertex in the exact benches, ours and the peer's together,
+/// rounded up (ours: 1.2 kB at 8 to 512 vertices, most of it the Voronoi planes and the
+/// edges' Gauss-map arcs).
+const HULL_BYTES_PER_VERTEX: f64 = 2000.0;
+
+/// The most the hulls of one exact bench's batch may take.
+const HULL_BYTES_AT_MOST: f64 = 8e9;
+
+/// Refuses, before anything is built, a batch of `hulls` hulls of `vertices` vertices that
+/// would take more memory than a bench should ask for: the error names `what` and how to
+/// ask for less (`fewer`).
+pub fn check_hull_memory(what: &str, hulls: usize, vertices: usize, fewer: &str) -> Result<()> {
+    let bytes = hulls as f64 * vertices as f64 * HULL_BYTES_PER_VERTEX;
+    if bytes > HULL_BYTES_AT_MOST {
+        return Err(Error::Usage(format!(
+            "{what} would take about {:.0} GB of hulls ({:.0} GB at most): {fewer}",
+            bytes / 1e9,
+            HULL_BYTES_AT_MOST / 1e9
+        )));
+    }
+    Ok(())
+}
+
 /// The median (upper middle); NaN for no values.
 pub fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {

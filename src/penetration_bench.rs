@@ -152,6 +152,12 @@ pub fn run(
                 "bench penetration: a hull of {n} vertices has no volume (4 at least)"
             )));
         }
+        crate::bench::check_hull_memory(
+            &format!("bench penetration: two hulls of {n} vertices"),
+            2,
+            n,
+            "fewer --vertices",
+        )?;
         for deep in [false, true] {
             let figures = measure(&sequence(n, deep, frames)?, n, deep, rounds)?;
             progress(&figures);

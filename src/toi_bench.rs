@@ -240,6 +240,14 @@ pub fn run(options: &ToiBenchOptions, progress: &mut dyn FnMut(&ToiFigures)) -> 
         if n <= options.uncached_up_to {
             kinds.push(("uncached", 10 * options.pairs));
         }
+        for &(batch, pairs) in &kinds {
+            crate::bench::check_hull_memory(
+                &format!("bench toi: the {batch} batch of {pairs} pairs of {n}-vertex hulls"),
+                2 * pairs,
+                n,
+                "fewer --pairs, fewer --vertices or a lower --uncached-up-to",
+            )?;
+        }
         for (batch, pairs) in kinds {
             let figures = measure(&cases(n, pairs)?, n, batch, options.rounds)?;
             progress(&figures);

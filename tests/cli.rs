@@ -253,7 +253,15 @@ fn bench_penetration_checks_every_answer_and_compares_with_epa() {
     }
     assert!(stdout(&o).contains("enumeration"), "{}", stdout(&o));
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64 EPA"));
-    bad_usage_is_named("penetration", &[["--vertices", "3"], ["--rounds", "0"]]);
+    bad_usage_is_named(
+        "penetration",
+        &[
+            ["--vertices", "3"],
+            ["--rounds", "0"],
+            // About 20 GB of hulls: refused before anything is built.
+            ["--vertices", "5000000"],
+        ],
+    );
 }
 
 /// The time-of-impact bench checks every answer before it times it (a hit's bodies within
@@ -309,7 +317,13 @@ fn bench_toi_checks_every_answer_and_compares_with_both_peers() {
     assert!(plot.starts_with("<svg") && plot.contains("sweep_time_of_impact"));
     bad_usage_is_named(
         "toi",
-        &[["--vertices", "3"], ["--rounds", "0"], ["--pairs", "0"]],
+        &[
+            ["--vertices", "3"],
+            ["--rounds", "0"],
+            ["--pairs", "0"],
+            // About 40 GB of hulls: refused before anything is built.
+            ["--pairs", "1000000"],
+        ],
     );
 }
 
