@@ -55,7 +55,7 @@ impl Placement {
 
     /// B at `pose_b` seen from A at `pose_a`, and A's frame in the world's (a query
     /// answers in world space): A's matrix is made once for both.
-    #[inline]
+    #[inline(always)]
     pub fn pair(pose_a: &Pose, pose_b: &Pose) -> (Self, Self) {
         // The relative rotation is snapped on its own and A's for the translation on its
         // own, so two quarter-turned bodies are placed exactly relative to each other (the

@@ -129,7 +129,7 @@ impl Pair<'_> {
         raise_arc_bound(
             self.a.edge_arc(x as usize),
             self.a.vertex(self.a.edge_vertices(x as usize)[0]),
-            [self.inside_b, deep_b],
+            [self.insides().b, deep_b],
             |i| self.end_support_b(faces[i], known, warm),
             low,
             (hold, limit),
@@ -151,7 +151,7 @@ impl Pair<'_> {
         raise_arc_bound(
             self.b.edge_arc(y as usize),
             self.b.vertex(self.b.edge_vertices(y as usize)[0]),
-            [self.inside_a_in_b, deep_a],
+            [self.insides().a_in_b, deep_a],
             |i| {
                 self.place
                     .inverse_point(self.end_support_a(faces[i], known, warm))
@@ -191,7 +191,7 @@ impl Pair<'_> {
         for &f in self.a.face_order() {
             let f = f as usize;
             let near = self.place.point(self.b.vertex(wb));
-            low_a[f] = self.face_bound_a(f, &[self.inside_b, deep_b, near]);
+            low_a[f] = self.face_bound_a(f, &[self.insides().b, deep_b, near]);
             if low_a[f] < bar(&best)
                 && let Some(found) = self.evaluate(Facet::FaceA(f as u32), (wa, wb))
             {
@@ -214,7 +214,7 @@ impl Pair<'_> {
         let mut low_b = vec![0.0; self.b.num_faces()];
         for &f in self.b.face_order() {
             let f = f as usize;
-            low_b[f] = self.face_bound_b(f, &[self.inside_a, deep_a, self.a.vertex(wa)]);
+            low_b[f] = self.face_bound_b(f, &[self.insides().a, deep_a, self.a.vertex(wa)]);
             if low_b[f] < bar(&best)
                 && let Some(found) = self.evaluate(Facet::FaceB(f as u32), (wa, wb))
             {

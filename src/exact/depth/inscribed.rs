@@ -221,16 +221,7 @@ impl Pair<'_> {
         };
         surface.facet_low = low;
         let points = &surface.points;
-        surface
-            .triangles
-            .iter_mut()
-            .all(|t| match Triangle::new(t.corners, points) {
-                Some(fresh) => {
-                    *t = fresh;
-                    true
-                }
-                None => false,
-            })
+        surface.triangles.iter_mut().all(|t| t.replace(points))
     }
 
     /// Makes `surface` the walk's facet of A − B with the pyramid under it to the support
@@ -304,20 +295,30 @@ fn facet_low(points: &[DVec3], axis: DVec3) -> Option<f64> {
 impl Triangle {
     /// The triangle on `points`, or `None` when it is flat (no normal to bound it by).
     fn new(corners: [u32; 3], points: &[DVec3]) -> Option<Triangle> {
-        let [p, q, r] = corners.map(|c| points[c as usize]);
+        let mut t = Triangle {
+            corners,
+            normal: DVec3::ZERO,
+            offset: 0.0,
+            low: 0.0,
+        };
+        t.replace(points).then_some(t)
+    }
+
+    /// Its normal, offset and L anew on its corners' `points` (in place: a returned copy
+    /// is read back in other widths than it was written, a stall on every triangle);
+    /// `false` when it is flat.
+    #[inline]
+    fn replace(&mut self, points: &[DVec3]) -> bool {
+        let [p, q, r] = self.corners.map(|c| points[c as usize]);
         let normal = (q - p).cross(r - p);
         let len = normal.length();
         if !(len > 0.0 && len.is_finite()) {
-            return None;
+            return false;
         }
-        let offset = p.dot(normal);
-        let low = offset.min(q.dot(normal)).min(r.dot(normal)) / len;
-        Some(Triangle {
-            corners,
-            normal,
-            offset,
-            low,
-        })
+        self.normal = normal;
+        self.offset = p.dot(normal);
+        self.low = self.offset.min(q.dot(normal)).min(r.dot(normal)) / len;
+        true
     }
 }
 

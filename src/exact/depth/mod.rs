@@ -42,6 +42,8 @@
 //!   coherent sequence re-examines only the few that motion can have brought below the
 //!   walk's s.
 
+use std::cell::OnceCell;
+
 use glam::DVec3;
 use smallvec::SmallVec;
 
@@ -347,26 +349,38 @@ struct Pair<'a> {
     b: &'a ConvexPolytope,
     place: Placement,
     tol: f64,
-    /// A point of each body in A's frame (the centroids of their vertices), for the
-    /// certificate's lower bounds.
-    inside_a: DVec3,
-    inside_b: DVec3,
-    /// A's centroid in B's frame.
-    inside_a_in_b: DVec3,
+    /// Points inside the bodies, for the certificate's lower bounds and the cold start:
+    /// placed when first asked (a warm query that holds never asks).
+    insides: OnceCell<Insides>,
     /// At least the largest |x| over A − B in A's frame: s's Lipschitz constant.
     reach: f64,
 }
 
+/// A point of each body (the centroids of their vertices) in A's frame, and A's in B's.
+#[derive(Clone, Copy, Debug)]
+struct Insides {
+    a: DVec3,
+    b: DVec3,
+    a_in_b: DVec3,
+}
+
 impl<'a> Pair<'a> {
+    /// The bodies' inside points, placed on first use.
+    fn insides(&self) -> &Insides {
+        self.insides.get_or_init(|| Insides {
+            a: self.a.centroid(),
+            b: self.place.point(self.b.centroid()),
+            a_in_b: self.place.inverse_point(self.a.centroid()),
+        })
+    }
+
     fn new(a: &'a ConvexPolytope, b: &'a ConvexPolytope, place: Placement) -> Self {
         Pair {
             a,
             b,
             place,
             tol: TOL_REL * place.scale(a, b),
-            inside_a: a.centroid(),
-            inside_a_in_b: place.inverse_point(a.centroid()),
-            inside_b: place.point(b.centroid()),
+            insides: OnceCell::new(),
             reach: norm_bound(a) + norm_bound(b) + place.translation.length(),
         }
     }
@@ -490,9 +504,8 @@ impl<'a> Pair<'a> {
 
     /// A's face most facing B's centroid.
     fn cold_face(&self) -> u32 {
-        let d = (self.inside_b - self.inside_a)
-            .try_normalize()
-            .unwrap_or(DVec3::X);
+        let insides = self.insides();
+        let d = (insides.b - insides.a).try_normalize().unwrap_or(DVec3::X);
         (0..self.a.num_faces())
             .max_by(|&x, &y| {
                 self.a

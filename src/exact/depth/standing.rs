@@ -110,7 +110,14 @@ impl Standing {
             pair.b.num_vertices(),
             pair.b.num_faces(),
         ];
-        if self.shapes != shapes {
+        // Entry by entry: comparing the whole arrays reads the fresh one back in pairs of
+        // what was just written one by one, a stall on every query.
+        if self
+            .shapes
+            .iter()
+            .zip(shapes)
+            .any(|(&kept, now)| kept != now)
+        {
             let spread = |p: &crate::geometry::ConvexPolytope| {
                 let c = p.centroid();
                 let far = p
@@ -271,9 +278,9 @@ impl Pair<'_> {
                 }
                 let low = if kind == 0 {
                     let near = self.place.point(self.b.vertex(wb));
-                    self.face_bound_a(f, &[self.inside_b, deep_b, near])
+                    self.face_bound_a(f, &[self.insides().b, deep_b, near])
                 } else {
-                    self.face_bound_b(f, &[self.inside_a, deep_a, self.a.vertex(wa)])
+                    self.face_bound_b(f, &[self.insides().a, deep_a, self.a.vertex(wa)])
                 };
                 entry.key = entry.key.max(low + shift);
                 if low >= cut(&best) {
