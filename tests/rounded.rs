@@ -398,6 +398,81 @@ fn time_of_impact_of_rounded_bodies() {
 
 /// `scenes/particles.toml` parses (rescaled to 10,000 particles), holds only spheres and
 /// capsules, and its CPU frame finds pairs.
+/// Points and grains (spheres of radius 0 to 1e-9) crossing 1 in a step head on, or
+/// passing 1e-12 apart: a hit at the analytic time, never later; passing 1e-6 apart (far
+/// beyond the tolerance): none. The balls' step once read each of these as a miss.
+#[test]
+fn points_and_grains_do_not_pass_through_each_other() {
+    use proxima::exact::advance::ToiState;
+    use proxima::exact::rounded_toi::time_of_impact;
+    use proxima::motion::ScrewMotion;
+    let still = ScrewMotion::resting(Pose::IDENTITY);
+    for radius in [0.0, 1e-12, 1e-9] {
+        let (a, b) = (
+            Rounded::sphere(radius).unwrap(),
+            Rounded::sphere(radius).unwrap(),
+        );
+        for (offset, meets) in [(0.0, true), (1e-12, true), (1e-6, false)] {
+            let motion = ScrewMotion::between(
+                Pose::new(DVec3::X, DQuat::IDENTITY),
+                Pose::new(DVec3::new(-1.0, 2.0 * offset, 0.0), DQuat::IDENTITY),
+            )
+            .unwrap();
+            let out = time_of_impact(&a, still, &b, motion, None, None);
+            let what = format!("radius {radius:e}, passing {offset:e} apart: {out:?}");
+            if !meets {
+                assert_eq!(out.state, ToiState::Miss, "{what}");
+                continue;
+            }
+            assert_eq!(out.state, ToiState::Hit, "{what}");
+            // Closest (or touching, 2 radius apart) at about t = 1/2 - radius.
+            let truth = 0.5 - radius;
+            assert!(
+                out.toi <= truth + 1e-12 && out.toi >= truth - 1e-8,
+                "{what}"
+            );
+        }
+    }
+}
+
+/// Bodies whose cores share a point at the start (segments crossing, points together,
+/// concentric spheres) answer a unit normal, not the zero direction between coincident
+/// closest points: the crossing segments' common perpendicular.
+#[test]
+fn touching_cores_answer_a_unit_normal() {
+    use proxima::exact::advance::ToiState;
+    use proxima::exact::rounded_toi::time_of_impact;
+    use proxima::motion::ScrewMotion;
+    let along_x = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    let segment = Rounded::capsule(1.0, 0.0).unwrap();
+    let crossing = time_of_impact(
+        &segment,
+        ScrewMotion::resting(Pose::new(DVec3::ZERO, along_x)),
+        &segment,
+        ScrewMotion::between(
+            Pose::new(DVec3::Z, DQuat::IDENTITY),
+            Pose::new(-DVec3::Z, DQuat::IDENTITY),
+        )
+        .unwrap(),
+        None,
+        None,
+    );
+    assert_eq!(crossing.state, ToiState::Hit, "{crossing:?}");
+    assert_eq!(crossing.toi, 0.0);
+    assert!(
+        (crossing.normal.abs() - DVec3::Y).length() < 1e-12,
+        "{crossing:?}"
+    );
+    let still = ScrewMotion::resting(Pose::IDENTITY);
+    let away = ScrewMotion::between(Pose::IDENTITY, Pose::new(DVec3::X, DQuat::IDENTITY)).unwrap();
+    for (radius, state) in [(0.0, ToiState::Hit), (1.0, ToiState::Overlapping)] {
+        let ball = Rounded::sphere(radius).unwrap();
+        let out = time_of_impact(&ball, still, &ball, away, None, None);
+        assert_eq!(out.state, state, "{out:?}");
+        assert!((out.normal.length() - 1.0).abs() < 1e-12, "{out:?}");
+    }
+}
+
 #[test]
 fn the_particle_scene_parses() {
     use proxima::scene::Scene;

@@ -408,6 +408,33 @@ fn nothing_tunnels() {
     );
     let out = toi(&grain, shot, &wall, still);
     assert_hit_near(&out, (5.0 - 5e-3 - 5e-4) / 10.0, 1e-8, "grain");
+    // Grains far smaller than their step: 2e-10 to 2e-6 wide, crossing 1e10 to 1e6 times
+    // their size head on into one another, and at an angle into a corner of the other.
+    for size in [1e-10, 1e-8, 1e-6] {
+        let a = cuboid(size, size, size);
+        let b = cuboid(size, size, size);
+        let head_on = screw(
+            pose(DVec3::X, DQuat::IDENTITY),
+            pose(-DVec3::X, DQuat::IDENTITY),
+        );
+        let out = toi(&a, still, &b, head_on);
+        assert_hit_near(
+            &out,
+            (1.0 - 2.0 * size) / 2.0,
+            1e-8,
+            &format!("grains {size:e}"),
+        );
+        let slant = DVec3::new(1.0, 1.0, 1.0).normalize();
+        let corner = screw(pose(slant, DQuat::IDENTITY), pose(-slant, DQuat::IDENTITY));
+        let out = toi(&a, still, &b, corner);
+        let truth = (1.0 - 2.0 * size * 3f64.sqrt()) / 2.0;
+        assert_hit_near(
+            &out,
+            truth,
+            1e-8,
+            &format!("grains {size:e} corner to corner"),
+        );
+    }
     // A grain that passes 1e-3 beside the wall's edge: no hit.
     let beside = screw(
         pose(DVec3::new(-5.0, 1.006, 0.0), DQuat::IDENTITY),

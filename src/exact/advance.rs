@@ -460,6 +460,12 @@ impl<'a> Advancement<'a> {
 /// body stays within its radius of its origin however it turns, so this is a step that
 /// holds whatever the spins (where the other steps pay for them). Infinite when they
 /// never come that close; 0 when they are that close now.
+///
+/// The discriminant is worked out as `|v|² R² − |d × v|²` (Lagrange's identity), not
+/// `(d·v)² − |v|² (|d|² − R²)`: with balls far smaller than their offset (points, grains
+/// crossing many times their size in a step) the two terms of the second form agree to
+/// the last bit, and a head-on approach read as a miss. A discriminant within rounding of
+/// zero (a graze of the two balls) counts as meeting, at the closest approach.
 pub(crate) fn sphere_step(oa: DVec3, ra: f64, ob: DVec3, rb: f64, v: DVec3, goal: f64) -> f64 {
     let d = ob - oa;
     let reach = ra + rb + goal;
@@ -475,9 +481,16 @@ pub(crate) fn sphere_step(oa: DVec3, ra: f64, ob: DVec3, rb: f64, v: DVec3, goal
     if b >= 0.0 || a == 0.0 {
         return f64::INFINITY;
     }
-    let disc = b * b - a * c;
-    if disc <= 0.0 {
+    let meet = a * (reach * reach);
+    let disc = meet - d.cross(v).length_squared();
+    // Each term is rounded by a few ulps of `meet` where they nearly cancel.
+    if disc < -1e-12 * meet {
         return f64::INFINITY;
+    }
+    if disc <= 0.0 {
+        // A graze: the closest approach, where the balls' gap is `goal` to within 1e-12
+        // of `reach`.
+        return -b / a;
     }
     // The smaller root, in the form that does not cancel: c / (−b + √disc).
     c / (-b + disc.sqrt())
@@ -601,5 +614,54 @@ mod tests {
         // Head on: 1 apart closing at 2 meet at 1/2.
         let head_on = sphere_step(DVec3::ZERO, ra, DVec3::X * 3.0, rb, -DVec3::X * 2.0, 0.0);
         assert!((head_on - 0.5).abs() < 1e-15, "{head_on}");
+    }
+
+    /// Balls far smaller than their offset (points, grains crossing 1e12 times their size):
+    /// head on, or passing within the reach, they meet at the analytic time (the first
+    /// time the offset's length is the reach), never later; passing outside it, never. The
+    /// textbook discriminant read every head-on case here as a miss.
+    #[test]
+    fn tiny_balls_far_apart_meet_at_the_analytic_time() {
+        let mut rng = Rng::new(0x7b1);
+        let (mut met, mut passed) = (0, 0);
+        for _ in 0..20_000 {
+            let size = 10f64.powf(rng.range(-12.0, -3.0));
+            let (ra, rb, goal) = (
+                size * rng.range(0.0, 1.0),
+                size * rng.range(0.0, 1.0),
+                size * rng.range(1e-3, 1.0),
+            );
+            let reach = ra + rb + goal;
+            let oa = rng.unit_vector() * rng.range(0.0, 3.0);
+            let along = rng.unit_vector();
+            // The line of motion passes the other origin at a miss distance from 0 (head
+            // on) to twice the reach.
+            let miss = reach * [0.0, rng.range(0.0, 2.0)][usize::from(rng.range(0.0, 1.0) < 0.5)];
+            let across = along.any_orthonormal_vector();
+            let ob = oa - along * rng.range(0.5, 2.0) + across * miss;
+            let v = along * rng.range(0.5, 5.0);
+            let step = sphere_step(oa, ra, ob, rb, v, goal);
+            // The closest approach, free of cancellation: |d × v| / |v|.
+            let d = ob - oa;
+            let closest = d.cross(v).length() / v.length();
+            if closest < reach * (1.0 - 1e-9) {
+                // First time |d + s v| = reach: the foot of the perpendicular less the
+                // half chord.
+                let foot = -d.dot(v) / v.length_squared();
+                let half = (reach * reach - closest * closest).sqrt() / v.length();
+                let truth = foot - half;
+                assert!(
+                    step.is_finite(),
+                    "a meeting read as a miss: {d} {v} {reach}"
+                );
+                assert!(step <= truth * (1.0 + 1e-9), "{step} after {truth}");
+                assert!(step >= truth - 1e-6 * foot, "{step} long before {truth}");
+                met += 1;
+            } else if closest > reach * (1.0 + 1e-9) {
+                assert!(step == f64::INFINITY || step >= -d.dot(v) / v.length_squared());
+                passed += 1;
+            }
+        }
+        assert!(met > 9_000 && passed > 4_000, "{met} met, {passed} passed");
     }
 }

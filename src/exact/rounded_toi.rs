@@ -119,9 +119,15 @@ pub fn time_of_impact(
             features: d.features,
             iterations,
         };
+        // Cores that share a point have no direction between closest points: the
+        // penetration's normal (as for polytopes, the separating axis's) is the contact's.
+        let at_contact = |state, toi| ToiOutput {
+            normal: rounded::penetration(a, &pa, b, &pb).map_or(d.normal, |p| p.normal),
+            ..answer(state, toi)
+        };
         match d.contact {
-            Contact::Penetrating if t == 0.0 => return answer(ToiState::Overlapping, 0.0),
-            Contact::Penetrating | Contact::Touching => return answer(ToiState::Hit, t),
+            Contact::Penetrating if t == 0.0 => return at_contact(ToiState::Overlapping, 0.0),
+            Contact::Penetrating | Contact::Touching => return at_contact(ToiState::Hit, t),
             Contact::Separated if d.distance <= tol => return answer(ToiState::Hit, t),
             Contact::Separated => {}
         }
