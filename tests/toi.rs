@@ -503,6 +503,36 @@ fn nothing_tunnels() {
     }
 }
 
+/// Bodies small against their distance from the world origin (1e-6 boxes at 1e3 and at
+/// 1e6, where a position is rounded to 1e-13 and 1e-10): a pose along the motion is
+/// placed no closer than that, so the tolerance stays above it, and the answer is never
+/// later than the exact first contact of the motions as given (their f64 poses), with a
+/// unit normal.
+#[test]
+fn small_bodies_far_from_the_origin_are_never_late() {
+    let h = 1e-6;
+    let cube = cuboid(h, h, h);
+    for offset in [1e3, 1e6, -1e6] {
+        let at = DVec3::splat(offset);
+        let still = ScrewMotion::resting(pose(at, DQuat::IDENTITY));
+        let (start, end) = (offset + 3e-6, offset - 3e-6);
+        let shot = screw(
+            pose(DVec3::new(start, offset, offset), DQuat::IDENTITY),
+            pose(DVec3::new(end, offset, offset), DQuat::IDENTITY),
+        );
+        // B's face at start − h + t (end − start) meets A's at offset + h; the differences
+        // of these nearby f64 values are exact.
+        let truth = ((start - offset) - 2.0 * h) / (start - end);
+        let out = toi(&cube, still, &cube, shot);
+        let what = format!("1e-6 cubes at {offset:e}: {out:?}");
+        assert_eq!(out.state, ToiState::Hit, "{what}");
+        assert!(out.toi <= truth + 1e-12, "{what}: after {truth}");
+        assert!(out.toi >= truth - 0.01, "{what}: long before {truth}");
+        assert!((out.normal.length() - 1.0).abs() < 1e-12, "{what}");
+        assert!(out.normal.x > 0.99, "{what}");
+    }
+}
+
 #[test]
 fn exact_touches() {
     // A crate resting on a crate and sliding along it touches from the start: a hit at 0,

@@ -36,7 +36,8 @@
 //! vertices, 19% and 9% at 32. It stops when `d ≤ τ` (a hit),
 //! when a step passes the end (a miss), or after `max_iterations` (capped: the answer is
 //! the time the last step proved safe, never later). `τ` is the contact tolerance, by
-//! default [`TOI_TOL_REL`] times the size of the coordinates.
+//! default [`TOI_TOL_REL`] times the size of the coordinates, and at least the rounding
+//! of a position along the motion ([`default_tolerance`]).
 //!
 //! Hence the reported time is never later than the first contact, and the distance there
 //! is at most `τ`; the time error is `τ` over the closing speed at contact.
@@ -99,6 +100,35 @@ impl ContactTolerance {
     pub fn get(self) -> f64 {
         self.0
     }
+}
+
+/// The rounding of a position along a motion, in ulps of its largest coordinate, that the
+/// default tolerance stays above (see [`default_tolerance`]).
+const POSITION_ULPS: f64 = 64.0;
+
+/// The default contact distance `τ` for bodies of the given reaches on the given motions:
+/// [`TOI_TOL_REL`] times the size of their coordinates relative to each other (the
+/// reaches plus the offset between their origins, the larger at either end of the step),
+/// and never below [`POSITION_ULPS`] ulps of the largest origin coordinate over the step.
+/// A pose along a motion is rounded to the ulps of its coordinates, so bodies far from the
+/// world origin and small against that distance (1e-6 boxes at 1e6) are placed no closer
+/// than that to where the motion puts them; a step that keeps the placed bodies `τ/2`
+/// apart then keeps the exact ones apart too, where a tolerance relative to their sizes
+/// alone ended after their first contact.
+pub(crate) fn default_tolerance(
+    (reach_a, motion_a): (f64, &ScrewMotion),
+    (reach_b, motion_b): (f64, &ScrewMotion),
+) -> f64 {
+    let ends = [0.0, 1.0].map(|t| (motion_a.at_origin(t), motion_b.at_origin(t)));
+    let relative = ends
+        .iter()
+        .map(|(oa, ob)| reach_a + reach_b + (*ob - *oa).abs().max_element())
+        .fold(0.0, f64::max);
+    let absolute = ends
+        .iter()
+        .map(|(oa, ob)| oa.abs().max_element().max(ob.abs().max_element()))
+        .fold(0.0, f64::max);
+    (TOI_TOL_REL * relative).max(POSITION_ULPS * f64::EPSILON * absolute)
 }
 
 /// Default iteration cap.
@@ -213,17 +243,16 @@ pub enum Progress {
 impl<'a> Advancement<'a> {
     /// Starts at `t = 0`.
     pub fn new(input: ToiInput<'a>) -> Self {
-        let scale = |t: f64| {
-            let (pa, pb) = (input.motion_a.at(t), input.motion_b.at(t));
-            input.a.reach()
-                + input.b.reach()
-                + (pb.translation - pa.translation).abs().max_element()
-        };
         Self {
             tol: input
                 .tolerance
                 .map(ContactTolerance::get)
-                .unwrap_or_else(|| TOI_TOL_REL * scale(0.0).max(scale(1.0))),
+                .unwrap_or_else(|| {
+                    default_tolerance(
+                        (input.a.reach(), &input.motion_a),
+                        (input.b.reach(), &input.motion_b),
+                    )
+                }),
             cap: input.max_iterations.unwrap_or(MAX_ITERATIONS).max(1),
             swing_a: input.motion_a.swing_radius(input.a.vertices()),
             swing_b: input.motion_b.swing_radius(input.b.vertices()),
@@ -331,7 +360,10 @@ impl<'a> Advancement<'a> {
             inp.b,
             &pose_b,
             features,
-            (point_b - point_a) / distance,
+            // Unit: the points are world coordinates, the distance the walk's (in A's
+            // frame); far from the world origin their ratio strays from 1, and a longer
+            // normal overstates the separation measured along it.
+            (point_b - point_a).try_normalize().unwrap_or(DVec3::X),
         );
         if distance <= self.tol {
             return Progress::Done(output(ToiState::Hit, t, n));

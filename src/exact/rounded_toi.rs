@@ -18,7 +18,7 @@
 
 use glam::DVec3;
 
-use super::advance::{self, ContactTolerance, MAX_ITERATIONS, TOI_TOL_REL, ToiOutput, ToiState};
+use super::advance::{self, ContactTolerance, MAX_ITERATIONS, ToiOutput, ToiState};
 use super::envelope::{self, Limits, Side, Square};
 use super::rounded::{self, Contact};
 use crate::bodies::Pose;
@@ -65,13 +65,9 @@ pub fn time_of_impact(
     tolerance: Option<ContactTolerance>,
     max_iterations: Option<u32>,
 ) -> ToiOutput {
-    let scale = |t: f64| {
-        let (pa, pb) = (motion_a.at(t), motion_b.at(t));
-        a.reach() + b.reach() + (pb.translation - pa.translation).abs().max_element()
-    };
-    let tol = tolerance
-        .map(ContactTolerance::get)
-        .unwrap_or_else(|| TOI_TOL_REL * scale(0.0).max(scale(1.0)));
+    let tol = tolerance.map(ContactTolerance::get).unwrap_or_else(|| {
+        advance::default_tolerance((a.reach(), &motion_a), (b.reach(), &motion_b))
+    });
     let cap = max_iterations.unwrap_or(MAX_ITERATIONS).max(1);
     let (swing_a, swing_b) = (
         motion_a.swing_radius(&a.core_points()),
