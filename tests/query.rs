@@ -879,3 +879,77 @@ fn spheres_capsules_and_rounded_shapes() {
     let t = a[8]["toi"].as_f64().unwrap();
     assert!(t <= 3.5 / 6.0 && t > 3.5 / 6.0 - 1e-8, "{}", a[8]);
 }
+
+/// Shapes at the ends of the supported range (spans from 1e-69 to coordinates of 1e74)
+/// answer what the unit-sized case answers, scaled: a distance, a penetration depth and
+/// a time of impact are homogeneous in the units, and a normal is a unit vector. Past the
+/// range (a 1e76 box, points spanning 1e-71) a line gets a named error; inside it a 1e-80
+/// box once answered normals 2e-6 off unit length, and a 1e80 box "face 0 has zero area".
+#[test]
+fn the_ends_of_the_coordinate_range_answer_scaled_results() {
+    let turn = DQuat::from_axis_angle(DVec3::new(0.3, 0.2, 0.9).normalize(), 0.7);
+    let line = |s: f64, query: &str, t: [f64; 3]| {
+        let pose = |p: [f64; 3], q: DQuat| {
+            format!(
+                r#"{{"translation":[{:e},{:e},{:e}],"rotation":[{},{},{},{}]}}"#,
+                p[0] * s,
+                p[1] * s,
+                p[2] * s,
+                q.x,
+                q.y,
+                q.z,
+                q.w
+            )
+        };
+        let extra = if query == "toi" {
+            format!(
+                r#","pose_a_end":{},"pose_b_end":{}"#,
+                pose([0.0; 3], DQuat::IDENTITY),
+                pose([-t[0], t[1], t[2]], turn * turn)
+            )
+        } else {
+            String::new()
+        };
+        format!(
+            r#"{{"id":0,"query":"{query}","a":{{"box":[{s:e},{s:e},{s:e}]}},"b":{{"box":[{s:e},{s:e},{s:e}]}},"pose_b":{}{extra}}}"#,
+            pose(t, turn)
+        )
+    };
+    let cases = [
+        ("distance", [2.6, 0.4, 0.3], "distance"),
+        ("penetration", [1.5, 0.4, 0.3], "depth"),
+        ("toi", [4.0, 0.4, 0.3], "toi"),
+    ];
+    let unit: Vec<f64> = cases
+        .iter()
+        .map(|(q, t, key)| answers(&line(1.0, q, *t))[0][*key].as_f64().unwrap())
+        .collect();
+    for s in [1e-69, 1e-40, 1e40, 1e74] {
+        for ((q, t, key), want) in cases.iter().zip(&unit) {
+            let a = &answers(&line(s, q, *t))[0];
+            let got = a[*key]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{q} at {s:e}: {a}"));
+            // The time is a ratio; lengths scale with the units.
+            let want = if *key == "toi" { *want } else { want * s };
+            assert!(
+                (got - want).abs() <= 1e-9 * want.abs(),
+                "{q} at {s:e}: {got:e} vs {want:e}"
+            );
+            if let Some(n) = a.get("normal") {
+                let n: Vec<f64> = n
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|x| x.as_f64().unwrap())
+                    .collect();
+                let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
+                assert!((len - 1.0).abs() < 1e-12, "{q} at {s:e}: {a}");
+            }
+        }
+    }
+    let big = &answers(&line(1e76, "distance", [2.6, 0.4, 0.3]))[0];
+    assert!(big["error"].as_str().unwrap().contains("1e75"), "{big}");
+    let tiny = &answers(&line(1e-71, "distance", [2.6, 0.4, 0.3]))[0];
+    assert!(tiny["error"].as_str().unwrap().contains("span"), "{tiny}");
+}

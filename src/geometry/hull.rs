@@ -21,10 +21,18 @@ use glam::DVec3;
 
 use crate::{Error, Result};
 
-/// The largest coordinate a shape or a pose may have. The exact predicates multiply three
-/// coordinate differences and the queries square distances, so 1e100 keeps every product
-/// finite (1e300) with room for the sums; past it a query would answer `inf` or NaN.
-pub const MAX_COORDINATE: f64 = 1e100;
+/// The largest coordinate a shape or a pose may have. Face normals (Newell's sums of
+/// products of two coordinates) and the cross products of two edges are normalised, which
+/// squares them: fourth powers of the coordinates, so 1e75 keeps every product finite
+/// (1e300) with room for the sums; past it a face's normal overflows (a 1e80 box had "zero
+/// area") and a query would answer `inf` or NaN.
+pub const MAX_COORDINATE: f64 = 1e75;
+
+/// The smallest extent (largest coordinate difference) a shape's points may span: the same
+/// fourth powers of its coordinate differences then stay above 1e-280, clear of the
+/// subnormal range, where a 1e-80 box's normals came out 2e-6 off unit length and its
+/// depth as far off, with no error.
+pub const MIN_EXTENT: f64 = 1e-70;
 
 /// Relative distance under which a triangle joins a neighbouring face's plane.
 pub const MERGE_TOL_REL: f64 = 1e-10;
@@ -171,6 +179,17 @@ fn check_points(points: &[DVec3]) -> Result<()> {
         return Err(Error::Geometry(format!(
             "a convex hull needs at least 4 non-coplanar points, got {} points",
             points.len()
+        )));
+    }
+    let (lo, hi) = points.iter().fold((points[0], points[0]), |(lo, hi), p| {
+        (lo.min(*p), hi.max(*p))
+    });
+    let extent = (hi - lo).max_element();
+    // Points that all coincide are the simplex's error, with its own message.
+    if extent > 0.0 && extent < MIN_EXTENT {
+        return Err(Error::Geometry(format!(
+            "the hull input points span {extent:e}, below {MIN_EXTENT:e}: products of their \
+             coordinates would underflow; use larger units"
         )));
     }
     Ok(())
