@@ -48,6 +48,7 @@ use crate::crowd::{Crowd, Motion};
 use crate::exact::advance::{ToiOutput, ToiState};
 use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
+use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::polytope::{round_down, round_up};
 use crate::geometry::{ConvexPolytope, HullTree};
 use crate::gpu::{ContextOptions, GpuContext};
@@ -834,8 +835,8 @@ impl World {
     }
 }
 
-/// A pose the exact stage can use: finite, its quaternion unit within
-/// [`UNIT_TOLERANCE`] (then normalised).
+/// A pose the exact stage can use: finite, within [`MAX_COORDINATE`], its quaternion unit
+/// within [`UNIT_TOLERANCE`] (then normalised).
 fn checked(body: u32, pose: Pose) -> Result<Pose> {
     if !(pose.translation.is_finite() && pose.rotation.is_finite()) {
         return Err(Error::InvalidPose {
@@ -843,6 +844,15 @@ fn checked(body: u32, pose: Pose) -> Result<Pose> {
             what: format!(
                 "position {} rotation {} is not finite",
                 pose.translation, pose.rotation
+            ),
+        });
+    }
+    if pose.translation.abs().max_element() > MAX_COORDINATE {
+        return Err(Error::InvalidPose {
+            body,
+            what: format!(
+                "position {} is outside ±{MAX_COORDINATE:e}",
+                pose.translation
             ),
         });
     }

@@ -383,6 +383,12 @@ fn bad_input_is_a_named_error_and_changes_nothing() {
         world.set_poses(&[Pose::IDENTITY, nan]),
         Err(Error::InvalidPose { body: 1, .. })
     ));
+    // Past the coordinates' range (the exact code takes fourth powers of coordinates).
+    let far = Pose::new(DVec3::new(0.0, 1e80, 0.0), DQuat::IDENTITY);
+    match world.set_pose(b, far) {
+        Err(Error::InvalidPose { body: 1, what }) => assert!(what.contains("1e75"), "{what}"),
+        other => panic!("{other:?}"),
+    }
     let squashed = Pose::new(DVec3::ZERO, DQuat::from_xyzw(0.0, 0.0, 0.0, 0.5));
     assert!(matches!(
         world.add_body(shape, squashed),

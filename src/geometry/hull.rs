@@ -166,29 +166,38 @@ fn check_points(points: &[DVec3]) -> Result<()> {
             points[i]
         )));
     }
-    if let Some(i) = points
-        .iter()
-        .position(|p| p.abs().max_element() > MAX_COORDINATE)
-    {
-        return Err(Error::Geometry(format!(
-            "hull input point {i} is {:?}: coordinates must lie within ±{MAX_COORDINATE:e}",
-            points[i]
-        )));
-    }
     if points.len() < 4 {
         return Err(Error::Geometry(format!(
             "a convex hull needs at least 4 non-coplanar points, got {} points",
             points.len()
         )));
     }
-    let (lo, hi) = points.iter().fold((points[0], points[0]), |(lo, hi), p| {
-        (lo.min(*p), hi.max(*p))
-    });
+    check_range(points, "hull input points")
+}
+
+/// Coordinates within [`MAX_COORDINATE`] and a span of at least [`MIN_EXTENT`] (points
+/// that all coincide are the hull's own error), or the error naming what is wrong with the
+/// `what`.
+pub fn check_range(points: &[DVec3], what: &str) -> Result<()> {
+    if let Some(i) = points
+        .iter()
+        .position(|p| p.abs().max_element() > MAX_COORDINATE)
+    {
+        return Err(Error::Geometry(format!(
+            "{what}: point {i} is {:?}: coordinates must lie within ±{MAX_COORDINATE:e}",
+            points[i]
+        )));
+    }
+    let Some(&first) = points.first() else {
+        return Ok(());
+    };
+    let (lo, hi) = points
+        .iter()
+        .fold((first, first), |(lo, hi), p| (lo.min(*p), hi.max(*p)));
     let extent = (hi - lo).max_element();
-    // Points that all coincide are the simplex's error, with its own message.
     if extent > 0.0 && extent < MIN_EXTENT {
         return Err(Error::Geometry(format!(
-            "the hull input points span {extent:e}, below {MIN_EXTENT:e}: products of their \
+            "{what}: they span {extent:e}, below {MIN_EXTENT:e}: products of their \
              coordinates would underflow; use larger units"
         )));
     }

@@ -134,8 +134,9 @@ pub enum Origin {
 }
 
 /// Checks that `mesh` can be decomposed: closed, consistently oriented, within the size
-/// limit.
+/// limit and the coordinates' range.
 pub fn check_mesh(mesh: &TriMesh) -> Result<()> {
+    crate::geometry::hull::check_range(&mesh.vertices, "the mesh's vertices")?;
     if mesh.triangles.len() > MAX_TRIANGLES {
         return Err(Error::Geometry(format!(
             "the mesh has {} triangles, more than the decomposition's limit of {MAX_TRIANGLES}",
