@@ -14,9 +14,9 @@
 //! times as many distinct pairs (at 8 vertices about 36 MB of our polytopes), whose tables
 //! are out of cache at every query.
 //!
-//! Each round times the batch each way, side by side, each after one untimed run of its
-//! own (so a cached batch is in cache for every way alike), starting with another way each
-//! round; a figure is the median over rounds, per pair (`cast_shapes_nonlinear`, 25 to 60
+//! Each round times the batch each way, side by side, in a fresh random order, each after
+//! one untimed run of its own (so a cached batch is in cache for every way alike); a
+//! figure is the median over rounds, per pair (`cast_shapes_nonlinear`, 25 to 60
 //! times slower, is timed on the cached batch only).
 //!
 //! Every answer is checked before it is timed: ours ends in a hit or a miss (never capped),
@@ -324,11 +324,17 @@ fn measure(cases: &[ToiCase], n: usize, batch: &'static str, rounds: usize) -> R
     let mut times = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
     let mut sink = 0usize;
     let ways = if timed_nonlinear { 4 } else { 3 };
-    for round in 0..rounds {
-        // Each round starts with another way (the first after a round of the others runs on
-        // a cache they left), and each way runs the batch once untimed before it is timed,
-        // so a cached batch is in cache for every way alike.
-        for way in (0..ways).map(|k| (k + round) % ways) {
+    let mut shuffle = Rng::new(0x70b);
+    for _ in 0..rounds {
+        // The ways in a fresh order each round (whichever runs right after another finds
+        // the cache that one left: with a fixed cycle, ours at 1e-6 always followed ours and
+        // read half as long at 512 vertices), and each runs the batch once untimed before it
+        // is timed, so a cached batch is in cache for every way alike.
+        let mut order: Vec<usize> = (0..ways).collect();
+        for k in (1..ways).rev() {
+            order.swap(k, shuffle.below(k as u64 + 1) as usize);
+        }
+        for way in order {
             let run = || -> Result<usize> {
                 Ok(match way {
                     0 => advance_all(cases, None)?.len(),
