@@ -138,6 +138,8 @@ pub struct World {
     /// The depth stage's cube-map resolution, when frames run it, and how many shapes
     /// the pipeline's tables hold.
     depth: Option<(u32, usize)>,
+    /// Where the GPU's f32 positions are measured from (see [`World::recenter`]).
+    origin: DVec3,
 }
 
 impl World {
@@ -168,6 +170,7 @@ impl World {
             cache: Cache::from_env(),
             pose_buffer: None,
             depth: None,
+            origin: DVec3::ZERO,
         }
     }
 
@@ -279,7 +282,9 @@ impl World {
             pose,
         });
         self.velocities.push(Velocity::default());
-        self.crowd.bodies.push(gpu_body(&pose, shape.0));
+        self.crowd
+            .bodies
+            .push(gpu_body(&pose, shape.0, self.origin));
         self.crowd.motions.push(Motion::default());
         Ok(BodyId(id))
     }
@@ -310,7 +315,7 @@ impl World {
         let i = self.index(body)?;
         let pose = checked(body.0, pose)?;
         self.bodies[i].pose = pose;
-        self.crowd.bodies[i] = gpu_body(&pose, self.bodies[i].shape);
+        self.crowd.bodies[i] = gpu_body(&pose, self.bodies[i].shape, self.origin);
         Ok(())
     }
 
@@ -329,6 +334,7 @@ impl World {
             .enumerate()
             .map(|(i, p)| checked(i as u32, *p))
             .collect::<Result<Vec<_>>>()?;
+        let origin = self.origin;
         for ((body, gpu), pose) in self
             .bodies
             .iter_mut()
@@ -336,9 +342,35 @@ impl World {
             .zip(poses)
         {
             body.pose = pose;
-            *gpu = gpu_body(&pose, body.shape);
+            *gpu = gpu_body(&pose, body.shape, origin);
         }
         Ok(())
+    }
+
+    /// Moves the origin the GPU's f32 positions are measured from to the middle of the
+    /// bodies when they have strayed from it by more than [`RECENTER_BEYOND`] times their
+    /// own extent (a floating origin), and repacks them. The bounds pass widens each box by 2^-17 of its
+    /// coordinates (what f32 rounding asks), so far from the origin small bodies got boxes
+    /// wider than the bodies by that much: 1e-3 boxes around 1e6 were 15 units wide and
+    /// every pair of 2,000 of them was a candidate. Measured from the middle of the bodies,
+    /// the widening is relative to the world's own extent. The exact stage does not depend
+    /// on the origin (the candidate pairs only through the widening).
+    fn recenter(&mut self) {
+        let Some(first) = self.bodies.first() else {
+            return;
+        };
+        let start = first.pose.translation;
+        let (lo, hi) = self.bodies.iter().fold((start, start), |(lo, hi), b| {
+            (lo.min(b.pose.translation), hi.max(b.pose.translation))
+        });
+        let (middle, extent) = ((lo + hi) * 0.5, (hi - lo).max_element());
+        if (middle - self.origin).abs().max_element() <= RECENTER_BEYOND * extent {
+            return;
+        }
+        self.origin = middle;
+        for (body, gpu) in self.bodies.iter().zip(&mut self.crowd.bodies) {
+            *gpu = gpu_body(&body.pose, body.shape, middle);
+        }
     }
 
     /// Reads the poses from a renderer's own instance buffer from now on: each step
@@ -358,6 +390,11 @@ impl World {
         }
         layout.check(buffer.size(), buffer.usage(), self.bodies.len())?;
         self.pose_buffer = Some((buffer.clone(), layout));
+        // The renderer's positions are its own, measured from the world's origin.
+        self.origin = DVec3::ZERO;
+        for (body, gpu) in self.bodies.iter().zip(&mut self.crowd.bodies) {
+            *gpu = gpu_body(&body.pose, body.shape, DVec3::ZERO);
+        }
         Ok(())
     }
 
@@ -464,6 +501,7 @@ impl World {
                 frame
             }
             None => {
+                self.recenter();
                 let frame = self.pipeline.frame(&self.crowd);
                 self.or_on_cpu(frame)?
             }
@@ -553,6 +591,7 @@ impl World {
 
     /// Submits the current poses' frame, on the CPU twins when the GPU is gone.
     fn submit_or_on_cpu(&mut self) -> Result<crate::pipeline::InFlight> {
+        self.recenter();
         match self.pipeline.submit(&self.crowd) {
             Err(e) if self.pipeline.gpu_gone(&e) => {
                 self.pipeline.fall_back_to_cpu(&e);
@@ -743,7 +782,7 @@ impl World {
             .zip(&motions)
             .map(|(b, m)| {
                 let shape = b.shape as usize;
-                swept_box(&self.bounds[shape], self.reach[shape], m)
+                swept_box(&self.bounds[shape], self.reach[shape], m, self.origin)
             })
             .collect();
         match self.pipeline.box_pairs(&boxes) {
@@ -866,8 +905,19 @@ fn checked(body: u32, pose: Pose) -> Result<Pose> {
     Ok(Pose::new(pose.translation, pose.rotation / norm))
 }
 
-fn gpu_body(pose: &Pose, shape: u32) -> GpuBody {
-    GpuBody::new(pose.translation.as_vec3(), pose.rotation.as_quat(), shape)
+/// How far (in the bodies' own extent) their middle may stray from the origin of the
+/// GPU's positions before the origin moves to it: the bounds pass's widening, 2^-17 of the
+/// coordinates, then stays below 2^-11 of the extent, and a world about the origin keeps
+/// the very positions it was given (a renderer's pose buffer is read as it is).
+const RECENTER_BEYOND: f64 = 64.0;
+
+/// A body for the GPU passes: its position measured from `origin`, in f32.
+fn gpu_body(pose: &Pose, shape: u32, origin: DVec3) -> GpuBody {
+    GpuBody::new(
+        (pose.translation - origin).as_vec3(),
+        pose.rotation.as_quat(),
+        shape,
+    )
 }
 
 /// Bounds grown by half the speculative distance (rounded up).
@@ -880,11 +930,16 @@ fn grown(b: &GpuShapeBounds, speculative: f64) -> GpuShapeBounds {
     GpuShapeBounds::new(Vec3::from_array(b.center), round_up(half), radius)
 }
 
-/// A box that holds a body over its motion (see `swept_bounds`), rounded outward to f32.
-fn swept_box(bounds: &GpuShapeBounds, reach: f64, motion: &ScrewMotion) -> GpuAabb {
+/// A box that holds a body over its motion (see `swept_bounds`), measured from `origin`
+/// and rounded outward to f32. The widening covers the rounding of the world coordinates
+/// (and of the shift), so it is taken from them.
+fn swept_box(bounds: &GpuShapeBounds, reach: f64, motion: &ScrewMotion, origin: DVec3) -> GpuAabb {
     let (lo, hi) = swept_bounds(bounds, reach, motion);
     let widen = |x: DVec3| DVec3::splat(x.abs().max_element() * 1e-12);
-    GpuAabb::new(round_down(lo - widen(lo)), round_up(hi + widen(hi)))
+    GpuAabb::new(
+        round_down(lo - origin - widen(lo)),
+        round_up(hi - origin + widen(hi)),
+    )
 }
 
 /// A box that holds a body over its screw motion: the box of its boxes at the start and
