@@ -321,7 +321,7 @@ fn bench_toi_checks_every_answer_and_compares_with_both_peers() {
             ["--vertices", "3"],
             ["--rounds", "0"],
             ["--pairs", "0"],
-            // About 40 GB of hulls: refused before anything is built.
+            // About 32 GB of hulls: refused before anything is built.
             ["--pairs", "1000000"],
         ],
     );
