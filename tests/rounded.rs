@@ -473,6 +473,32 @@ fn touching_cores_answer_a_unit_normal() {
     }
 }
 
+/// Capsules whose axes cross at a point (radius 0: segments that touch; radius 0.1:
+/// pressed 0.2 together) answer the crossing as the deepest points, offset by the radii
+/// along the normal, with the axes' edges as features: a segment square to the normal
+/// has every point as deep, and its ends were answered.
+#[test]
+fn crossing_capsules_answer_the_crossing() {
+    let along_x = Pose::new(
+        DVec3::ZERO,
+        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+    );
+    let along_z = Pose::new(DVec3::new(0.0, 0.0, 0.3), DQuat::IDENTITY);
+    for radius in [0.0, 0.1] {
+        let capsule = Rounded::capsule(1.0, radius).unwrap();
+        let p = rounded::penetration(&capsule, &along_x, &capsule, &along_z).unwrap();
+        let what = format!("radius {radius}: {p:?}");
+        assert!((p.depth - 2.0 * radius).abs() < 1e-12, "{what}");
+        assert!((p.normal.abs() - DVec3::Y).length() < 1e-12, "{what}");
+        assert!((p.point_a - p.normal * radius).length() < 1e-12, "{what}");
+        assert!((p.point_b + p.normal * radius).length() < 1e-12, "{what}");
+        assert!(
+            ((p.point_a - p.point_b).dot(p.normal) - p.depth).abs() < 1e-12,
+            "{what}"
+        );
+    }
+}
+
 #[test]
 fn the_particle_scene_parses() {
     use proxima::scene::Scene;

@@ -370,7 +370,20 @@ pub fn penetration(
     let c = core_closest(&ca, &cb);
     let radii = a.radius + b.radius;
     let core = if c.overlap {
-        core_depth(&ca, &cb)
+        let deepest = core_depth(&ca, &cb);
+        if deepest.depth == 0.0 && c.distance == 0.0 && c.pa == c.pb {
+            // Cores that only touch (crossing segments meeting at a point): where they
+            // touch, rather than the support points along the normal, which on a segment
+            // square to it may be either end.
+            RoundedPenetration {
+                point_a: c.pa,
+                point_b: c.pb,
+                features: c.features,
+                ..deepest
+            }
+        } else {
+            deepest
+        }
     } else {
         if c.distance > radii {
             return None;
