@@ -12,8 +12,8 @@
 # then copy .carry/ and this script over and run `bash benches/gpu-figures.sh .carry OUT`.
 # It unpacks the loader when none is installed, points the loader at the NVIDIA driver's
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
-# and JSON and plot of `proxima bench gpu` (with and without workgroup pair staging), and
-# the radix sort against lampshade's.
+# and JSON and plot of `proxima bench gpu` (with and without workgroup pair staging), the
+# radix sort against lampshade's, and `proxima bench toi` and `bench penetration`.
 set -euo pipefail
 carry=${1:-.carry}
 out=${2:-gpu-figures}
@@ -35,3 +35,9 @@ fi
 if [ -x "$carry/sort-bench" ]; then
     "$carry/sort-bench" --bench --noplot 2>&1 | grep -v '^$' | tee "$out/sort.txt"
 fi
+# The exact CPU queries against parry3d-f64 on a machine that is likely quieter than the
+# shared one they were built on (out-of-cache batches are sensitive to other tenants).
+"$carry/proxima" bench toi --rounds 15 --json "$out/bench-toi.json" --svg "$out/bench-toi.svg" \
+    | tee "$out/bench-toi.txt"
+"$carry/proxima" bench penetration --rounds 15 --json "$out/bench-penetration.json" \
+    --svg "$out/bench-penetration.svg" | tee "$out/bench-penetration.txt"
