@@ -340,6 +340,12 @@ fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
 }
 
 fn run(args: &RunArgs) -> Result<()> {
+    let outputs: Vec<&Path> = [&args.report, &args.png]
+        .into_iter()
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
+    writable(&outputs)?;
     let scene_path = args.scene.clone().or_else(|| args.scene_file.clone());
     let scene = match &scene_path {
         Some(path) => Scene::load_resized(path, args.bodies)?,
@@ -704,6 +710,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
 }
 
 fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
+    writable(&[&args.svg])?;
     use proxima::broadphase::{GpuBroadphase, cpu_pairs};
     use proxima::passes::broadphase::Method;
     use proxima::plot::{Series, loglog_svg};
@@ -836,6 +843,31 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Fails at once, naming the path, when an output file could not be written where asked
+/// (its folder missing, or the path a folder): a long run should not end in that error.
+fn writable(paths: &[&Path]) -> Result<()> {
+    for path in paths {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let problem = if !folder.is_dir() {
+            Some("its folder does not exist")
+        } else if path.is_dir() {
+            Some("it is a folder")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, problem),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Writes a benchmark's figures as JSON and its plot as SVG.
 fn write_figures(
     report: &impl serde::Serialize,
@@ -858,6 +890,7 @@ fn write_figures(
 }
 
 fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
+    writable(&[&args.json, &args.svg])?;
     let gpu = match args.device {
         DeviceArg::Cpu => None,
         choice => {
@@ -878,6 +911,7 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
 }
 
 fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
+    writable(&[&args.json, &args.svg])?;
     let report =
         proxima::penetration_bench::run(&args.vertices, args.frames, args.rounds, &mut |f| {
             eprintln!("  {} vertices, {}: done", f.vertices, f.kind);
@@ -887,6 +921,7 @@ fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
 }
 
 fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
+    writable(&[&args.json, &args.svg])?;
     let options = proxima::toi_bench::ToiBenchOptions {
         vertices: args.vertices.clone(),
         pairs: args.pairs,
@@ -901,6 +936,7 @@ fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
 }
 
 fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
+    writable(&[&args.json, &args.svg])?;
     use proxima::bench::{GpuBenchOptions, run_gpu_bench};
     let mut pipeline = open_pipeline(DeviceArg::Gpu)?;
     let hardware = match pipeline.backend() {

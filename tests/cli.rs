@@ -574,3 +574,34 @@ fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// An output that cannot be written where asked (a missing folder, a folder in its place)
+/// is a named error before the run starts, not after it: nothing is computed.
+#[test]
+fn unwritable_outputs_fail_before_the_run() {
+    let missing = "/nonexistent-proxima-folder/out.json";
+    for args in [
+        vec!["run", "--device", "cpu", "--report", missing],
+        vec!["run", "--device", "cpu", "--png", "/"],
+        vec!["bench", "toi", "--json", missing],
+        vec!["bench", "penetration", "--svg", missing],
+    ] {
+        let o = proxima(&args, &[]);
+        assert!(!o.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(
+            err.contains("folder does not exist") || err.contains("is a folder"),
+            "{args:?}: {err}"
+        );
+        assert!(
+            !stdout(&o).contains("result:"),
+            "{args:?} ran: {}",
+            stdout(&o)
+        );
+        assert!(
+            !stdout(&o).contains("per pair"),
+            "{args:?} ran: {}",
+            stdout(&o)
+        );
+    }
+}
