@@ -606,6 +606,12 @@ fn bad_meshes_and_parameters_are_named_errors() {
     let mut open = torus();
     open.triangles.pop();
     assert!(error(&open, &params).contains("open (3 boundary edges)"));
+    // Closed, one triangle wound the wrong way: named as such, not as open (its edges
+    // each have a triangle on both sides).
+    let mut flipped = torus();
+    flipped.triangles[0].swap(1, 2);
+    assert_eq!(flipped.topology().boundary_edges, 0);
+    assert!(error(&flipped, &params).contains("wound the wrong way"));
     // Non-manifold: a triangle repeated.
     let mut twice = torus();
     twice.triangles.push(twice.triangles[0]);

@@ -88,15 +88,17 @@ impl TriMesh {
             }
         }
         let repeated = directed.values().filter(|&&c| c > 1).count();
-        let boundary = directed
-            .keys()
-            .filter(|&&(a, b)| !directed.contains_key(&(b, a)))
-            .count();
+        // An edge with a triangle on one side only: used once, whichever way (a closed
+        // mesh with a triangle wound the wrong way has no such edge, only repeats).
         let mut undirected: Vec<(u32, u32)> = directed
-            .keys()
-            .map(|&(a, b)| (a.min(b), a.max(b)))
+            .iter()
+            .flat_map(|(&(a, b), &count)| std::iter::repeat_n((a.min(b), a.max(b)), count as usize))
             .collect();
         undirected.sort_unstable();
+        let boundary = undirected
+            .chunk_by(|x, y| x == y)
+            .filter(|uses| uses.len() == 1)
+            .count();
         undirected.dedup();
         let mut used: Vec<u32> = directed.keys().map(|&(a, _)| a).collect();
         used.sort_unstable();

@@ -153,8 +153,9 @@ pub fn check_mesh(mesh: &TriMesh) -> Result<()> {
     }
     if topo.repeated_directed_edges > 0 {
         return Err(Error::Geometry(format!(
-            "the mesh is not a consistently oriented 2-manifold ({} directed edges repeated): \
-             a convex decomposition needs one",
+            "the mesh is not a consistently oriented 2-manifold ({} directed edges repeated: \
+             a triangle wound the wrong way, or more than two triangles on an edge): a \
+             convex decomposition needs one",
             topo.repeated_directed_edges
         )));
     }
