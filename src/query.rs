@@ -333,8 +333,13 @@ impl QueryEngine {
         let (cache, progress) = (&self.cache, self.progress);
         let build = |spec: &ShapeSpec| -> std::result::Result<Shape, String> {
             let name = match spec {
-                ShapeSpec::Obj(path) => path.display().to_string(),
+                ShapeSpec::Obj(path) | ShapeSpec::ObjHull(path) => path.display().to_string(),
                 _ => format!("`{}`", spec.name()),
+            };
+            // What a mesh that cannot be decomposed can be taken as instead.
+            let instead = match spec {
+                ShapeSpec::Obj(_) => "; `obj_hull` takes the convex hull of its vertices",
+                _ => "",
             };
             match spec.build(Path::new(""), &mut Rng::new(0)) {
                 Ok(ShapeGeometry::Convex(p)) => Ok(Shape::Convex(p)),
@@ -347,14 +352,19 @@ impl QueryEngine {
                     };
                     HullTree::decompose(&mesh, &DecomposeParams::default(), cache, &mut say)
                         .map(|t| Shape::Tree(Arc::new(t)))
-                        .map_err(|e| format!("{name} is not convex and cannot be decomposed: {e}"))
+                        .map_err(|e| {
+                            format!("{name} is not convex and cannot be decomposed: {e}{instead}")
+                        })
                 }
                 Err(e) => Err(e.to_string()),
             }
         };
         match &spec {
             // Files and non-convex shapes are built once per batch.
-            ShapeSpec::Obj(_) | ShapeSpec::Torus { .. } | ShapeSpec::BumpySphere { .. } => self
+            ShapeSpec::Obj(_)
+            | ShapeSpec::ObjHull(_)
+            | ShapeSpec::Torus { .. }
+            | ShapeSpec::BumpySphere { .. } => self
                 .built
                 .entry(format!("{spec:?}"))
                 .or_insert_with(|| build(&spec))
@@ -367,7 +377,7 @@ impl QueryEngine {
 
 /// The shapes a query takes, for error messages.
 const SHAPES: &str = "points, box, sphere, capsule, icosphere, cylinder, cone, random_hull, obj, \
-     torus, bumpy_sphere (and `radius` beside a convex one's key)";
+     obj_hull, torus, bumpy_sphere (and `radius` beside a convex one's key)";
 
 /// `collide`, `distance`, `penetration` and `toi` where a shape is rounded
 /// (`exact::rounded`, `exact::rounded_toi`): the cores' answers with the radii added; a

@@ -77,6 +77,9 @@ pub enum ShapeSpec {
     },
     /// A mesh file, relative to the scene file.
     Obj(PathBuf),
+    /// The convex hull of a mesh file's vertices, whatever its faces (open, wound either
+    /// way): where a mesh cannot be decomposed, or a convex stand-in is enough.
+    ObjHull(PathBuf),
     /// A torus around z (non-convex).
     Torus {
         /// Major radius.
@@ -91,6 +94,15 @@ pub enum ShapeSpec {
         /// Relative bump height in [0, 1).
         amplitude: f64,
     },
+}
+
+/// A file path as given, or relative to `base` (the scene file's folder).
+fn resolve(base: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_path_buf()
+    } else {
+        base.join(path)
+    }
 }
 
 fn two() -> u32 {
@@ -172,6 +184,7 @@ impl ShapeSpec {
             ShapeSpec::Cone { .. } => "cone",
             ShapeSpec::RandomHull { .. } => "random_hull",
             ShapeSpec::Obj(_) => "obj",
+            ShapeSpec::ObjHull(_) => "obj_hull",
             ShapeSpec::Torus { .. } => "torus",
             ShapeSpec::BumpySphere { .. } => "bumpy_sphere",
         }
@@ -210,16 +223,19 @@ impl ShapeSpec {
             ShapeSpec::RandomHull { points, radius } => {
                 convex(generators::random_hull(rng, *points, *radius)?)
             }
-            ShapeSpec::Obj(path) => {
-                let path = if path.is_absolute() {
-                    path.clone()
-                } else {
-                    base.join(path)
-                };
-                match mesh::load_obj_shape(&path)? {
-                    MeshShape::Convex(p) => ShapeGeometry::Convex(Arc::new(*p)),
-                    MeshShape::NonConvex { mesh, .. } => ShapeGeometry::Mesh(Arc::new(mesh)),
-                }
+            ShapeSpec::Obj(path) => match mesh::load_obj_shape(&resolve(base, path))? {
+                MeshShape::Convex(p) => ShapeGeometry::Convex(Arc::new(*p)),
+                MeshShape::NonConvex { mesh, .. } => ShapeGeometry::Mesh(Arc::new(mesh)),
+            },
+            ShapeSpec::ObjHull(path) => {
+                let path = resolve(base, path);
+                let mesh = mesh::load_obj(&path)?;
+                convex(ConvexPolytope::from_points(&mesh.vertices).map_err(|e| {
+                    crate::Error::Mesh {
+                        path,
+                        message: format!("its vertices have no convex hull: {e}"),
+                    }
+                })?)
             }
             ShapeSpec::Torus { major, minor } => {
                 ShapeGeometry::Mesh(Arc::new(generators::torus(*major, *minor, 32, 16)?))

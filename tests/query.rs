@@ -953,3 +953,48 @@ fn the_ends_of_the_coordinate_range_answer_scaled_results() {
     let tiny = &answers(&line(1e-71, "distance", [2.6, 0.4, 0.3]))[0];
     assert!(tiny["error"].as_str().unwrap().contains("span"), "{tiny}");
 }
+
+/// An open mesh (a box without its lid) cannot be decomposed, and the error names the way
+/// out: `obj_hull`, the convex hull of its vertices, which answers as the closed box of
+/// the same corners given as points does.
+#[test]
+fn an_open_mesh_names_obj_hull_which_answers_as_its_points() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("obj-hull");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("lidless.obj");
+    let corners = [
+        [-1.0, -1.0, -1.0],
+        [1.0, -1.0, -1.0],
+        [1.0, 1.0, -1.0],
+        [-1.0, 1.0, -1.0],
+        [-1.0, -1.0, 1.0],
+        [1.0, -1.0, 1.0],
+        [1.0, 1.0, 1.0],
+        [-1.0, 1.0, 1.0],
+    ];
+    let mut text: String = corners
+        .iter()
+        .map(|c| format!("v {} {} {}\n", c[0], c[1], c[2]))
+        .collect();
+    // Bottom and four sides, no top.
+    text += "f 1 3 2\nf 1 4 3\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
+    std::fs::write(&path, text).unwrap();
+    let path = path.display().to_string().replace('\\', "/");
+    let query = |shape: String| {
+        format!(
+            r#"{{"id":0,"query":"penetration","a":{shape},"b":{{"box":[0.5,0.5,0.5]}},"pose_b":{{"translation":[1.2,0.3,0.1]}}}}"#
+        )
+    };
+    let open = &answers(&query(format!(r#"{{"obj":"{path}"}}"#)))[0];
+    let err = open["error"].as_str().unwrap();
+    assert!(err.contains("open") && err.contains("obj_hull"), "{err}");
+    let hull = &answers(&query(format!(r#"{{"obj_hull":"{path}"}}"#)))[0];
+    let points = serde_json::to_string(&corners).unwrap();
+    let closed = &answers(&query(format!(r#"{{"points":{points}}}"#)))[0];
+    assert_eq!(hull["depth"], closed["depth"], "{hull} vs {closed}");
+    assert!(
+        (hull["depth"].as_f64().unwrap() - 0.3).abs() < 1e-12,
+        "{hull}"
+    );
+    assert_eq!(hull["normal"], closed["normal"]);
+}
