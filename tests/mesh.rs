@@ -161,3 +161,42 @@ fn shared_meshes_load_with_their_measured_quirks() {
         );
     }
 }
+
+/// A closed mesh with triangles wound the wrong way, or wound inward throughout, is
+/// turned outward (one winding across every edge, positive volume): a torus with one
+/// triangle turned, and the same torus turned inside out, come back as the torus; a mesh
+/// that is open is left alone.
+#[test]
+fn closed_meshes_are_wound_outward() {
+    use proxima::geometry::generators::torus;
+    let good = torus(2.0, 0.5, 32, 16).unwrap();
+    let volume = |m: &proxima::geometry::TriMesh| -> f64 {
+        m.triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|v| m.vertices[v as usize]);
+                a.dot(b.cross(c)) / 6.0
+            })
+            .sum()
+    };
+    assert!(volume(&good) > 0.0);
+    let mut copy = good.clone();
+    assert_eq!(copy.orient(), 0, "a well-wound mesh is left as it is");
+    assert_eq!(copy.triangles, good.triangles);
+    let mut one = good.clone();
+    one.triangles[7].swap(0, 1);
+    assert_eq!(one.orient(), 1);
+    assert_eq!(one.topology().repeated_directed_edges, 0);
+    assert!((volume(&one) - volume(&good)).abs() < 1e-12);
+    let mut inside_out = good.clone();
+    for t in &mut inside_out.triangles {
+        t.swap(1, 2);
+    }
+    assert!(volume(&inside_out) < 0.0);
+    assert_eq!(inside_out.orient(), good.triangles.len());
+    assert!((volume(&inside_out) - volume(&good)).abs() < 1e-12);
+    let mut open = good;
+    open.triangles.pop();
+    open.triangles[3].swap(0, 1);
+    assert_eq!(open.orient(), 0, "an open mesh is left to the checks");
+}

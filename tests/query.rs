@@ -998,3 +998,44 @@ fn an_open_mesh_names_obj_hull_which_answers_as_its_points() {
     );
     assert_eq!(hull["normal"], closed["normal"]);
 }
+
+/// A torus written to OBJ with a few triangles wound the wrong way (and one inside out
+/// throughout) answers as the well-wound file does: loading winds a closed mesh outward.
+#[test]
+fn a_mis_wound_obj_answers_as_the_well_wound_one() {
+    let mesh = generators::torus(2.0, 0.5, 24, 12).unwrap();
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("mis-wound");
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, turned: &dyn Fn(usize) -> bool| {
+        let mut text: String = mesh
+            .vertices
+            .iter()
+            .map(|v| format!("v {:e} {:e} {:e}\n", v.x, v.y, v.z))
+            .collect();
+        for (k, t) in mesh.triangles.iter().enumerate() {
+            let [a, b, c] = t.map(|v| v + 1);
+            text += &if turned(k) {
+                format!("f {a} {c} {b}\n")
+            } else {
+                format!("f {a} {b} {c}\n")
+            };
+        }
+        let path = dir.join(name);
+        std::fs::write(&path, text).unwrap();
+        path.display().to_string().replace('\\', "/")
+    };
+    let good = write("good.obj", &|_| false);
+    let some = write("some.obj", &|k| k % 37 == 5);
+    let all = write("inside-out.obj", &|_| true);
+    let query = |path: &str| {
+        answers(&format!(
+            r#"{{"id":0,"query":"distance","a":{{"obj":"{path}"}},"b":{{"sphere":{{"radius":0.2}}}},"pose_b":{{"translation":[0.3,0.4,1.5]}}}}"#
+        ))[0]
+            .clone()
+    };
+    let want = query(&good);
+    assert!(want["distance"].as_f64().is_some(), "{want}");
+    for path in [&some, &all] {
+        assert_eq!(query(path), want, "{path}");
+    }
+}

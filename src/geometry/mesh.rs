@@ -112,6 +112,92 @@ impl TriMesh {
         }
     }
 
+    /// Winds every triangle of a closed mesh the same way, outward: across each edge the
+    /// neighbour's winding is made to agree (a closed, orientable surface leaves one choice
+    /// per connected piece), and a piece whose enclosed volume comes out negative is turned
+    /// inside out. Returns how many triangles were turned. A mesh that is not a closed
+    /// 2-manifold (an edge with other than two triangles) or not orientable is left as it
+    /// is, for the decomposition's checks to name.
+    pub fn orient(&mut self) -> usize {
+        let key = |a: u32, b: u32| (a.min(b), a.max(b));
+        let mut uses: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+        for (t, tri) in self.triangles.iter().enumerate() {
+            if tri[0] == tri[1] || tri[1] == tri[2] || tri[2] == tri[0] {
+                return 0;
+            }
+            for i in 0..3 {
+                uses.entry(key(tri[i], tri[(i + 1) % 3]))
+                    .or_default()
+                    .push(t);
+            }
+        }
+        if uses.values().any(|u| u.len() != 2) {
+            return 0;
+        }
+        // Whether triangle t runs a -> b (as given).
+        let runs =
+            |tri: &[u32; 3], a: u32, b: u32| (0..3).any(|i| tri[i] == a && tri[(i + 1) % 3] == b);
+        let mut flip: Vec<Option<bool>> = vec![None; self.triangles.len()];
+        let mut pieces: Vec<Vec<usize>> = Vec::new();
+        for seed in 0..self.triangles.len() {
+            if flip[seed].is_some() {
+                continue;
+            }
+            flip[seed] = Some(false);
+            let mut piece = vec![seed];
+            let mut k = 0;
+            while k < piece.len() {
+                let t = piece[k];
+                k += 1;
+                let tri = self.triangles[t];
+                let turned = flip[t] == Some(true);
+                for i in 0..3 {
+                    // The edge as t runs it once turned.
+                    let (a, b) = if turned {
+                        (tri[(i + 1) % 3], tri[i])
+                    } else {
+                        (tri[i], tri[(i + 1) % 3])
+                    };
+                    let other = uses[&key(a, b)]
+                        .iter()
+                        .copied()
+                        .find(|&u| u != t)
+                        .unwrap_or(t);
+                    // Agreeing neighbours run the shared edge the other way.
+                    let want = runs(&self.triangles[other], a, b);
+                    match flip[other] {
+                        None => {
+                            flip[other] = Some(want);
+                            piece.push(other);
+                        }
+                        Some(f) if f != want => return 0,
+                        Some(_) => {}
+                    }
+                }
+            }
+            pieces.push(piece);
+        }
+        let mut turned = 0;
+        for piece in pieces {
+            let volume: f64 = piece
+                .iter()
+                .map(|&t| {
+                    let [a, b, c] = self.triangles[t].map(|v| self.vertices[v as usize]);
+                    let v = a.dot(b.cross(c));
+                    if flip[t] == Some(true) { -v } else { v }
+                })
+                .sum();
+            let outward = volume >= 0.0;
+            for t in piece {
+                if (flip[t] == Some(true)) == outward {
+                    self.triangles[t].swap(1, 2);
+                    turned += 1;
+                }
+            }
+        }
+        turned
+    }
+
     /// The connected components (triangles sharing vertex indices), each as its own mesh
     /// with only the vertices it uses, in order of their first triangle.
     pub fn components(&self) -> Vec<TriMesh> {
@@ -281,7 +367,10 @@ pub fn load_obj(path: &Path) -> Result<TriMesh> {
             "line {line}: vertex `{v}` is not finite"
         )));
     }
-    TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))
+    let mut mesh = TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))?;
+    // Files often wind a few triangles (or all of them) the other way.
+    mesh.orient();
+    Ok(mesh)
 }
 
 /// Loads an OBJ file and classifies it as convex or not.
