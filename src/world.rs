@@ -356,17 +356,11 @@ impl World {
     /// the widening is relative to the world's own extent. The exact stage does not depend
     /// on the origin (the candidate pairs only through the widening).
     fn recenter(&mut self) {
-        let Some(first) = self.bodies.first() else {
+        let Some(middle) =
+            floating_origin(self.bodies.iter().map(|b| b.pose.translation), self.origin)
+        else {
             return;
         };
-        let start = first.pose.translation;
-        let (lo, hi) = self.bodies.iter().fold((start, start), |(lo, hi), b| {
-            (lo.min(b.pose.translation), hi.max(b.pose.translation))
-        });
-        let (middle, extent) = ((lo + hi) * 0.5, (hi - lo).max_element());
-        if (middle - self.origin).abs().max_element() <= RECENTER_BEYOND * extent {
-            return;
-        }
         self.origin = middle;
         for (body, gpu) in self.bodies.iter().zip(&mut self.crowd.bodies) {
             *gpu = gpu_body(&body.pose, body.shape, middle);
@@ -777,12 +771,17 @@ impl World {
             return Ok(Vec::new());
         }
         let motions = self.motions_of(bodies, dt)?;
+        // The boxes only meet one another: measured from the world's origin, or from the
+        // middle of these bodies where they have strayed from it (impacts asked before
+        // any frame ran, or of other poses).
+        let origin = floating_origin(bodies.iter().map(|b| b.pose.translation), self.origin)
+            .unwrap_or(self.origin);
         let boxes: Vec<GpuAabb> = bodies
             .iter()
             .zip(&motions)
             .map(|(b, m)| {
                 let shape = b.shape as usize;
-                swept_box(&self.bounds[shape], self.reach[shape], m, self.origin)
+                swept_box(&self.bounds[shape], self.reach[shape], m, origin)
             })
             .collect();
         match self.pipeline.box_pairs(&boxes) {
@@ -910,6 +909,17 @@ fn checked(body: u32, pose: Pose) -> Result<Pose> {
 /// coordinates, then stays below 2^-11 of the extent, and a world about the origin keeps
 /// the very positions it was given (a renderer's pose buffer is read as it is).
 const RECENTER_BEYOND: f64 = 64.0;
+
+/// The middle of `positions` when it has strayed from `origin` by more than
+/// [`RECENTER_BEYOND`] times their extent (the origin to measure them from instead), or
+/// `None` (keep `origin`; also for no positions).
+fn floating_origin(positions: impl Iterator<Item = DVec3>, origin: DVec3) -> Option<DVec3> {
+    let (lo, hi) = positions.fold(None, |acc: Option<(DVec3, DVec3)>, p| {
+        Some(acc.map_or((p, p), |(lo, hi)| (lo.min(p), hi.max(p))))
+    })?;
+    let (middle, extent) = ((lo + hi) * 0.5, (hi - lo).max_element());
+    ((middle - origin).abs().max_element() > RECENTER_BEYOND * extent).then_some(middle)
+}
 
 /// A body for the GPU passes: its position measured from `origin`, in f32.
 fn gpu_body(pose: &Pose, shape: u32, origin: DVec3) -> GpuBody {

@@ -621,8 +621,11 @@ fn small_bodies_far_from_the_origin_have_tight_boxes() {
                 )
                 .unwrap();
         }
+        // Impacts asked before any frame, then a frame and impacts again.
+        let first = world.impact_candidates(0.01).unwrap();
         let report = world.step(0.0).unwrap();
         let candidates = world.impact_candidates(0.01).unwrap();
+        assert_eq!(first, candidates);
         (report.pairs.len(), report.contacts.len(), candidates.len())
     };
     let near = run(DVec3::ZERO);
