@@ -710,10 +710,10 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
 }
 
 fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
-    writable(&[&args.svg])?;
     use proxima::broadphase::{GpuBroadphase, cpu_pairs};
     use proxima::passes::broadphase::Method;
     use proxima::plot::{Series, loglog_svg};
+    writable(&[&args.svg])?;
     if args.runs == 0 {
         return Err(Error::Usage("--runs must be at least 1".into()));
     }
@@ -936,8 +936,8 @@ fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
 }
 
 fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
-    writable(&[&args.json, &args.svg])?;
     use proxima::bench::{GpuBenchOptions, run_gpu_bench};
+    writable(&[&args.json, &args.svg])?;
     let mut pipeline = open_pipeline(DeviceArg::Gpu)?;
     let hardware = match pipeline.backend() {
         Backend::Gpu(engine) => !engine.context().is_software(),

@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use crate::bodies::Pose;
 use crate::exact::advance::{
-    Advancement, ContactTolerance, ToiInput, ToiOutput, ToiState, time_of_impact,
+    ContactTolerance, ToiInput, ToiOutput, ToiState, default_tolerance, time_of_impact,
 };
 use crate::exact::sat;
 use crate::exact::walk::{WalkInput, WalkState, walk};
@@ -284,7 +284,7 @@ fn measure(cases: &[ToiCase], n: usize, batch: &'static str, rounds: usize) -> R
     for (k, c) in cases.iter().enumerate() {
         let fail = |what: String| Err(Error::Bench(format!("toi {n} vertices, pair {k}: {what}")));
         let o = &ours[k];
-        let tau = Advancement::new(ToiInput::new(&c.a, c.ma, &c.b, c.mb)).tolerance();
+        let tau = default_tolerance((c.a.reach(), &c.ma), (c.b.reach(), &c.mb));
         match o.state {
             ToiState::Hit => {
                 let d = distance_at(c, o.toi);

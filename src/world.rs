@@ -356,14 +356,18 @@ impl World {
     /// the widening is relative to the world's own extent. The exact stage does not depend
     /// on the origin (the candidate pairs only through the widening).
     fn recenter(&mut self) {
-        let Some(middle) =
+        if let Some(middle) =
             floating_origin(self.bodies.iter().map(|b| b.pose.translation), self.origin)
-        else {
-            return;
-        };
-        self.origin = middle;
+        {
+            self.repack(middle);
+        }
+    }
+
+    /// Measures the GPU's positions from `origin` from now on, every body repacked.
+    fn repack(&mut self, origin: DVec3) {
+        self.origin = origin;
         for (body, gpu) in self.bodies.iter().zip(&mut self.crowd.bodies) {
-            *gpu = gpu_body(&body.pose, body.shape, middle);
+            *gpu = gpu_body(&body.pose, body.shape, origin);
         }
     }
 
@@ -385,10 +389,7 @@ impl World {
         layout.check(buffer.size(), buffer.usage(), self.bodies.len())?;
         self.pose_buffer = Some((buffer.clone(), layout));
         // The renderer's positions are its own, measured from the world's origin.
-        self.origin = DVec3::ZERO;
-        for (body, gpu) in self.bodies.iter().zip(&mut self.crowd.bodies) {
-            *gpu = gpu_body(&body.pose, body.shape, DVec3::ZERO);
-        }
+        self.repack(DVec3::ZERO);
         Ok(())
     }
 
