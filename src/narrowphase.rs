@@ -98,7 +98,11 @@ impl Narrowphase {
                 .map(|part| {
                     scope.spawn(move || {
                         part.iter()
-                            .map(|&[a, b]| {
+                            .enumerate()
+                            .map(|(i, &[a, b])| {
+                                self.prefetch_shapes(part.get(i + 1).map(|&[a, b]| {
+                                    [bodies[a as usize].shape, bodies[b as usize].shape]
+                                }));
                                 let (ga, gb) = (&bodies[a as usize], &bodies[b as usize]);
                                 self.collide(
                                     &self.shapes[ga.shape as usize],
@@ -117,6 +121,17 @@ impl Narrowphase {
                 .collect()
         });
         Ok(parts.concat())
+    }
+
+    /// Brings two shapes (the next pair's, while this one is worked on) toward the cache:
+    /// pairs of many distinct bodies are out of cache (see [`ConvexPolytope::prefetch`]).
+    #[inline]
+    pub fn prefetch_shapes(&self, shapes: Option<[u32; 2]>) {
+        for shape in shapes.into_iter().flatten() {
+            if let Some(shape) = self.shapes.get(shape as usize) {
+                shape.prefetch();
+            }
+        }
     }
 
     /// Every body a pair names exists and has a shape.
@@ -185,6 +200,9 @@ impl Narrowphase {
                     scope.spawn(move || {
                         let mut out = Vec::new();
                         for (i, (&[a, b], cache)) in part.iter().zip(caches).enumerate() {
+                            self.prefetch_shapes(part.get(i + 1).map(|&[a, b]| {
+                                [bodies[a as usize].shape, bodies[b as usize].shape]
+                            }));
                             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
                             let dir = toward.map(|t| t[i]);
                             for (pieces, manifold) in
@@ -449,6 +467,15 @@ impl ContactState {
 }
 
 impl ExactShape {
+    /// Brings a convex shape's walk tables toward the cache ([`ConvexPolytope::prefetch`]);
+    /// trees and rounded bodies are left alone.
+    #[inline]
+    pub fn prefetch(&self) {
+        if let ExactShape::Convex(p) = self {
+            p.prefetch();
+        }
+    }
+
     /// The largest distance of a point of the shape from its body origin.
     pub fn reach(&self) -> f64 {
         match self {

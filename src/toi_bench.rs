@@ -39,7 +39,7 @@ use serde::Serialize;
 
 use crate::bodies::Pose;
 use crate::exact::advance::{
-    ContactTolerance, ToiInput, ToiOutput, ToiState, default_tolerance, time_of_impact,
+    ContactTolerance, ToiInput, ToiOutput, ToiState, default_tolerance, times_of_impact,
 };
 use crate::exact::sat;
 use crate::exact::walk::{WalkInput, WalkState, walk};
@@ -103,15 +103,11 @@ pub fn cases(vertices: usize, pairs: usize) -> Result<Vec<ToiCase>> {
 /// Ours on every case, at the default tolerance or at `tolerance`.
 pub fn advance_all(cases: &[ToiCase], tolerance: Option<f64>) -> Result<Vec<ToiOutput>> {
     let tolerance = tolerance.map(ContactTolerance::new).transpose()?;
-    Ok(cases
-        .iter()
-        .map(|c| {
-            time_of_impact(&ToiInput {
-                tolerance,
-                ..ToiInput::new(&c.a, c.ma, &c.b, c.mb)
-            })
-        })
-        .collect())
+    Ok(times_of_impact(cases.iter().map(|c| ToiInput {
+        tolerance,
+        ..ToiInput::new(&c.a, c.ma, &c.b, c.mb)
+    }))
+    .collect())
 }
 
 /// The cases' bodies as parry3d-f64 shapes.

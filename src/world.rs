@@ -831,7 +831,11 @@ impl World {
                     let narrow = &self.narrow;
                     scope.spawn(move || {
                         part.iter()
-                            .filter_map(|&[a, b]| {
+                            .enumerate()
+                            .filter_map(|(i, &[a, b])| {
+                                narrow.prefetch_shapes(part.get(i + 1).map(|&[a, b]| {
+                                    [bodies[a as usize].shape, bodies[b as usize].shape]
+                                }));
                                 let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
                                 let (output, pieces) = narrow.time_of_impact(
                                     &shapes[ba.shape as usize],

@@ -10,7 +10,9 @@ use std::f64::consts::PI;
 
 use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
-use proxima::exact::advance::{Advancement, ToiInput, ToiOutput, ToiState, time_of_impact};
+use proxima::exact::advance::{
+    Advancement, ToiInput, ToiOutput, ToiState, time_of_impact, times_of_impact,
+};
 use proxima::exact::sat;
 use proxima::geometry::brute::polytope_distance;
 use proxima::geometry::{ConvexPolytope, generators};
@@ -287,6 +289,32 @@ fn five_thousand_random_rotating_pairs_match_the_sampled_truth() {
     println!(
         "{hits} hits, {grazes} grazes between samples, {:.1} iterations on average, {most} at most",
         iterations as f64 / 5000.0
+    );
+}
+
+/// A batch (which brings the next pair's tables toward the cache while it works on one)
+/// answers each pair as it is answered alone, bit for bit, small bodies and large.
+#[test]
+fn a_batch_answers_each_pair_as_alone() {
+    let mut rng = Rng::new(0x703);
+    let mut cases: Vec<_> = (0..200).map(|_| random_case(&mut rng)).collect();
+    let big = |rng: &mut Rng| generators::random_hull(rng, 100, 1.0).unwrap();
+    for case in cases.iter_mut().step_by(10) {
+        case.2 = big(&mut rng);
+    }
+    let inputs: Vec<ToiInput> = cases
+        .iter()
+        .map(|(a, ma, b, mb)| ToiInput::new(a, *ma, b, *mb))
+        .collect();
+    let batch: Vec<ToiOutput> = times_of_impact(inputs.iter().copied()).collect();
+    assert_eq!(batch.len(), cases.len());
+    for (k, (input, out)) in inputs.iter().zip(&batch).enumerate() {
+        assert_eq!(*out, time_of_impact(input), "pair {k}");
+    }
+    let hits = batch.iter().filter(|o| o.state == ToiState::Hit).count();
+    assert!(
+        (50..190).contains(&hits),
+        "{hits} of 200 hit: the sample is lopsided"
     );
 }
 
