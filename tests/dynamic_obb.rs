@@ -7,6 +7,7 @@ use glam::{DMat3, DQuat, DVec3};
 use proxima::bodies::Pose;
 use proxima::exact::dynamic_obb::{MAX_DEPTH, MovingBox, piece_pairs_during, separated_during};
 use proxima::exact::sat;
+use proxima::exact::tree_toi::FILTER_DEPTH;
 use proxima::geometry::decompose::{Cache, DecomposeParams};
 use proxima::geometry::obb::Obb;
 use proxima::geometry::{HullTree, generators};
@@ -212,7 +213,8 @@ fn fitted_boxes_hold_their_points() {
 
 /// The OBB-tree filter on two tori: every piece pair that overlaps at a sampled time of
 /// the step (the exact separating-axis test, after a bounding-sphere check) is in the
-/// filter's list.
+/// filter's list, unhalved, at the time-of-impact filter's depth and at the deepest, each
+/// pair once.
 #[test]
 fn tree_filter_keeps_every_touching_piece_pair() {
     let mesh = generators::torus(1.0, 0.3, 32, 16).unwrap();
@@ -224,8 +226,13 @@ fn tree_filter_keeps_every_touching_piece_pair() {
         let ma = random_motion(&mut rng, DVec3::ZERO, 1.0, 2.0);
         let toward = rng.unit_vector() * rng.range(1.0, 3.0);
         let mb = random_motion(&mut rng, toward, 2.0, 2.0);
-        let list = piece_pairs_during(&torus, &ma, &torus, &mb, MAX_DEPTH);
-        kept += list.len();
+        // Unhalved, at the time-of-impact filter's depth, and at the deepest.
+        let lists = [0, FILTER_DEPTH, MAX_DEPTH]
+            .map(|depth| piece_pairs_during(&torus, &ma, &torus, &mb, depth));
+        for list in &lists {
+            assert!(list.windows(2).all(|w| w[0] < w[1]), "a pair listed twice");
+        }
+        kept += lists[2].len();
         total += torus.num_pieces() * torus.num_pieces();
         for k in 0..100 {
             let t = f64::from(k) / 99.0;
@@ -245,10 +252,13 @@ fn tree_filter_keeps_every_touching_piece_pair() {
                         continue;
                     }
                     touching += 1;
-                    assert!(
-                        list.binary_search(&(i as u32, j as u32)).is_ok(),
-                        "pieces {i}, {j} overlap at t = {t} but were filtered out"
-                    );
+                    for (list, depth) in lists.iter().zip([0, FILTER_DEPTH, MAX_DEPTH]) {
+                        assert!(
+                            list.binary_search(&(i as u32, j as u32)).is_ok(),
+                            "pieces {i}, {j} overlap at t = {t} but were filtered out at \
+                             depth {depth}"
+                        );
+                    }
                 }
             }
         }

@@ -18,16 +18,25 @@
 //! On a sub-interval both boxes move linearly, so along a fixed axis `L` the centres'
 //! separation `L·(D0 + s Δv)` is linear in `s`: the boxes are apart along `L` over the
 //! whole sub-interval when it exceeds the summed radii (plus `ε`s) at both ends with the
-//! same sign. The 15 axes are the boxes' axes at `t0` and their cross products. A
-//! sub-interval that no axis separates is halved, down to `max_depth` levels; one that is
-//! still not separated there answers "may collide".
+//! same sign. The 15 axes are the boxes' axes at `t0` and their cross products (not
+//! normalised: a cross product of unit axes is at most unit long, so the unnormalised
+//! test, with the growth added whole, is the normalised one or stricter). A sub-interval
+//! that no axis separates is halved, down to `max_depth` levels; one that is still not
+//! separated there answers "may collide". The sub-intervals are dyadic, so the bodies'
+//! relative placement at their starts ([`Sweep`]) is computed once per step and shared by
+//! every box pair tested on it.
+//!
+//! Two trees ([`piece_pairs_during`]) are walked over node pairs and sub-intervals
+//! together: a pair of boxes not proved apart on an interval is split in time where the
+//! motion over the interval is larger than the boxes, else split into its children on the
+//! same interval (the pieces under a box lie in it, so where the boxes are apart so are
+//! they); a piece pair is kept when a sub-interval of the deepest level is left.
 //!
 //! Rounding: radii are grown by 1e-12 of the coordinates' size, far above the rounding
 //! of the projections, so a rounding error never turns a touch into "separated".
 
-use glam::DVec3;
+use glam::{DMat3, DVec3};
 
-use crate::bodies::Pose;
 use crate::geometry::HullTree;
 use crate::geometry::hull_tree::NodeKind;
 use crate::geometry::obb::Obb;
@@ -60,84 +69,163 @@ impl<'a> MovingBox<'a> {
             swing: motion.swing_radius(&obb.corners()),
         }
     }
+}
 
-    /// The box in world space at `t`: centre and axes.
-    fn placed(&self, pose: &Pose) -> (DVec3, [DVec3; 3]) {
-        let q = pose.rotation;
-        (
-            pose.transform_point(self.obb.center),
-            [
-                q * self.obb.axes.x_axis,
-                q * self.obb.axes.y_axis,
-                q * self.obb.axes.z_axis,
-            ],
-        )
+/// B's body frame in A's at a time of the step.
+#[derive(Clone, Copy, Debug)]
+struct Relative {
+    /// B's rotation in A's frame.
+    rotation: DMat3,
+    /// B's origin in A's frame.
+    origin: DVec3,
+    /// B's origin velocity less A's, in A's frame.
+    velocity: DVec3,
+    /// The largest world coordinate of the origins (for the rounding slack).
+    size: f64,
+}
+
+/// Two bodies' motions over a step, their relative placement at the starts of the dyadic
+/// sub-intervals computed once each, when first asked.
+#[derive(Clone, Debug)]
+pub struct Sweep<'a> {
+    motion_a: &'a ScrewMotion,
+    motion_b: &'a ScrewMotion,
+    max_depth: u32,
+    /// At `t = i / 2^max_depth`.
+    frames: Vec<Option<Relative>>,
+}
+
+impl<'a> Sweep<'a> {
+    /// The step of two motions, halved down to `max_depth` levels.
+    pub fn new(motion_a: &'a ScrewMotion, motion_b: &'a ScrewMotion, max_depth: u32) -> Self {
+        let max_depth = max_depth.min(30);
+        Sweep {
+            motion_a,
+            motion_b,
+            max_depth,
+            frames: vec![None; (1usize << max_depth) + 1],
+        }
+    }
+
+    /// True when the boxes (carried by this sweep's motions, A's and B's) are proved apart
+    /// over the whole step; false means they may touch.
+    pub fn separated(&mut self, a: &MovingBox<'_>, b: &MovingBox<'_>) -> bool {
+        self.separated_on(a, b, 0, 0)
+    }
+
+    /// Over the `k`-th interval of `level` (`[k, k + 1] / 2^level`), halving down to the
+    /// deepest level.
+    fn separated_on(&mut self, a: &MovingBox<'_>, b: &MovingBox<'_>, level: u32, k: usize) -> bool {
+        if self.apart_on(a, b, level, k) {
+            return true;
+        }
+        if level == self.max_depth {
+            return false;
+        }
+        self.separated_on(a, b, level + 1, 2 * k) && self.separated_on(a, b, level + 1, 2 * k + 1)
+    }
+
+    /// The relative placement at `t = i / 2^max_depth`.
+    fn frame(&mut self, i: usize) -> Relative {
+        if let Some(f) = self.frames[i] {
+            return f;
+        }
+        let t = i as f64 / (1usize << self.max_depth) as f64;
+        let (pa, pb) = (self.motion_a.at(t), self.motion_b.at(t));
+        let to_a = DMat3::from_quat(pa.rotation).transpose();
+        let f = Relative {
+            rotation: to_a * DMat3::from_quat(pb.rotation),
+            origin: to_a * (pb.translation - pa.translation),
+            velocity: to_a * (self.motion_b.linear() - self.motion_a.linear()),
+            size: pa.translation.abs().max_element() + pb.translation.abs().max_element(),
+        };
+        self.frames[i] = Some(f);
+        f
+    }
+
+    /// How far the boxes can move relative to each other over an interval of `level`:
+    /// the relative motion of the origins and both rotation bounds.
+    fn reach(&self, a: &MovingBox<'_>, b: &MovingBox<'_>, level: u32) -> f64 {
+        let dt = 1.0 / (1u64 << level) as f64;
+        dt * ((self.motion_b.linear() - self.motion_a.linear()).length()
+            + self.motion_a.angular().length() * a.swing
+            + self.motion_b.angular().length() * b.swing)
+    }
+
+    /// The separating-axis test on the `k`-th interval of `level`, both boxes moving
+    /// linearly from their placement at its start, grown by their rotation bound; in A's
+    /// box frame (B's axes there are the columns of `r`).
+    fn apart_on(&mut self, a: &MovingBox<'_>, b: &MovingBox<'_>, level: u32, k: usize) -> bool {
+        let dt = 1.0 / (1u64 << level) as f64;
+        let f = self.frame(k << (self.max_depth - level));
+        let to_box = a.obb.axes.transpose();
+        let r = to_box * f.rotation * b.obb.axes;
+        let centre = f.rotation * b.obb.center + f.origin - a.obb.center;
+        let p = to_box * centre;
+        let q = p + to_box * f.velocity * dt;
+        let grow = dt
+            * (self.motion_a.angular().length() * a.swing
+                + self.motion_b.angular().length() * b.swing);
+        let size = f.size
+            + a.obb.center.abs().max_element()
+            + b.obb.center.abs().max_element()
+            + a.obb.half.length()
+            + b.obb.half.length()
+            + q.abs().max_element();
+        let slack = grow + ROUND_REL * size;
+        let (ha, hb) = (a.obb.half.to_array(), b.obb.half.to_array());
+        // m[j][i] = A_i · B_j, and its magnitudes.
+        let m = [
+            r.x_axis.to_array(),
+            r.y_axis.to_array(),
+            r.z_axis.to_array(),
+        ];
+        let e = m.map(|c| c.map(f64::abs));
+        let (p, q) = (p.to_array(), q.to_array());
+        let apart = |s0: f64, s1: f64, reach: f64| {
+            let reach = reach + slack;
+            (s0 > reach && s1 > reach) || (s0 < -reach && s1 < -reach)
+        };
+        for i in 0..3 {
+            let reach = ha[i] + hb[0] * e[0][i] + hb[1] * e[1][i] + hb[2] * e[2][i];
+            if apart(p[i], q[i], reach) {
+                return true;
+            }
+        }
+        let dot = |c: [f64; 3], v: [f64; 3]| c[0] * v[0] + c[1] * v[1] + c[2] * v[2];
+        for j in 0..3 {
+            if apart(dot(m[j], p), dot(m[j], q), hb[j] + dot(e[j], ha)) {
+                return true;
+            }
+        }
+        for i in 0..3 {
+            let (i1, i2) = ((i + 1) % 3, (i + 2) % 3);
+            for j in 0..3 {
+                let (j1, j2) = ((j + 1) % 3, (j + 2) % 3);
+                // A_i × B_j.
+                let s0 = p[i2] * m[j][i1] - p[i1] * m[j][i2];
+                let s1 = q[i2] * m[j][i1] - q[i1] * m[j][i2];
+                let reach =
+                    ha[i1] * e[j][i2] + ha[i2] * e[j][i1] + hb[j1] * e[j2][i] + hb[j2] * e[j1][i];
+                if apart(s0, s1, reach) {
+                    return true;
+                }
+            }
+        }
+        false
     }
 }
 
 /// True when the two boxes are proved apart over the whole step (`t` in `[0, 1]`);
 /// false means they may touch.
 pub fn separated_during(a: &MovingBox<'_>, b: &MovingBox<'_>, max_depth: u32) -> bool {
-    separated_on(a, b, 0.0, 1.0, max_depth)
-}
-
-fn separated_on(a: &MovingBox<'_>, b: &MovingBox<'_>, t0: f64, t1: f64, depth: u32) -> bool {
-    if separated_linear(a, b, t0, t1) {
-        return true;
-    }
-    if depth == 0 {
-        return false;
-    }
-    let mid = 0.5 * (t0 + t1);
-    separated_on(a, b, t0, mid, depth - 1) && separated_on(a, b, mid, t1, depth - 1)
-}
-
-/// The separating-axis test on `[t0, t1]` with both boxes moving linearly from their
-/// poses at `t0`, grown by their rotation bound.
-fn separated_linear(a: &MovingBox<'_>, b: &MovingBox<'_>, t0: f64, t1: f64) -> bool {
-    let dt = t1 - t0;
-    let (pa, pb) = (a.motion.at(t0), b.motion.at(t0));
-    let (ca, axes_a) = a.placed(&pa);
-    let (cb, axes_b) = b.placed(&pb);
-    let grow_a = a.motion.angular().length() * dt * a.swing;
-    let grow_b = b.motion.angular().length() * dt * b.swing;
-    let d0 = cb - ca;
-    let d1 = d0 + dt * (b.motion.linear() - a.motion.linear());
-    let size = ca.abs().max_element()
-        + cb.abs().max_element()
-        + a.obb.half.length()
-        + b.obb.half.length()
-        + d1.abs().max_element();
-    let slack = grow_a + grow_b + ROUND_REL * size;
-    let radius = |axes: &[DVec3; 3], half: DVec3, l: DVec3| {
-        half.x * axes[0].dot(l).abs()
-            + half.y * axes[1].dot(l).abs()
-            + half.z * axes[2].dot(l).abs()
-    };
-    let apart = |l: DVec3| {
-        let r = radius(&axes_a, a.obb.half, l) + radius(&axes_b, b.obb.half, l) + slack;
-        let (s0, s1) = (l.dot(d0), l.dot(d1));
-        (s0 > r && s1 > r) || (s0 < -r && s1 < -r)
-    };
-    if axes_a.iter().chain(&axes_b).any(|&l| apart(l)) {
-        return true;
-    }
-    for &x in &axes_a {
-        for &y in &axes_b {
-            // Parallel axes give no new direction (the face axes cover them).
-            if let Some(l) = x.cross(y).try_normalize()
-                && apart(l)
-            {
-                return true;
-            }
-        }
-    }
-    false
+    Sweep::new(a.motion, b.motion, max_depth).separated(a, b)
 }
 
 /// The piece pairs of two hull trees whose boxes may touch during the step: the OBB trees
-/// walked pair by pair, a node pair dropped when its boxes are proved apart over the whole
-/// step. Every piece pair that touches at some time of the step is in the list.
+/// and the step's sub-intervals walked together (see the module comment), a node pair
+/// dropped on an interval where its boxes are proved apart. Every piece pair that
+/// touches at some time of the step is in the list.
 pub fn piece_pairs_during(
     a: &HullTree,
     motion_a: &ScrewMotion,
@@ -145,27 +233,75 @@ pub fn piece_pairs_during(
     motion_b: &ScrewMotion,
     max_depth: u32,
 ) -> Vec<(u32, u32)> {
+    let mut sweep = Sweep::new(motion_a, motion_b, max_depth);
+    let max_depth = sweep.max_depth;
+    // Each node's swing radius, when first asked.
+    let (mut swing_a, mut swing_b) = (vec![f64::NAN; a.num_nodes()], vec![f64::NAN; b.num_nodes()]);
+    let swing = |swings: &mut [f64], tree: &HullTree, motion: &ScrewMotion, n: u32| {
+        let s = &mut swings[n as usize];
+        if s.is_nan() {
+            *s = motion.swing_radius(&tree.node(n).obb.corners());
+        }
+        *s
+    };
+    // One bit a piece pair: kept already (its other intervals need no test).
+    let mut kept = vec![0u64; (a.num_pieces() * b.num_pieces()).div_ceil(64)];
     let mut out = Vec::new();
-    let mut stack = vec![(HullTree::ROOT, HullTree::ROOT)];
-    while let Some((na, nb)) = stack.pop() {
+    // (node of A, node of B, level, interval)
+    let mut stack = vec![(HullTree::ROOT, HullTree::ROOT, 0u32, 0usize)];
+    while let Some((na, nb, level, k)) = stack.pop() {
         let (x, y) = (a.node(na), b.node(nb));
-        let apart = separated_during(
-            &MovingBox::new(&x.obb, motion_a),
-            &MovingBox::new(&y.obb, motion_b),
-            max_depth,
+        let leaves = match (x.kind, y.kind) {
+            (NodeKind::Leaf(pa), NodeKind::Leaf(pb)) => {
+                let slot = pa as usize * b.num_pieces() + pb as usize;
+                if kept[slot / 64] & (1 << (slot % 64)) != 0 {
+                    continue;
+                }
+                Some(slot)
+            }
+            _ => None,
+        };
+        let boxes = (
+            MovingBox {
+                obb: &x.obb,
+                motion: motion_a,
+                swing: swing(&mut swing_a, a, motion_a, na),
+            },
+            MovingBox {
+                obb: &y.obb,
+                motion: motion_b,
+                swing: swing(&mut swing_b, b, motion_b, nb),
+            },
         );
-        if apart {
+        if sweep.apart_on(&boxes.0, &boxes.1, level, k) {
+            continue;
+        }
+        let long = level < max_depth
+            && (leaves.is_some()
+                || sweep.reach(&boxes.0, &boxes.1, level)
+                    > x.obb.half.length().max(y.obb.half.length()));
+        if long {
+            stack.extend([(na, nb, level + 1, 2 * k + 1), (na, nb, level + 1, 2 * k)]);
             continue;
         }
         match (x.kind, y.kind) {
-            (NodeKind::Leaf(pa), NodeKind::Leaf(pb)) => out.push((pa, pb)),
-            (NodeKind::Inner([l, r]), NodeKind::Leaf(_)) => stack.extend([(l, nb), (r, nb)]),
-            (NodeKind::Leaf(_), NodeKind::Inner([l, r])) => stack.extend([(na, l), (na, r)]),
+            (NodeKind::Leaf(pa), NodeKind::Leaf(pb)) => {
+                if let Some(slot) = leaves {
+                    kept[slot / 64] |= 1 << (slot % 64);
+                }
+                out.push((pa, pb));
+            }
+            (NodeKind::Inner([l, r]), NodeKind::Leaf(_)) => {
+                stack.extend([(l, nb, level, k), (r, nb, level, k)]);
+            }
+            (NodeKind::Leaf(_), NodeKind::Inner([l, r])) => {
+                stack.extend([(na, l, level, k), (na, r, level, k)]);
+            }
             (NodeKind::Inner([l, r]), NodeKind::Inner([m, n])) => {
                 if x.obb.half.length() >= y.obb.half.length() {
-                    stack.extend([(l, nb), (r, nb)]);
+                    stack.extend([(l, nb, level, k), (r, nb, level, k)]);
                 } else {
-                    stack.extend([(na, m), (na, n)]);
+                    stack.extend([(na, m, level, k), (na, n, level, k)]);
                 }
             }
         }

@@ -14,13 +14,19 @@ use std::collections::BinaryHeap;
 use glam::DVec3;
 
 use super::advance::{Advancement, Progress, ToiInput, ToiOutput, ToiState};
-use super::dynamic_obb::{self, MAX_DEPTH, MovingBox, separated_during};
+use super::dynamic_obb::{self, MAX_DEPTH, MovingBox, Sweep};
 use super::{rounded, rounded_toi};
 use crate::geometry::hull_tree::NodeKind;
 use crate::geometry::obb::Obb;
 use crate::geometry::rounded::Rounded;
 use crate::geometry::{FeatureId, HullTree};
 use crate::motion::ScrewMotion;
+
+/// Halvings of the step in the two trees' filter. Deeper keeps fewer piece pairs and
+/// costs more box tests: on the tree bench's tori and bumpy spheres (1k to 102k
+/// triangles) 5 levels answer in 0.80 to 0.88 of the time 8 take, with 4 to 21% more
+/// candidate pairs.
+pub const FILTER_DEPTH: u32 = 5;
 
 /// The first contact of two trees over a step.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -70,7 +76,7 @@ pub fn time_of_impact(
     b: &HullTree,
     motion_b: ScrewMotion,
 ) -> TreeToi {
-    let candidates = dynamic_obb::piece_pairs_during(a, &motion_a, b, &motion_b, MAX_DEPTH);
+    let candidates = dynamic_obb::piece_pairs_during(a, &motion_a, b, &motion_b, FILTER_DEPTH);
     let mut heap: BinaryHeap<Waiting<'_>> = candidates
         .iter()
         .map(|&(pa, pb)| Waiting {
@@ -128,11 +134,12 @@ pub fn time_of_impact_rounded(
     let mut body_box = Obb::fit(&core);
     body_box.half += DVec3::splat(b.radius);
     let moving_body = MovingBox::new(&body_box, &motion_b);
+    let mut sweep = Sweep::new(&motion_a, &motion_b, MAX_DEPTH);
     let mut candidates = Vec::new();
     let mut stack = vec![HullTree::ROOT];
     while let Some(node) = stack.pop() {
         let n = a.node(node);
-        if separated_during(&MovingBox::new(&n.obb, &motion_a), &moving_body, MAX_DEPTH) {
+        if sweep.separated(&MovingBox::new(&n.obb, &motion_a), &moving_body) {
             continue;
         }
         match n.kind {
