@@ -5,7 +5,9 @@
 
 use glam::{DMat3, DQuat, DVec3};
 use proxima::bodies::Pose;
-use proxima::exact::dynamic_obb::{MAX_DEPTH, MovingBox, piece_pairs_during, separated_during};
+use proxima::exact::dynamic_obb::{
+    MAX_DEPTH, MovingBox, candidates_during, piece_pairs_during, separated_during,
+};
 use proxima::exact::sat;
 use proxima::exact::tree_toi::FILTER_DEPTH;
 use proxima::geometry::decompose::{Cache, DecomposeParams};
@@ -213,8 +215,8 @@ fn fitted_boxes_hold_their_points() {
 
 /// The OBB-tree filter on two tori: every piece pair that overlaps at a sampled time of
 /// the step (the exact separating-axis test, after a bounding-sphere check) is in the
-/// filter's list, unhalved, at the time-of-impact filter's depth and at the deepest, each
-/// pair once.
+/// filter's list (unhalved, at the time-of-impact filter's depth and at the deepest, each
+/// pair once), proved apart only until a time before the overlap.
 #[test]
 fn tree_filter_keeps_every_touching_piece_pair() {
     let mesh = generators::torus(1.0, 0.3, 32, 16).unwrap();
@@ -228,10 +230,18 @@ fn tree_filter_keeps_every_touching_piece_pair() {
         let mb = random_motion(&mut rng, toward, 2.0, 2.0);
         // Unhalved, at the time-of-impact filter's depth, and at the deepest.
         let lists = [0, FILTER_DEPTH, MAX_DEPTH]
-            .map(|depth| piece_pairs_during(&torus, &ma, &torus, &mb, depth));
+            .map(|depth| candidates_during(&torus, &ma, &torus, &mb, depth));
         for list in &lists {
-            assert!(list.windows(2).all(|w| w[0] < w[1]), "a pair listed twice");
+            assert!(
+                list.windows(2).all(|w| w[0].pieces < w[1].pieces),
+                "a pair listed twice"
+            );
         }
+        let pairs: Vec<(u32, u32)> = lists[2].iter().map(|c| c.pieces).collect();
+        assert_eq!(
+            piece_pairs_during(&torus, &ma, &torus, &mb, MAX_DEPTH),
+            pairs
+        );
         kept += lists[2].len();
         total += torus.num_pieces() * torus.num_pieces();
         for k in 0..100 {
@@ -253,10 +263,13 @@ fn tree_filter_keeps_every_touching_piece_pair() {
                     }
                     touching += 1;
                     for (list, depth) in lists.iter().zip([0, FILTER_DEPTH, MAX_DEPTH]) {
+                        let kept = list
+                            .binary_search_by_key(&(i as u32, j as u32), |c| c.pieces)
+                            .map(|k| list[k]);
                         assert!(
-                            list.binary_search(&(i as u32, j as u32)).is_ok(),
+                            kept.is_ok_and(|c| c.apart_until <= t),
                             "pieces {i}, {j} overlap at t = {t} but were filtered out at \
-                             depth {depth}"
+                             depth {depth}, or proved apart until later: {kept:?}"
                         );
                     }
                 }

@@ -58,7 +58,7 @@ fn cases() -> Vec<(HullTree, HullTree, ScrewMotion, ScrewMotion)> {
 
 #[test]
 fn the_first_contact_of_all_piece_pairs() {
-    let (mut hits, mut kept, mut all) = (0, 0, 0);
+    let (mut hits, mut kept, mut all, mut worst) = (0, 0, 0, 0.0f64);
     for (a, b, ma, mb) in cases() {
         let ours = tree_toi::time_of_impact(&a, ma, &b, mb);
         let mut first: Option<(f64, ToiState)> = None;
@@ -76,12 +76,20 @@ fn the_first_contact_of_all_piece_pairs() {
         match first {
             None => assert_eq!(ours.output.state, ToiState::Miss, "{ours:?}"),
             Some((t, state)) => {
-                assert_eq!((ours.output.toi, ours.output.state), (t, state), "{ours:?}");
+                // The winning pair starts where the filter proved it apart until, so its
+                // advancement lands elsewhere in the window where the pieces are within
+                // the tolerance: the same contact, a few ulps of the tolerance away.
+                assert_eq!(ours.output.state, state, "{ours:?}");
+                assert!((ours.output.toi - t).abs() <= 1e-6, "{t} vs {ours:?}");
+                worst = worst.max((ours.output.toi - t).abs());
                 hits += 1;
             }
         }
     }
-    eprintln!("{hits} hits; the OBB filter kept {kept} of {all} piece pairs");
+    eprintln!(
+        "{hits} hits (at most {worst:e} from all pairs' first); the OBB filter kept {kept} of \
+         {all} piece pairs"
+    );
     assert!(hits > 20, "{hits}");
 }
 

@@ -266,6 +266,13 @@ impl<'a> Advancement<'a> {
         }
     }
 
+    /// Starts at `t` (in `[0, 1]`) instead: the caller has proved the bodies apart over
+    /// `[0, t]` (a filter over the step's sub-intervals).
+    pub fn starting_at(mut self, t: f64) -> Self {
+        self.t = t.clamp(0.0, 1.0);
+        self
+    }
+
     /// The time the bodies are known to be apart until.
     pub fn time(&self) -> f64 {
         self.t

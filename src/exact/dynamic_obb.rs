@@ -222,10 +222,18 @@ pub fn separated_during(a: &MovingBox<'_>, b: &MovingBox<'_>, max_depth: u32) ->
     Sweep::new(a.motion, b.motion, max_depth).separated(a, b)
 }
 
-/// The piece pairs of two hull trees whose boxes may touch during the step: the OBB trees
-/// and the step's sub-intervals walked together (see the module comment), a node pair
-/// dropped on an interval where its boxes are proved apart. Every piece pair that
-/// touches at some time of the step is in the list.
+/// A piece pair the filter kept.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    /// A's piece, B's piece.
+    pub pieces: (u32, u32),
+    /// The pieces are proved apart over `[0, apart_until]`: the start of the first
+    /// sub-interval where their boxes were not.
+    pub apart_until: f64,
+}
+
+/// The piece pairs of two hull trees whose boxes may touch during the step, in order:
+/// see [`candidates_during`].
 pub fn piece_pairs_during(
     a: &HullTree,
     motion_a: &ScrewMotion,
@@ -233,6 +241,25 @@ pub fn piece_pairs_during(
     motion_b: &ScrewMotion,
     max_depth: u32,
 ) -> Vec<(u32, u32)> {
+    candidates_during(a, motion_a, b, motion_b, max_depth)
+        .into_iter()
+        .map(|c| c.pieces)
+        .collect()
+}
+
+/// The piece pairs of two hull trees whose boxes may touch during the step, in order of
+/// their pieces: the OBB trees and the step's sub-intervals walked together (see the
+/// module comment), a node pair dropped on an interval where its boxes are proved apart.
+/// Every piece pair that touches at some time of the step is in the list, and touches
+/// only after its `apart_until`. (A node pair's earlier half is walked first, and the
+/// node splits keep the interval, so the first interval kept of a pair is its earliest.)
+pub fn candidates_during(
+    a: &HullTree,
+    motion_a: &ScrewMotion,
+    b: &HullTree,
+    motion_b: &ScrewMotion,
+    max_depth: u32,
+) -> Vec<Candidate> {
     let mut sweep = Sweep::new(motion_a, motion_b, max_depth);
     let max_depth = sweep.max_depth;
     // Each node's swing radius, when first asked.
@@ -289,7 +316,10 @@ pub fn piece_pairs_during(
                 if let Some(slot) = leaves {
                     kept[slot / 64] |= 1 << (slot % 64);
                 }
-                out.push((pa, pb));
+                out.push(Candidate {
+                    pieces: (pa, pb),
+                    apart_until: k as f64 / (1u64 << level) as f64,
+                });
             }
             (NodeKind::Inner([l, r]), NodeKind::Leaf(_)) => {
                 stack.extend([(l, nb, level, k), (r, nb, level, k)]);
@@ -306,6 +336,6 @@ pub fn piece_pairs_during(
             }
         }
     }
-    out.sort_unstable();
+    out.sort_unstable_by_key(|c| c.pieces);
     out
 }
