@@ -1,6 +1,7 @@
 //! Curved bodies. `rounded_queries`: 10,000 random distance queries between spheres and
 //! capsules, ours (`exact::rounded`, closed forms in f64) against parry3d-f64's `Ball`
-//! and `Capsule`. `particle_frame`: a crowd of spheres, points and capsules, the whole
+//! and `Capsule`, and of spheres and capsules against hulls of 8, 32 and 128 points (ours
+//! the Voronoi walk, parry's GJK against its `ConvexPolyhedron`). `particle_frame`: a crowd of spheres, points and capsules, the whole
 //! frame (bounds, broadphase, contacts) on the GPU in one submission against the CPU
 //! twins of the same stages, at 100k and 1M particles. `cargo bench --bench particles`.
 
@@ -9,10 +10,13 @@ mod common;
 mod test_common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use std::sync::Arc;
+
 use glam::DVec3;
 use parry3d_f64::shape::{Ball, Capsule, SharedShape};
 use proxima::bodies::{GpuBody, Pose};
 use proxima::exact::rounded;
+use proxima::geometry::generators;
 use proxima::geometry::rounded::Rounded;
 use proxima::gpu::Engine;
 use proxima::particles::{GpuRoundContacts, particle_frame_cpu};
@@ -39,30 +43,48 @@ fn rounded_queries(c: &mut Criterion) {
             (a, b)
         })
         .collect();
-    let cases = [
+    let mut cases: Vec<(String, Rounded, Rounded, SharedShape, SharedShape)> = vec![
         (
-            "sphere_sphere",
-            &sphere,
-            &sphere,
-            &parry_sphere,
-            &parry_sphere,
+            "sphere_sphere".into(),
+            sphere.clone(),
+            sphere.clone(),
+            parry_sphere.clone(),
+            parry_sphere.clone(),
         ),
         (
-            "sphere_capsule",
-            &sphere,
-            &capsule,
-            &parry_sphere,
-            &parry_capsule,
+            "sphere_capsule".into(),
+            sphere.clone(),
+            capsule.clone(),
+            parry_sphere.clone(),
+            parry_capsule.clone(),
         ),
         (
-            "capsule_capsule",
-            &capsule,
-            &capsule,
-            &parry_capsule,
-            &parry_capsule,
+            "capsule_capsule".into(),
+            capsule.clone(),
+            capsule.clone(),
+            parry_capsule.clone(),
+            parry_capsule.clone(),
         ),
     ];
-    for (name, a, b, pa, pb) in cases {
+    // Against hulls of 8 to 128 points on a sphere of radius 1 (the Voronoi walk).
+    for k in [8, 32, 128] {
+        let hull = generators::random_hull(&mut rng, k, 1.0).unwrap();
+        let parry_hull = SharedShape::new(test_common::to_parry(&hull));
+        let hull = rounded::plain(Arc::new(hull));
+        for (name, body, parry_body) in [
+            ("sphere", &sphere, &parry_sphere),
+            ("capsule", &capsule, &parry_capsule),
+        ] {
+            cases.push((
+                format!("{name}_hull{k}"),
+                body.clone(),
+                hull.clone(),
+                parry_body.clone(),
+                parry_hull.clone(),
+            ));
+        }
+    }
+    for (name, a, b, pa, pb) in &cases {
         group.bench_function(BenchmarkId::new("ours", name), |bench| {
             bench.iter(|| {
                 poses

@@ -7,6 +7,7 @@ pub mod dynamic_obb;
 pub mod envelope;
 pub mod manifold;
 pub mod placement;
+pub mod point_walk;
 pub mod rounded;
 pub mod rounded_toi;
 pub mod sat;

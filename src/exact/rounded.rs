@@ -3,13 +3,15 @@
 //! query with the radii added.
 //!
 //! Cores. Point and segment pairs have closed forms (`geometry::closest`). A point or a
-//! segment against a polytope is answered by enumeration, exact and O(V + E + F): a point
-//! outside takes the closest feature; a segment that misses the polytope (clipped against
-//! every face plane, nothing is left) is closest at one of its ends or against one of the
-//! polytope's edges, because the distance along the segment is convex and, where its
-//! minimum is inside the segment, the closest feature can be taken to be an edge. Two
-//! polytopes take the closest-feature walk (settled by the separating-axis test and
-//! enumeration where it gives up).
+//! segment against a polytope: a point below every face plane, or a segment with a part
+//! left after clipping against every face plane, overlaps it (one scan of the faces);
+//! otherwise the Voronoi walk (`point_walk`) finds the closest pair from the face the point
+//! (the segment's first end) is highest over, and where it gives up enumeration answers,
+//! exact and O(V + E + F): a point takes the closest feature; a segment is closest at one
+//! of its ends or against one of the polytope's edges, because the distance along the
+//! segment is convex and, where its minimum is inside the segment, the closest feature can
+//! be taken to be an edge. Two polytopes take the closest-feature walk (settled by the
+//! separating-axis test and enumeration where it gives up).
 //!
 //! Radii. Apart by `c`, the bodies are apart by `c − r_A − r_B` along the cores' closest
 //! direction `n`, their surfaces' closest points the cores' moved by `r_A n` and `−r_B n`;
@@ -29,6 +31,7 @@ use glam::DVec3;
 
 use super::depth::{self, DepthInput};
 use super::placement::Placement;
+use super::point_walk;
 use super::sat;
 use super::walk::{self, WalkInput, WalkState};
 use crate::bodies::Pose;
@@ -215,16 +218,29 @@ fn core_closest(a: &Placed<'_>, b: &Placed<'_>) -> CoreClosest {
     }
 }
 
-/// Largest height of a body-frame point over the polytope's face planes.
-fn height(poly: &ConvexPolytope, x: DVec3) -> f64 {
+/// Largest height of a body-frame point over the polytope's face planes, and the face.
+fn height(poly: &ConvexPolytope, x: DVec3) -> (f64, FeatureId) {
     (0..poly.num_faces())
         .map(|f| poly.face_normal(f).dot(x) - poly.face_offset(f))
-        .fold(f64::NEG_INFINITY, f64::max)
+        .enumerate()
+        .fold((f64::NEG_INFINITY, FeatureId::Face(0)), |best, (f, h)| {
+            if h > best.0 {
+                (h, FeatureId::Face(f as u32))
+            } else {
+                best
+            }
+        })
+}
+
+/// The walk's tolerance about the body-frame point `x` (as the closest-feature walk's).
+fn walk_tolerance(poly: &ConvexPolytope, x: DVec3) -> f64 {
+    walk::TOL_REL * (poly.reach() + x.abs().max_element())
 }
 
 fn point_polytope(p: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClosest {
     let x = frame.inverse_point(p);
-    if height(poly, x) <= 0.0 {
+    let (above, face) = height(poly, x);
+    if above <= 0.0 {
         return CoreClosest {
             distance: 0.0,
             pa: p,
@@ -233,7 +249,12 @@ fn point_polytope(p: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClo
             overlap: true,
         };
     }
-    let (feature, _, q) = brute::closest_feature(poly, x);
+    // From the face the point is highest over, which it is outside of.
+    let (feature, q) = point_walk::closest_to_point(poly, x, face, walk_tolerance(poly, x))
+        .unwrap_or_else(|| {
+            let (feature, _, q) = brute::closest_feature(poly, x);
+            (feature, q)
+        });
     closest_pair(p, frame.point(q), (FeatureId::Vertex(0), feature))
 }
 
@@ -270,6 +291,15 @@ fn segment_polytope(s0: DVec3, s1: DVec3, poly: &ConvexPolytope, frame: &Placeme
             features: (segment_feature(lo), FeatureId::Vertex(0)),
             overlap: true,
         };
+    }
+    let (_, face) = height(poly, t);
+    let tol = walk_tolerance(poly, t.abs().max(h.abs()));
+    if let Some((s, feature, q)) = point_walk::closest_to_segment(poly, t, h, face, tol) {
+        return closest_pair(
+            s0 + (s1 - s0) * s,
+            frame.point(q),
+            (segment_feature(s), feature),
+        );
     }
     let mut best = point_polytope(s0, poly, frame);
     let end = point_polytope(s1, poly, frame);
