@@ -120,8 +120,8 @@ fn never_later_than_sampled_contact() {
     assert!(hits > 20 && misses > 10, "{hits} hits, {misses} misses");
 }
 
-/// A hull tree against spheres and capsules: equal to the rounded advancement over every
-/// piece, and never later than sampled contact.
+/// A hull tree against spheres and capsules: the first contact of the rounded advancement
+/// over every piece (to within 1e-6), and never later than sampled contact.
 #[test]
 fn a_tree_against_rounded_bodies() {
     use proxima::exact::rounded::plain;
@@ -133,7 +133,7 @@ fn a_tree_against_rounded_bodies() {
         Rounded::capsule(0.6, 0.15).unwrap(),
     ];
     let mut rng = Rng::new(808);
-    let mut hits = 0;
+    let (mut hits, mut worst) = (0, 0.0f64);
     for k in 0..60 {
         let body = &bodies[k % 2];
         let ma = random_motion(&mut rng, DVec3::ZERO, DVec3::ZERO);
@@ -148,7 +148,14 @@ fn a_tree_against_rounded_bodies() {
             .map(|o| o.toi)
             .fold(f64::INFINITY, f64::min);
         if every.is_finite() {
-            assert_eq!(ours.output.toi, every, "{ours:?}");
+            // The winning piece starts where the filter proved it apart until: the same
+            // contact, elsewhere in the window where it is within the tolerance.
+            assert!(
+                (ours.output.toi - every).abs() <= 1e-6,
+                "{every} vs {ours:?}"
+            );
+            assert_ne!(ours.output.state, ToiState::Miss, "{ours:?}");
+            worst = worst.max((ours.output.toi - every).abs());
             hits += 1;
         } else {
             assert_eq!(ours.output.state, ToiState::Miss, "{ours:?}");
@@ -161,5 +168,6 @@ fn a_tree_against_rounded_bodies() {
             assert!(ours.output.toi <= s, "{} after {s}", ours.output.toi);
         }
     }
+    eprintln!("{hits} hits, at most {worst:e} from every piece's first contact");
     assert!(hits > 15, "{hits}");
 }

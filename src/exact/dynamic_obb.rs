@@ -260,27 +260,92 @@ pub fn candidates_during(
     motion_b: &ScrewMotion,
     max_depth: u32,
 ) -> Vec<Candidate> {
+    candidates(
+        Boxes::Tree(a),
+        motion_a,
+        Boxes::Tree(b),
+        motion_b,
+        max_depth,
+    )
+}
+
+/// The pieces of a hull tree whose boxes may touch the box `b` (carried by B's motion)
+/// during the step, as [`candidates_during`] with B a tree of one piece (piece 0).
+pub fn pieces_near_box(
+    a: &HullTree,
+    motion_a: &ScrewMotion,
+    b: &Obb,
+    motion_b: &ScrewMotion,
+    max_depth: u32,
+) -> Vec<Candidate> {
+    candidates(Boxes::Tree(a), motion_a, Boxes::One(b), motion_b, max_depth)
+}
+
+/// A box tree: a hull tree's, or one box (a leaf, piece 0).
+#[derive(Clone, Copy)]
+enum Boxes<'a> {
+    Tree(&'a HullTree),
+    One(&'a Obb),
+}
+
+impl Boxes<'_> {
+    fn obb(&self, n: u32) -> &Obb {
+        match self {
+            Boxes::Tree(t) => &t.node(n).obb,
+            Boxes::One(b) => b,
+        }
+    }
+
+    fn kind(&self, n: u32) -> NodeKind {
+        match self {
+            Boxes::Tree(t) => t.node(n).kind,
+            Boxes::One(_) => NodeKind::Leaf(0),
+        }
+    }
+
+    fn nodes(&self) -> usize {
+        match self {
+            Boxes::Tree(t) => t.num_nodes(),
+            Boxes::One(_) => 1,
+        }
+    }
+
+    fn pieces(&self) -> usize {
+        match self {
+            Boxes::Tree(t) => t.num_pieces(),
+            Boxes::One(_) => 1,
+        }
+    }
+}
+
+fn candidates(
+    a: Boxes<'_>,
+    motion_a: &ScrewMotion,
+    b: Boxes<'_>,
+    motion_b: &ScrewMotion,
+    max_depth: u32,
+) -> Vec<Candidate> {
     let mut sweep = Sweep::new(motion_a, motion_b, max_depth);
     let max_depth = sweep.max_depth;
     // Each node's swing radius, when first asked.
-    let (mut swing_a, mut swing_b) = (vec![f64::NAN; a.num_nodes()], vec![f64::NAN; b.num_nodes()]);
-    let swing = |swings: &mut [f64], tree: &HullTree, motion: &ScrewMotion, n: u32| {
+    let (mut swing_a, mut swing_b) = (vec![f64::NAN; a.nodes()], vec![f64::NAN; b.nodes()]);
+    let swing = |swings: &mut [f64], tree: Boxes<'_>, motion: &ScrewMotion, n: u32| {
         let s = &mut swings[n as usize];
         if s.is_nan() {
-            *s = motion.swing_radius(&tree.node(n).obb.corners());
+            *s = motion.swing_radius(&tree.obb(n).corners());
         }
         *s
     };
     // One bit a piece pair: kept already (its other intervals need no test).
-    let mut kept = vec![0u64; (a.num_pieces() * b.num_pieces()).div_ceil(64)];
+    let mut kept = vec![0u64; (a.pieces() * b.pieces()).div_ceil(64)];
     let mut out = Vec::new();
     // (node of A, node of B, level, interval)
     let mut stack = vec![(HullTree::ROOT, HullTree::ROOT, 0u32, 0usize)];
     while let Some((na, nb, level, k)) = stack.pop() {
-        let (x, y) = (a.node(na), b.node(nb));
-        let leaves = match (x.kind, y.kind) {
+        let (kind_a, kind_b) = (a.kind(na), b.kind(nb));
+        let leaves = match (kind_a, kind_b) {
             (NodeKind::Leaf(pa), NodeKind::Leaf(pb)) => {
-                let slot = pa as usize * b.num_pieces() + pb as usize;
+                let slot = pa as usize * b.pieces() + pb as usize;
                 if kept[slot / 64] & (1 << (slot % 64)) != 0 {
                     continue;
                 }
@@ -288,14 +353,15 @@ pub fn candidates_during(
             }
             _ => None,
         };
+        let (x, y) = (a.obb(na), b.obb(nb));
         let boxes = (
             MovingBox {
-                obb: &x.obb,
+                obb: x,
                 motion: motion_a,
                 swing: swing(&mut swing_a, a, motion_a, na),
             },
             MovingBox {
-                obb: &y.obb,
+                obb: y,
                 motion: motion_b,
                 swing: swing(&mut swing_b, b, motion_b, nb),
             },
@@ -305,13 +371,12 @@ pub fn candidates_during(
         }
         let long = level < max_depth
             && (leaves.is_some()
-                || sweep.reach(&boxes.0, &boxes.1, level)
-                    > x.obb.half.length().max(y.obb.half.length()));
+                || sweep.reach(&boxes.0, &boxes.1, level) > x.half.length().max(y.half.length()));
         if long {
             stack.extend([(na, nb, level + 1, 2 * k + 1), (na, nb, level + 1, 2 * k)]);
             continue;
         }
-        match (x.kind, y.kind) {
+        match (kind_a, kind_b) {
             (NodeKind::Leaf(pa), NodeKind::Leaf(pb)) => {
                 if let Some(slot) = leaves {
                     kept[slot / 64] |= 1 << (slot % 64);
@@ -328,7 +393,7 @@ pub fn candidates_during(
                 stack.extend([(na, l, level, k), (na, r, level, k)]);
             }
             (NodeKind::Inner([l, r]), NodeKind::Inner([m, n])) => {
-                if x.obb.half.length() >= y.obb.half.length() {
+                if x.half.length() >= y.half.length() {
                     stack.extend([(l, nb, level, k), (r, nb, level, k)]);
                 } else {
                     stack.extend([(na, m, level, k), (na, n, level, k)]);

@@ -65,6 +65,20 @@ pub fn time_of_impact(
     tolerance: Option<ContactTolerance>,
     max_iterations: Option<u32>,
 ) -> ToiOutput {
+    time_of_impact_from(a, motion_a, b, motion_b, tolerance, max_iterations, 0.0)
+}
+
+/// [`time_of_impact`] from `start` (in `[0, 1]`): the caller has proved the bodies apart
+/// over `[0, start]` (a filter over the step's sub-intervals).
+pub fn time_of_impact_from(
+    a: &Rounded,
+    motion_a: ScrewMotion,
+    b: &Rounded,
+    motion_b: ScrewMotion,
+    tolerance: Option<ContactTolerance>,
+    max_iterations: Option<u32>,
+    start: f64,
+) -> ToiOutput {
     let tol = tolerance.map(ContactTolerance::get).unwrap_or_else(|| {
         advance::default_tolerance((a.reach(), &motion_a), (b.reach(), &motion_b))
     });
@@ -76,7 +90,7 @@ pub fn time_of_impact(
     let bound = (motion_a.linear() - motion_b.linear()).length()
         + motion_a.angular().length() * swing_a
         + motion_b.angular().length() * swing_b;
-    let mut t = 0.0;
+    let mut t = start.clamp(0.0, 1.0);
     let mut iterations = 0;
     // The balls about the origins, which the bodies never leave however they turn.
     let balls = |t: f64| {

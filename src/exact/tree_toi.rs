@@ -14,9 +14,8 @@ use std::collections::BinaryHeap;
 use glam::DVec3;
 
 use super::advance::{Advancement, Progress, ToiInput, ToiOutput, ToiState};
-use super::dynamic_obb::{self, MAX_DEPTH, MovingBox, Sweep};
+use super::dynamic_obb;
 use super::{rounded, rounded_toi};
-use crate::geometry::hull_tree::NodeKind;
 use crate::geometry::obb::Obb;
 use crate::geometry::rounded::Rounded;
 use crate::geometry::{FeatureId, HullTree};
@@ -125,10 +124,13 @@ pub fn time_of_impact(
 }
 
 /// The first contact of a hull tree and a rounded body (sphere, capsule, rounded
-/// polytope) over their motions: the tree's OBBs against the body's box (its core's box
-/// grown by its radius) list the pieces that may touch it during the step, and each runs
-/// the rounded advancement (`exact::rounded_toi`) against the body; the earliest answer
-/// is the first contact (each is never later than its own pair's).
+/// polytope) over their motions: the tree's OBBs and the step's sub-intervals against the
+/// body's box (its core's box grown by its radius) list the pieces that may touch it
+/// during the step, each with the time it is proved apart until
+/// (`dynamic_obb::pieces_near_box`); in order of those times each runs the rounded
+/// advancement (`exact::rounded_toi`) from its own, until a piece is proved apart past the
+/// earliest contact found. The earliest answer is the first contact (each is never later
+/// than its own pair's).
 pub fn time_of_impact_rounded(
     a: &HullTree,
     motion_a: ScrewMotion,
@@ -138,30 +140,24 @@ pub fn time_of_impact_rounded(
     let core = b.core_points();
     let mut body_box = Obb::fit(&core);
     body_box.half += DVec3::splat(b.radius);
-    let moving_body = MovingBox::new(&body_box, &motion_b);
-    let mut sweep = Sweep::new(&motion_a, &motion_b, MAX_DEPTH);
-    let mut candidates = Vec::new();
-    let mut stack = vec![HullTree::ROOT];
-    while let Some(node) = stack.pop() {
-        let n = a.node(node);
-        if sweep.separated(&MovingBox::new(&n.obb, &motion_a), &moving_body) {
-            continue;
-        }
-        match n.kind {
-            NodeKind::Leaf(piece) => candidates.push(piece),
-            NodeKind::Inner([l, r]) => stack.extend([l, r]),
-        }
-    }
+    let mut candidates =
+        dynamic_obb::pieces_near_box(a, &motion_a, &body_box, &motion_b, FILTER_DEPTH);
+    candidates.sort_by(|x, y| x.apart_until.total_cmp(&y.apart_until));
     let mut best: Option<(ToiOutput, u32)> = None;
     let mut evaluations = 0;
-    for &piece in &candidates {
-        let out = rounded_toi::time_of_impact(
+    for c in &candidates {
+        if best.is_some_and(|(o, _)| c.apart_until >= o.toi) {
+            break;
+        }
+        let piece = c.pieces.0;
+        let out = rounded_toi::time_of_impact_from(
             &rounded::plain(a.piece(piece).clone()),
             motion_a,
             b,
             motion_b,
             None,
             None,
+            c.apart_until,
         );
         evaluations += out.iterations;
         if out.state != ToiState::Miss && best.is_none_or(|(o, _)| out.toi < o.toi) {
