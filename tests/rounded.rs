@@ -631,3 +631,110 @@ fn point_and_segment_walks_equal_enumeration() {
     assert!(points > 10_000 && segments > 5_000, "{points} / {segments}");
     assert!(gave_up * 1000 < points + segments, "{gave_up} gave up");
 }
+
+/// A point or a segment core inside a polytope (a sphere's or a capsule's centre sunk into
+/// a hull): its depth against enumeration of every candidate direction of the Minkowski
+/// difference, both signs, each with a support query over every vertex (the face normals,
+/// and the cross products of the segment with every edge), on random hulls of 4 to 200
+/// points and a box sampled on a quarter-unit grid; the answer's points are that deep
+/// along its unit normal.
+#[test]
+fn cores_sunk_into_hulls_match_enumeration() {
+    use proxima::geometry::ConvexPolytope;
+    let mut rng = Rng::new(0x51c);
+    let mut bodies: Vec<ConvexPolytope> = [4, 8, 30, 200]
+        .iter()
+        .map(|&k| generators::random_hull(&mut rng, k, 1.0).unwrap())
+        .collect();
+    bodies.push(generators::cuboid(DVec3::new(1.0, 0.5, 0.25)).unwrap());
+    let mut checked = 0;
+    for (k, p) in bodies.iter().enumerate() {
+        let boxy = k == bodies.len() - 1;
+        let hull = rounded::plain(Arc::new(p.clone()));
+        let pose = random_pose(&mut rng, 2.0);
+        let inside =
+            |x: DVec3| (0..p.num_faces()).all(|f| p.face_normal(f).dot(x) - p.face_offset(f) < 0.0);
+        for _ in 0..1500 {
+            let grid = |rng: &mut Rng| {
+                DVec3::new(
+                    f64::from(rng.below(9) as u32) * 0.25 - 1.0,
+                    f64::from(rng.below(5) as u32) * 0.25 - 0.5,
+                    f64::from(rng.below(3) as u32) * 0.25 - 0.25,
+                )
+            };
+            let t = if boxy {
+                grid(&mut rng)
+            } else {
+                rng.unit_vector() * rng.range(0.0, 0.6)
+            };
+            if !inside(t) {
+                continue;
+            }
+            let h = if rng.below(3) == 0 {
+                t
+            } else if boxy {
+                grid(&mut rng) * 2.0
+            } else {
+                rng.unit_vector() * rng.range(0.0, 2.0)
+            };
+            // Enumeration in the hull's frame: every candidate, both signs, s(u) the
+            // hull's support less the core's least projection.
+            let mut dirs: Vec<DVec3> = (0..p.num_faces()).map(|f| p.face_normal(f)).collect();
+            for e in 0..p.num_edges() {
+                let [a, b] = p.edge_vertices(e);
+                if let Some(u) = (h - t).cross(p.vertex(b) - p.vertex(a)).try_normalize() {
+                    dirs.push(u);
+                }
+            }
+            let want = dirs
+                .iter()
+                .flat_map(|&u| [u, -u])
+                .map(|u| {
+                    let reach = p
+                        .vertices()
+                        .iter()
+                        .map(|v| u.dot(*v))
+                        .fold(f64::MIN, f64::max);
+                    reach - u.dot(t).min(u.dot(h))
+                })
+                .fold(f64::INFINITY, f64::min);
+            // The core as a body of radius 0, placed by the hull's pose.
+            let (core, core_pose) = if t == h {
+                (
+                    Rounded::sphere(0.0).unwrap(),
+                    Pose::new(pose.transform_point(t), DQuat::IDENTITY),
+                )
+            } else {
+                let mid = pose.transform_point(0.5 * (t + h));
+                let axis = pose.rotation * (h - t);
+                let turn = DQuat::from_rotation_arc(DVec3::Z, axis.normalize());
+                (
+                    Rounded::capsule(0.5 * axis.length(), 0.0).unwrap(),
+                    Pose::new(mid, turn),
+                )
+            };
+            for (flip, got) in [
+                (false, rounded::penetration(&hull, &pose, &core, &core_pose)),
+                (true, rounded::penetration(&core, &core_pose, &hull, &pose)),
+            ] {
+                let got = got.expect("a core inside the hull penetrates it");
+                let scale = 2.0 + pose.translation.abs().max_element();
+                assert!(
+                    (got.depth - want).abs() <= 1e-12 * scale,
+                    "body {k}, core {t}..{h} (flipped {flip}): {} against enumeration's {want}",
+                    got.depth
+                );
+                assert!((got.normal.length() - 1.0).abs() < 1e-12);
+                let along = (got.point_a - got.point_b).dot(got.normal);
+                assert!(
+                    (along - got.depth).abs() <= 1e-9 * scale,
+                    "{along} vs {}",
+                    got.depth
+                );
+                checked += 1;
+            }
+        }
+    }
+    eprintln!("{checked} sunk cores, each way round, equal to enumeration");
+    assert!(checked > 3000, "{checked}");
+}

@@ -20,7 +20,9 @@
 //! two polytopes take the Gauss-map walk (`exact::depth`); with a point or a segment core
 //! the depth is the minimum of `h_A(u) + h_B(−u)` over the facet normals of the cores'
 //! Minkowski difference (the polytope's face normals, and the cross products of the
-//! segment with each of its edges), a finite set that contains the minimiser. Where the
+//! segment with each of its edges), a finite set that contains the minimiser; against a
+//! polytope each is taken with no support query (a face's plane offset; an edge's end, in
+//! the one sign of the cross product on the edge's Gauss arc), O(F + E). Where the
 //! cores have no interior to tell a direction (two points, a point on a segment, parallel
 //! segments), any direction perpendicular to them is a minimiser and the answer says the
 //! normal is arbitrary.
@@ -212,23 +214,19 @@ fn core_closest(a: &Placed<'_>, b: &Placed<'_>) -> CoreClosest {
         (Placed::Polytope(..), Placed::Point(_) | Placed::Segment(..)) => {
             core_closest(b, a).swapped()
         }
-        (Placed::Polytope(pa, posa, _), Placed::Polytope(pb, posb, _)) => {
+        (Placed::Polytope(pa, posa, ..), Placed::Polytope(pb, posb, ..)) => {
             polytope_polytope(pa, posa, pb, posb)
         }
     }
 }
 
 /// Largest height of a body-frame point over the polytope's face planes, and the face.
-fn height(poly: &ConvexPolytope, x: DVec3) -> (f64, FeatureId) {
+fn height(poly: &ConvexPolytope, x: DVec3) -> (f64, u32) {
     (0..poly.num_faces())
         .map(|f| poly.face_normal(f).dot(x) - poly.face_offset(f))
         .enumerate()
-        .fold((f64::NEG_INFINITY, FeatureId::Face(0)), |best, (f, h)| {
-            if h > best.0 {
-                (h, FeatureId::Face(f as u32))
-            } else {
-                best
-            }
+        .fold((f64::NEG_INFINITY, 0), |best, (f, h)| {
+            if h > best.0 { (h, f as u32) } else { best }
         })
 }
 
@@ -250,7 +248,8 @@ fn point_polytope(p: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClo
         };
     }
     // From the face the point is highest over, which it is outside of.
-    let (feature, q) = point_walk::closest_to_point(poly, x, face, walk_tolerance(poly, x))
+    let start = FeatureId::Face(face);
+    let (feature, q) = point_walk::closest_to_point(poly, x, start, walk_tolerance(poly, x))
         .unwrap_or_else(|| {
             let (feature, _, q) = brute::closest_feature(poly, x);
             (feature, q)
@@ -294,7 +293,8 @@ fn segment_polytope(s0: DVec3, s1: DVec3, poly: &ConvexPolytope, frame: &Placeme
     }
     let (_, face) = height(poly, t);
     let tol = walk_tolerance(poly, t.abs().max(h.abs()));
-    if let Some((s, feature, q)) = point_walk::closest_to_segment(poly, t, h, face, tol) {
+    let start = FeatureId::Face(face);
+    if let Some((s, feature, q)) = point_walk::closest_to_segment(poly, t, h, start, tol) {
         return closest_pair(
             s0 + (s1 - s0) * s,
             frame.point(q),
@@ -438,12 +438,15 @@ pub fn penetration(
 
 /// The cores' penetration (they share a point): depth ≥ 0, normal, deepest points.
 fn core_depth(ca: &Placed<'_>, cb: &Placed<'_>) -> RoundedPenetration {
-    if let (Placed::Polytope(pa, posa, _), Placed::Polytope(pb, posb, _)) = (ca, cb) {
+    if let (Placed::Polytope(pa, posa, ..), Placed::Polytope(pb, posb, ..)) = (ca, cb) {
         let found = depth::walk(&DepthInput::new(pa, *posa, pb, *posb))
             .or_else(|| depth::enumerate(pa, posa, pb, posb));
         if let Some(p) = found {
             return p.into();
         }
+    }
+    if let Some(p) = small_core_in_polytope(ca, cb) {
+        return p;
     }
     let (mut dirs, arbitrary) = candidate_normals(ca, cb);
     dirs.extend(dirs.clone().into_iter().map(|u| -u));
@@ -463,6 +466,79 @@ fn core_depth(ca: &Placed<'_>, cb: &Placed<'_>) -> RoundedPenetration {
         features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
         arbitrary_normal: arbitrary,
     }
+}
+
+/// A point or a segment core in a polytope (they share a point): the least of s(u) over
+/// the facet normals of their Minkowski difference, each s with no support query. A
+/// face's outward normal n has the polytope's support on the face (its plane's offset)
+/// and the core's at its end deepest along −n; an edge e has a facet with the segment
+/// where the direction u ⟂ both, of the sign that lies on e's Gauss arc (between its
+/// faces' normals), and the polytope's support at e's ends. `None` for other cores.
+fn small_core_in_polytope(ca: &Placed<'_>, cb: &Placed<'_>) -> Option<RoundedPenetration> {
+    // The core's ends in the polytope's frame, and the sign of A-to-B against the
+    // polytope's outward directions.
+    let (ends, poly, frame, sign) = match (ca, cb) {
+        (Placed::Point(p), Placed::Polytope(poly, _, frame)) => ([*p, *p], *poly, frame, -1.0),
+        (Placed::Polytope(poly, _, frame), Placed::Point(p)) => ([*p, *p], *poly, frame, 1.0),
+        (Placed::Segment(s0, s1), Placed::Polytope(poly, _, frame)) => {
+            ([*s0, *s1], *poly, frame, -1.0)
+        }
+        (Placed::Polytope(poly, _, frame), Placed::Segment(s0, s1)) => {
+            ([*s0, *s1], *poly, frame, 1.0)
+        }
+        _ => return None,
+    };
+    let [t, h] = ends.map(|x| frame.inverse_point(x));
+    // s along the polytope's outward unit u, its support there being `reach`.
+    let s_of = |u: DVec3, reach: f64| reach - u.dot(t).min(u.dot(h));
+    let mut best = (f64::INFINITY, DVec3::X);
+    for f in 0..poly.num_faces() {
+        let n = poly.face_normal(f);
+        let s = s_of(n, poly.face_offset(f));
+        if s < best.0 {
+            best = (s, n);
+        }
+    }
+    let axis = h - t;
+    if axis != DVec3::ZERO {
+        for e in 0..poly.num_edges() {
+            let [v0, v1] = poly.edge_vertices(e);
+            let p0 = poly.vertex(v0);
+            let Some(u) = axis.cross(poly.vertex(v1) - p0).try_normalize() else {
+                continue;
+            };
+            let arc = poly.edge_arc(e);
+            let on_arc = |u: DVec3| u.dot(arc.tangents[0]) >= 0.0 && u.dot(arc.tangents[1]) >= 0.0;
+            for u in [u, -u] {
+                if arc.plane != DVec3::ZERO && on_arc(u) {
+                    let s = s_of(u, u.dot(p0));
+                    if s < best.0 {
+                        best = (s, u);
+                    }
+                }
+            }
+        }
+    }
+    let (s, u) = best;
+    let on_poly = frame.point(poly.vertex(poly.support_brute(u).0));
+    let in_core = if u.dot(t) <= u.dot(h) {
+        ends[0]
+    } else {
+        ends[1]
+    };
+    let (point_a, point_b) = if sign > 0.0 {
+        (on_poly, in_core)
+    } else {
+        (in_core, on_poly)
+    };
+    Some(RoundedPenetration {
+        depth: s.max(0.0),
+        normal: frame.vector(u) * sign,
+        point_a,
+        point_b,
+        features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
+        arbitrary_normal: false,
+    })
 }
 
 /// Facet normals of the cores' Minkowski difference (one sign each), and whether the
