@@ -26,7 +26,7 @@ use crate::exact::tree::{self, TreeCache};
 use crate::exact::{rounded_toi, tree_toi, walk};
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::rounded::{Core, Rounded};
-use crate::geometry::{ConvexPolytope, HullTree};
+use crate::geometry::{ConvexPolytope, FeatureId, HullTree};
 use crate::motion::ScrewMotion;
 use crate::shape::ShapeGeometry;
 use crate::{Error, Result};
@@ -304,11 +304,15 @@ impl Narrowphase {
         motion_a: ScrewMotion,
         b: &ExactShape,
         motion_b: ScrewMotion,
+        start: Option<(FeatureId, FeatureId)>,
     ) -> (ToiOutput, (u32, u32)) {
         use ExactShape::{Convex, Rounded as Round, Tree};
         match (a, b) {
             (Convex(x), Convex(y)) => (
-                advance::time_of_impact(&ToiInput::new(x, motion_a, y, motion_b)),
+                advance::time_of_impact(&ToiInput {
+                    start,
+                    ..ToiInput::new(x, motion_a, y, motion_b)
+                }),
                 (0, 0),
             ),
             (Tree(t), Round(r)) => {
@@ -455,6 +459,13 @@ impl ContactState {
         self.pairs = held;
     }
 
+    /// The closest features the last walk found for `pair` (of two convex bodies), if
+    /// held: where a query at the same poses starts its walk.
+    pub fn walk_start(&self, pair: [u32; 2]) -> Option<(FeatureId, FeatureId)> {
+        let i = self.pairs.binary_search_by(|h| h.0.cmp(&pair)).ok()?;
+        self.pairs[i].1.manifold.walk.features
+    }
+
     /// Pairs held.
     pub fn len(&self) -> usize {
         self.pairs.len()
@@ -537,7 +548,6 @@ impl ExactShape {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::geometry::FeatureId;
 
     /// A warm state marked with `k` (its walk cache's features).
     fn marked(k: u32) -> PairState {

@@ -709,11 +709,13 @@ impl World {
             .iter()
             .zip(&self.velocities)
             .enumerate()
-            .map(|(i, (b, v))| {
-                ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt)
-                    .map_err(|e| Error::Motion(format!("body {i}: {e}")))
-            })
+            .map(|(i, (b, v))| self.motion_of(i, b, v, dt))
             .collect()
+    }
+
+    fn motion_of(&self, i: usize, b: &ExactBody, v: &Velocity, dt: f64) -> Result<ScrewMotion> {
+        ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt)
+            .map_err(|e| Error::Motion(format!("body {i}: {e}")))
     }
 
     /// First contacts over the next `dt` under the current velocities, earliest first:
@@ -819,16 +821,31 @@ impl World {
                 )));
             }
         }
-        let motions = self.motions_of(bodies, dt)?;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // The motions of the bodies the pairs name only (a few pairs of a large world are
+        // asked again after some bodies stop): `slot[body]` indexes them.
+        let mut slot = vec![u32::MAX; bodies.len()];
+        let mut motions = Vec::new();
+        for &[a, b] in pairs {
+            for i in [a as usize, b as usize] {
+                if slot[i] == u32::MAX {
+                    slot[i] = motions.len() as u32;
+                    motions.push(self.motion_of(i, &bodies[i], &self.velocities[i], dt)?);
+                }
+            }
+        }
+        let motion = |i: u32| motions[slot[i as usize] as usize];
+        // Threads pay for themselves past a few hundred pairs.
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(pairs.len().div_ceil(256));
         let chunk = pairs.len().div_ceil(threads).max(1);
         let shapes = self.narrow.shapes();
         let mut impacts: Vec<Impact> = std::thread::scope(|scope| {
             let handles: Vec<_> = pairs
                 .chunks(chunk)
                 .map(|part| {
-                    let motions = &motions;
-                    let narrow = &self.narrow;
+                    let motion = &motion;
+                    let (narrow, state) = (&self.narrow, &self.state);
                     scope.spawn(move || {
                         part.iter()
                             .enumerate()
@@ -839,9 +856,10 @@ impl World {
                                 let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
                                 let (output, pieces) = narrow.time_of_impact(
                                     &shapes[ba.shape as usize],
-                                    motions[a as usize],
+                                    motion(a),
                                     &shapes[bb.shape as usize],
-                                    motions[b as usize],
+                                    motion(b),
+                                    state.walk_start([a, b]),
                                 );
                                 matches!(output.state, ToiState::Hit | ToiState::Capped).then(
                                     || Impact {
