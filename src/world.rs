@@ -705,11 +705,8 @@ impl World {
     }
 
     fn motions_of(&self, bodies: &[ExactBody], dt: f64) -> Result<Vec<ScrewMotion>> {
-        bodies
-            .iter()
-            .zip(&self.velocities)
-            .enumerate()
-            .map(|(i, (b, v))| self.motion_of(i, b, v, dt))
+        par_map(bodies, |i, b| self.motion_of(i, b, &self.velocities[i], dt))
+            .into_iter()
             .collect()
     }
 
@@ -824,15 +821,20 @@ impl World {
         // The motions of the bodies the pairs name only (a few pairs of a large world are
         // asked again after some bodies stop): `slot[body]` indexes them.
         let mut slot = vec![u32::MAX; bodies.len()];
-        let mut motions = Vec::new();
+        let mut named = Vec::new();
         for &[a, b] in pairs {
-            for i in [a as usize, b as usize] {
-                if slot[i] == u32::MAX {
-                    slot[i] = motions.len() as u32;
-                    motions.push(self.motion_of(i, &bodies[i], &self.velocities[i], dt)?);
+            for i in [a, b] {
+                if slot[i as usize] == u32::MAX {
+                    slot[i as usize] = named.len() as u32;
+                    named.push(i as usize);
                 }
             }
         }
+        let motions = par_map(&named, |_, &i| {
+            self.motion_of(i, &bodies[i], &self.velocities[i], dt)
+        })
+        .into_iter()
+        .collect::<Result<Vec<_>>>()?;
         let motion = |i: u32| motions[slot[i as usize] as usize];
         // Threads pay for themselves past a few hundred pairs.
         let threads = std::thread::available_parallelism()
@@ -1000,4 +1002,33 @@ fn swept_bounds(bounds: &GpuShapeBounds, reach: f64, motion: &ScrewMotion) -> (D
     let turn = motion.angular().length();
     let sag = DVec3::splat(reach * turn * turn / 8.0);
     (s.0.min(e.0) - sag, s.1.max(e.1) + sag)
+}
+
+/// `f` over `items` (with each one's index), in order, on all cores in chunks of at least
+/// 4,096.
+fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = items.len().div_ceil(threads).max(4096);
+    if items.len() <= chunk {
+        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .enumerate()
+            .map(|(c, part)| {
+                scope.spawn(move || {
+                    part.iter()
+                        .enumerate()
+                        .map(|(k, x)| f(c * chunk + k, x))
+                        .collect::<Vec<R>>()
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().expect("a motion thread panicked"))
+            .collect()
+    })
 }
