@@ -84,26 +84,30 @@ struct Relative {
     size: f64,
 }
 
+/// Halvings whose sub-intervals' starts a [`Sweep`] keeps (257 placements); deeper ones
+/// are computed each time asked.
+const KEPT_DEPTH: u32 = 8;
+
 /// Two bodies' motions over a step, their relative placement at the starts of the dyadic
-/// sub-intervals computed once each, when first asked.
+/// sub-intervals computed once each (down to [`KEPT_DEPTH`] halvings), when first asked.
 #[derive(Clone, Debug)]
 pub struct Sweep<'a> {
     motion_a: &'a ScrewMotion,
     motion_b: &'a ScrewMotion,
     max_depth: u32,
-    /// At `t = i / 2^max_depth`.
+    /// At `t = i / 2^KEPT_DEPTH` (or `2^max_depth` when that is shallower).
     frames: Vec<Option<Relative>>,
 }
 
 impl<'a> Sweep<'a> {
-    /// The step of two motions, halved down to `max_depth` levels.
+    /// The step of two motions, halved down to `max_depth` levels (at most 30).
     pub fn new(motion_a: &'a ScrewMotion, motion_b: &'a ScrewMotion, max_depth: u32) -> Self {
         let max_depth = max_depth.min(30);
         Sweep {
             motion_a,
             motion_b,
             max_depth,
-            frames: vec![None; (1usize << max_depth) + 1],
+            frames: vec![None; (1usize << max_depth.min(KEPT_DEPTH)) + 1],
         }
     }
 
@@ -127,7 +131,10 @@ impl<'a> Sweep<'a> {
 
     /// The relative placement at `t = i / 2^max_depth`.
     fn frame(&mut self, i: usize) -> Relative {
-        if let Some(f) = self.frames[i] {
+        // Kept where the time falls on the kept grid.
+        let shift = self.max_depth.saturating_sub(KEPT_DEPTH);
+        let kept = (i & ((1 << shift) - 1) == 0).then_some(i >> shift);
+        if let Some(f) = kept.and_then(|k| self.frames[k]) {
             return f;
         }
         let t = i as f64 / (1usize << self.max_depth) as f64;
@@ -139,7 +146,9 @@ impl<'a> Sweep<'a> {
             velocity: to_a * (self.motion_b.linear() - self.motion_a.linear()),
             size: pa.translation.abs().max_element() + pb.translation.abs().max_element(),
         };
-        self.frames[i] = Some(f);
+        if let Some(k) = kept {
+            self.frames[k] = Some(f);
+        }
         f
     }
 
