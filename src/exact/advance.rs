@@ -220,8 +220,9 @@ pub struct Advancement<'a> {
     t: f64,
     tol: f64,
     cap: u32,
-    swing_a: f64,
-    swing_b: f64,
+    /// How far each body's points are from its rotation axis: made when first needed
+    /// (a pair proved apart to the end by the bodies' reaches never needs them).
+    swings: Option<(f64, f64)>,
     features: Option<(FeatureId, FeatureId)>,
     support: (u32, u32),
     /// Warm starts of the envelope step's support queries.
@@ -254,8 +255,7 @@ impl<'a> Advancement<'a> {
                     )
                 }),
             cap: input.max_iterations.unwrap_or(MAX_ITERATIONS).max(1),
-            swing_a: input.motion_a.swing_radius(input.a.vertices()),
-            swing_b: input.motion_b.swing_radius(input.b.vertices()),
+            swings: None,
             features: input.start,
             support: (0, 0),
             spin_support: (0, 0),
@@ -375,6 +375,16 @@ impl<'a> Advancement<'a> {
         if distance <= self.tol {
             return Progress::Done(output(ToiState::Hit, t, n));
         }
+        // Apart to the end by the direction-free step with each body's reach for its swing
+        // (a reach is at least the swing, so this step is at most the one below): a miss,
+        // with no swing, separation or envelope made.
+        let reach_speed = (inp.motion_a.linear() - inp.motion_b.linear()).length()
+            + inp.motion_a.angular().length() * inp.a.radius()
+            + inp.motion_b.angular().length() * inp.b.radius();
+        let next = t + (distance - self.tol / 2.0) / reach_speed;
+        if next >= 1.0 || !next.is_finite() {
+            return Progress::Done(output(ToiState::Miss, 1.0, n));
+        }
         let sep = self.separation(&pose_a, &pose_b, n).min(distance);
         let step = self.proved_step(
             (&pose_a, &pose_b),
@@ -408,16 +418,17 @@ impl<'a> Advancement<'a> {
     ) -> f64 {
         let inp = self.input;
         let (ma, mb) = (inp.motion_a, inp.motion_b);
+        let (swing_a, swing_b) = self.swings();
         let mu = (ma.linear() - mb.linear()).dot(n).max(0.0)
-            + ma.angular().cross(n).length() * self.swing_a
-            + mb.angular().cross(n).length() * self.swing_b;
+            + ma.angular().cross(n).length() * swing_a
+            + mb.angular().cross(n).length() * swing_b;
         // The step free of any direction: the distance closes no faster than any two
         // points approach. It carries the walk where n is rounded too coarsely for the
         // separation along it to show the distance (vertex against vertex or edge at a
         // distance near the rounding of the points' difference).
         let speed = (ma.linear() - mb.linear()).length()
-            + ma.angular().length() * self.swing_a
-            + mb.angular().length() * self.swing_b;
+            + ma.angular().length() * swing_a
+            + mb.angular().length() * swing_b;
         let goal = self.tol / 2.0;
         let s1 = (sep - goal) / mu;
         let s2 = (distance - goal) / speed;
@@ -436,7 +447,7 @@ impl<'a> Advancement<'a> {
                 Side {
                     motion: inp.motion_a,
                     pose: *pose_a,
-                    swing: self.swing_a,
+                    swing: swing_a,
                     reach: inp.a.radius(),
                     feature: square(inp.a, pose_a, features.0),
                     point: point_a,
@@ -445,7 +456,7 @@ impl<'a> Advancement<'a> {
                 Side {
                     motion: inp.motion_b,
                     pose: *pose_b,
-                    swing: self.swing_b,
+                    swing: swing_b,
                     reach: inp.b.radius(),
                     feature: square(inp.b, pose_b, features.1),
                     point: point_b,
@@ -465,6 +476,17 @@ impl<'a> Advancement<'a> {
         };
         let s4 = self.balls(self.t).0;
         s1.max(s2).max(s3).max(s4)
+    }
+
+    /// Each body's swing radius about its rotation axis, made once.
+    fn swings(&mut self) -> (f64, f64) {
+        let inp = self.input;
+        *self.swings.get_or_insert_with(|| {
+            (
+                inp.motion_a.swing_radius(inp.a.vertices()),
+                inp.motion_b.swing_radius(inp.b.vertices()),
+            )
+        })
     }
 
     /// The balls about the bodies' origins at time `t`: how long they stay `τ/2` apart
