@@ -518,8 +518,11 @@ fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> 
                 out: Along::Incident(e),
             })
             .collect();
+        // Two buffers, each step clipping one into the other.
+        let mut next = Vec::with_capacity(poly.len() + planes.len());
         for (j, plane) in planes.iter().enumerate() {
-            poly = clip_polygon(&poly, j, plane, &planes, incident.feature, tol);
+            clip_polygon(&poly, j, plane, &planes, incident.feature, tol, &mut next);
+            std::mem::swap(&mut poly, &mut next);
             if poly.is_empty() {
                 break;
             }
@@ -549,7 +552,8 @@ fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> 
         .collect()
 }
 
-/// One Sutherland–Hodgman step: the polygon's part on the inner side of plane `j`.
+/// One Sutherland–Hodgman step: the polygon's part on the inner side of plane `j`, into
+/// `out` (cleared first).
 fn clip_polygon(
     poly: &[Corner],
     j: usize,
@@ -557,14 +561,15 @@ fn clip_polygon(
     planes: &[Cut],
     incident_face: FeatureId,
     tol: f64,
-) -> Vec<Corner> {
-    let height = |x: DVec3| plane.outward.dot(x - plane.point) / plane.outward.length();
-    let heights: Vec<f64> = poly.iter().map(|c| height(c.point)).collect();
-    let mut out = Vec::with_capacity(poly.len() + 1);
+    out: &mut Vec<Corner>,
+) {
+    let length = plane.outward.length();
+    let height = |x: DVec3| plane.outward.dot(x - plane.point) / length;
+    out.clear();
     for k in 0..poly.len() {
         let next = (k + 1) % poly.len();
         let (p, q) = (poly[k], poly[next]);
-        let (hp, hq) = (heights[k], heights[next]);
+        let (hp, hq) = (height(p.point), height(q.point));
         let crossing = |out: Along| Corner {
             point: p.point + (q.point - p.point) * (hp / (hp - hq)),
             id: match p.out {
@@ -590,11 +595,11 @@ fn clip_polygon(
             (false, _) => {}
         }
     }
-    dedup(out, tol)
+    dedup(out, tol);
 }
 
 /// Removes consecutive points closer than `tol` (clipping a vertex on a plane twice).
-fn dedup(mut poly: Vec<Corner>, tol: f64) -> Vec<Corner> {
+fn dedup(poly: &mut Vec<Corner>, tol: f64) {
     let mut k = 0;
     while poly.len() > 1 && k < poly.len() {
         let next = (k + 1) % poly.len();
@@ -604,7 +609,6 @@ fn dedup(mut poly: Vec<Corner>, tol: f64) -> Vec<Corner> {
             k += 1;
         }
     }
-    poly
 }
 
 /// The reference corner where two side planes meet (their shared end), or the planes'
@@ -683,8 +687,13 @@ fn reduce(points: Vec<ContactPoint>, n: DVec3) -> Vec<ContactPoint> {
     let right = (0..points.len())
         .min_by(|&i, &j| area(i).total_cmp(&area(j)))
         .expect("points");
-    let mut keep = vec![deepest, farthest, left, right];
+    let mut keep = [deepest, farthest, left, right];
     keep.sort_unstable();
-    keep.dedup();
-    keep.into_iter().map(|i| points[i]).collect()
+    let mut out: Vec<ContactPoint> = Vec::with_capacity(MAX_POINTS);
+    for (k, &i) in keep.iter().enumerate() {
+        if k == 0 || keep[k - 1] != i {
+            out.push(points[i]);
+        }
+    }
+    out
 }
