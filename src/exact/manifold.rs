@@ -407,13 +407,14 @@ fn choose(a: &Side<'_>, b: &Side<'_>, n: DVec3) -> Option<(Patch, Patch, bool)> 
     let (aa, ab) = (align(&fa), align(&fb));
     if aa.max(ab) >= FACE_COS {
         let a_is_reference = aa + REFERENCE_BIAS >= ab;
-        let (reference, other, other_dir) = if a_is_reference {
-            (fa?, b, -n)
+        let (reference, other, other_face, other_dir) = if a_is_reference {
+            (fa?, b, fb, -n)
         } else {
-            (fb?, a, n)
+            (fb?, a, fa, n)
         };
         let incident = match other.core {
-            CoreRef::Polytope(_) => other.face(other_dir)?,
+            // Its face along the same direction: found above.
+            CoreRef::Polytope(_) => other_face?,
             CoreRef::Segment(_) => {
                 let s = other.segment(other_dir)?;
                 (s.alignment >= FACE_COS).then_some(s)?
