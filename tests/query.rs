@@ -1039,3 +1039,55 @@ fn a_mis_wound_obj_answers_as_the_well_wound_one() {
         assert_eq!(query(path), want, "{path}");
     }
 }
+
+/// A non-convex shape decomposes alike at every scale (the decomposition engine's own
+/// tolerances are absolute; it sees the mesh scaled to unit size by a power of two): a
+/// torus and a box 0.15 of the scale from its outer equator answer 0.15 of it at 1e-60 to
+/// 1e60, and a tumbling box meets the turning torus at the same time. A torus decomposed
+/// at 1e-20 answered 0.1706 before.
+#[test]
+fn non_convex_shapes_answer_alike_at_every_scale() {
+    let q = DQuat::from_axis_angle(DVec3::new(2.0, 1.0, 0.0).normalize(), 0.45);
+    let line = |s: f64, query: &str| {
+        let extra = if query == "toi" {
+            let turn = format!("[{},{},{},{}]", q.x, q.y, q.z, q.w);
+            format!(
+                r#","pose_a_end":{{"rotation":{turn}}},"pose_b_end":{{"translation":[{:e},{:e},{:e}],"rotation":{turn}}}"#,
+                -s,
+                0.1 * s,
+                0.05 * s
+            )
+        } else {
+            String::new()
+        };
+        let at = if query == "toi" {
+            [3.0, 0.2, 0.1]
+        } else {
+            [1.75, 0.2, 0.1]
+        };
+        format!(
+            r#"{{"id":0,"query":"{query}","a":{{"torus":{{"major":{s:e},"minor":{:e}}}}},"b":{{"box":[{:e},{:e},{:e}]}},"pose_b":{{"translation":[{:e},{:e},{:e}]}}{extra}}}"#,
+            0.3 * s,
+            0.3 * s,
+            0.2 * s,
+            0.1 * s,
+            at[0] * s,
+            at[1] * s,
+            at[2] * s
+        )
+    };
+    let toi = answers(&line(1.0, "toi"))[0]["toi"].as_f64().unwrap();
+    assert!(toi > 0.0 && toi < 1.0, "{toi}");
+    for s in [1e-60, 1e-20, 1.0, 1e20, 1e60] {
+        let d = answers(&line(s, "distance"))[0]["distance"]
+            .as_f64()
+            .unwrap()
+            / s;
+        assert!(
+            (d - 0.15).abs() < 1e-9,
+            "scale {s:e}: distance {d} of the scale"
+        );
+        let t = answers(&line(s, "toi"))[0]["toi"].as_f64().unwrap();
+        assert!((t - toi).abs() < 1e-6, "scale {s:e}: toi {t} against {toi}");
+    }
+}

@@ -227,12 +227,21 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
         concavity: params.concavity,
         ..VHACDParameters::default()
     };
+    // The engine's own tolerances are absolute: it sees the mesh scaled by the power of
+    // two that brings its box's diagonal nearest 1 (exact, as is scaling its points
+    // back), so a mesh decomposes alike at every scale.
+    let scale = unit_scale(&mesh.vertices);
+    let vertices: Vec<DVec3> = mesh.vertices.iter().map(|v| *v * scale).collect();
     // A panic inside the engine becomes a named error, never a crash of the caller.
     let parts = std::panic::catch_unwind(|| {
-        VHACD::decompose(&vhacd, &mesh.vertices, &triangles, true)
-            .compute_exact_convex_hulls(&mesh.vertices, &triangles)
+        VHACD::decompose(&vhacd, &vertices, &triangles, true)
+            .compute_exact_convex_hulls(&vertices, &triangles)
     })
     .map_err(|_| Error::Geometry("the convex decomposition (VHACD) failed on this mesh".into()))?;
+    let parts: Vec<(Vec<DVec3>, Vec<[u32; 3]>)> = parts
+        .into_iter()
+        .map(|(points, faces)| (points.into_iter().map(|p| p / scale).collect(), faces))
+        .collect();
     let mut pieces = Vec::with_capacity(parts.len());
     let (mut deviation, mut flat) = (0.0f64, 0);
     for (points, _) in &parts {
@@ -252,6 +261,20 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
         deviation: left,
         flat_dropped: flat,
     })
+}
+
+/// The power of two that brings the diagonal of the points' box nearest 1 (1 for no
+/// extent).
+fn unit_scale(points: &[DVec3]) -> f64 {
+    let (lo, hi) = points.iter().fold(
+        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
+        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+    );
+    let diagonal = (hi - lo).length();
+    if !(diagonal.is_finite() && diagonal > 0.0) {
+        return 1.0;
+    }
+    2f64.powi(-(diagonal.log2().round() as i32))
 }
 
 /// The decomposition of `mesh`, from `cache` when it holds one, else computed (and
