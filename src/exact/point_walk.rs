@@ -22,7 +22,7 @@
 use glam::DVec3;
 
 use crate::geometry::closest::{closest_on_segment, segments_closest_params};
-use crate::geometry::{ConvexPolytope, FeatureId};
+use crate::geometry::{ConvexPolytope, FeatureId, VoronoiPlane};
 
 /// The feature of `poly` closest to the body-frame point `x` (outside the polytope) and
 /// its closest point, walking from `start`; signed distances within `tol` of a plane count
@@ -35,14 +35,7 @@ pub fn closest_to_point(
 ) -> Option<(FeatureId, DVec3)> {
     let mut f = start;
     for _ in 0..step_bound(poly) {
-        let mut worst: Option<(f64, FeatureId)> = None;
-        for p in poly.voronoi_planes(f) {
-            let s = p.signed_distance(x);
-            if s < -tol && worst.is_none_or(|(w, _)| s < w) {
-                worst = Some((s, p.neighbor));
-            }
-        }
-        if let Some((_, next)) = worst {
+        if let Some(next) = VoronoiPlane::most_violated(poly.voronoi_planes(f), x, tol) {
             f = next;
             continue;
         }

@@ -250,15 +250,7 @@ impl Body<'_> {
     /// The plane among `planes` (of a region of this body) most violated by `x` (walk's
     /// frame), beyond the tolerance, if any.
     fn most_violated(&self, planes: &[VoronoiPlane], x: DVec3) -> Option<FeatureId> {
-        let x = self.local(x);
-        let mut best: Option<(f64, FeatureId)> = None;
-        for p in planes {
-            let s = p.signed_distance(x);
-            if s < -self.tol && best.is_none_or(|(b, _)| s < b) {
-                best = Some((s, p.neighbor));
-            }
-        }
-        best.map(|(_, n)| n)
+        VoronoiPlane::most_violated(planes, self.local(x), self.tol)
     }
 }
 

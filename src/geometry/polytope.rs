@@ -49,6 +49,20 @@ impl VoronoiPlane {
     pub fn signed_distance(&self, x: DVec3) -> f64 {
         self.normal.dot(x) - self.offset
     }
+
+    /// The feature behind the plane among `planes` (a region's) that `x` violates most,
+    /// beyond `tol`, if any: where a closest-feature walk moves next.
+    #[inline]
+    pub fn most_violated(planes: &[VoronoiPlane], x: DVec3, tol: f64) -> Option<FeatureId> {
+        let mut best: Option<(f64, FeatureId)> = None;
+        for p in planes {
+            let s = p.signed_distance(x);
+            if s < -tol && best.is_none_or(|(b, _)| s < b) {
+                best = Some((s, p.neighbor));
+            }
+        }
+        best.map(|(_, n)| n)
+    }
 }
 
 /// A closed convex polyhedron; see the module comment.
