@@ -705,12 +705,14 @@ impl World {
     }
 
     fn motions_of(&self, bodies: &[ExactBody], dt: f64) -> Result<Vec<ScrewMotion>> {
-        par_map(bodies, |i, b| self.motion_of(i, b, &self.velocities[i], dt))
+        par_map(bodies, MOTIONS_A_THREAD, |i, b| self.motion_of(i, b, dt))
             .into_iter()
             .collect()
     }
 
-    fn motion_of(&self, i: usize, b: &ExactBody, v: &Velocity, dt: f64) -> Result<ScrewMotion> {
+    /// Body `i`'s motion over `dt` from the pose in `b` under its velocity.
+    fn motion_of(&self, i: usize, b: &ExactBody, dt: f64) -> Result<ScrewMotion> {
+        let v = &self.velocities[i];
         ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt)
             .map_err(|e| Error::Motion(format!("body {i}: {e}")))
     }
@@ -830,57 +832,37 @@ impl World {
                 }
             }
         }
-        let motions = par_map(&named, |_, &i| {
-            self.motion_of(i, &bodies[i], &self.velocities[i], dt)
+        let motions = par_map(&named, MOTIONS_A_THREAD, |_, &i| {
+            self.motion_of(i, &bodies[i], dt)
         })
         .into_iter()
         .collect::<Result<Vec<_>>>()?;
         let motion = |i: u32| motions[slot[i as usize] as usize];
-        // Threads pay for themselves past a few hundred pairs.
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .min(pairs.len().div_ceil(256));
-        let chunk = pairs.len().div_ceil(threads).max(1);
-        let shapes = self.narrow.shapes();
-        let mut impacts: Vec<Impact> = std::thread::scope(|scope| {
-            let handles: Vec<_> = pairs
-                .chunks(chunk)
-                .map(|part| {
-                    let motion = &motion;
-                    let (narrow, state) = (&self.narrow, &self.state);
-                    scope.spawn(move || {
-                        part.iter()
-                            .enumerate()
-                            .filter_map(|(i, &[a, b])| {
-                                narrow.prefetch_shapes(part.get(i + 1).map(|&[a, b]| {
-                                    [bodies[a as usize].shape, bodies[b as usize].shape]
-                                }));
-                                let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-                                let (output, pieces) = narrow.time_of_impact(
-                                    &shapes[ba.shape as usize],
-                                    motion(a),
-                                    &shapes[bb.shape as usize],
-                                    motion(b),
-                                    state.walk_start([a, b]),
-                                );
-                                matches!(output.state, ToiState::Hit | ToiState::Capped).then(
-                                    || Impact {
-                                        bodies: [a, b],
-                                        pieces,
-                                        time: output.toi * dt,
-                                        output,
-                                    },
-                                )
-                            })
-                            .collect::<Vec<_>>()
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .flat_map(|h| h.join().expect("an impact thread panicked"))
-                .collect()
-        });
+        let (narrow, shapes) = (&self.narrow, self.narrow.shapes());
+        let mut impacts: Vec<Impact> = par_map(pairs, PAIRS_A_THREAD, |i, &[a, b]| {
+            narrow.prefetch_shapes(
+                pairs
+                    .get(i + 1)
+                    .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
+            );
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            let (output, pieces) = narrow.time_of_impact(
+                &shapes[ba.shape as usize],
+                motion(a),
+                &shapes[bb.shape as usize],
+                motion(b),
+                self.state.walk_start([a, b]),
+            );
+            matches!(output.state, ToiState::Hit | ToiState::Capped).then(|| Impact {
+                bodies: [a, b],
+                pieces,
+                time: output.toi * dt,
+                output,
+            })
+        })
+        .into_iter()
+        .flatten()
+        .collect();
         impacts.sort_by(|x, y| x.time.total_cmp(&y.time).then(x.bodies.cmp(&y.bodies)));
         Ok(impacts)
     }
@@ -1004,11 +986,21 @@ fn swept_bounds(bounds: &GpuShapeBounds, reach: f64, motion: &ScrewMotion) -> (D
     (s.0.min(e.0) - sag, s.1.max(e.1) + sag)
 }
 
+/// Motions a thread makes at the least (a motion is a fraction of a microsecond).
+const MOTIONS_A_THREAD: usize = 4096;
+
+/// Pairs a thread advances at the least: threads pay for themselves past a few hundred.
+const PAIRS_A_THREAD: usize = 256;
+
 /// `f` over `items` (with each one's index), in order, on all cores in chunks of at least
-/// 4,096.
-fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> Vec<R> {
+/// `at_least`.
+fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    at_least: usize,
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = items.len().div_ceil(threads).max(4096);
+    let chunk = items.len().div_ceil(threads).max(at_least);
     if items.len() <= chunk {
         return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
     }
@@ -1028,7 +1020,7 @@ fn par_map<T: Sync, R: Send>(items: &[T], f: impl Fn(usize, &T) -> R + Sync) -> 
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("a motion thread panicked"))
+            .flat_map(|h| h.join().expect("a world thread panicked"))
             .collect()
     })
 }

@@ -26,7 +26,7 @@
 //! relative placement at their starts ([`Sweep`]) is computed once per step and shared by
 //! every box pair tested on it.
 //!
-//! Two trees ([`piece_pairs_during`]) are walked over node pairs and sub-intervals
+//! Two trees ([`candidates_during`]) are walked over node pairs and sub-intervals
 //! together: a pair of boxes not proved apart on an interval is split in time where the
 //! motion over the interval is larger than the boxes, else split into its children on the
 //! same interval (the pieces under a box lie in it, so where the boxes are apart so are

@@ -179,13 +179,7 @@ pub struct Computed {
 pub fn decompose(mesh: &TriMesh, params: &DecomposeParams) -> Result<Computed> {
     params.check()?;
     check_mesh(mesh)?;
-    let (lo, hi) = mesh
-        .vertices
-        .iter()
-        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), v| {
-            (lo.min(*v), hi.max(*v))
-        });
-    let tolerance = params.max_deviation * (hi - lo).length();
+    let tolerance = params.max_deviation * box_diagonal(&mesh.vertices);
     let mut out = Computed {
         pieces: Vec::new(),
         simplify_deviation: 0.0,
@@ -230,7 +224,7 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
     // The engine's own tolerances are absolute: it sees the mesh scaled by the power of
     // two that brings its box's diagonal nearest 1 (exact, as is scaling its points
     // back), so a mesh decomposes alike at every scale.
-    let scale = unit_scale(&mesh.vertices);
+    let scale = unit_scale(box_diagonal(&mesh.vertices));
     let vertices: Vec<DVec3> = mesh.vertices.iter().map(|v| *v * scale).collect();
     // A panic inside the engine becomes a named error, never a crash of the caller.
     let parts = std::panic::catch_unwind(|| {
@@ -238,14 +232,11 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
             .compute_exact_convex_hulls(&vertices, &triangles)
     })
     .map_err(|_| Error::Geometry("the convex decomposition (VHACD) failed on this mesh".into()))?;
-    let parts: Vec<(Vec<DVec3>, Vec<[u32; 3]>)> = parts
-        .into_iter()
-        .map(|(points, faces)| (points.into_iter().map(|p| p / scale).collect(), faces))
-        .collect();
     let mut pieces = Vec::with_capacity(parts.len());
     let (mut deviation, mut flat) = (0.0f64, 0);
     for (points, _) in &parts {
-        match simplify(points, params.max_piece_vertices) {
+        let points: Vec<DVec3> = points.iter().map(|p| *p / scale).collect();
+        match simplify(&points, params.max_piece_vertices) {
             Ok(s) => {
                 deviation = deviation.max(s.deviation);
                 pieces.push(s.hull.vertices().to_vec());
@@ -263,14 +254,18 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
     })
 }
 
-/// The power of two that brings the diagonal of the points' box nearest 1 (1 for no
-/// extent).
-fn unit_scale(points: &[DVec3]) -> f64 {
-    let (lo, hi) = points.iter().fold(
-        (DVec3::splat(f64::INFINITY), DVec3::splat(f64::NEG_INFINITY)),
-        |(lo, hi), p| (lo.min(*p), hi.max(*p)),
-    );
-    let diagonal = (hi - lo).length();
+/// The diagonal of the points' box (infinite for no points).
+fn box_diagonal(points: &[DVec3]) -> f64 {
+    let (lo, hi) = points
+        .iter()
+        .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), v| {
+            (lo.min(*v), hi.max(*v))
+        });
+    (hi - lo).length()
+}
+
+/// The power of two that brings `diagonal` nearest 1 (1 for no extent).
+fn unit_scale(diagonal: f64) -> f64 {
     if !(diagonal.is_finite() && diagonal > 0.0) {
         return 1.0;
     }
