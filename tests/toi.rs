@@ -292,6 +292,25 @@ fn five_thousand_random_rotating_pairs_match_the_sampled_truth() {
     );
 }
 
+/// A start that proves nothing (NaN) is the step's start: the same answers as advancing
+/// from 0, never a run from a NaN time.
+#[test]
+fn a_nan_start_is_the_steps_start() {
+    use proxima::exact::advance::Progress;
+    let mut rng = Rng::new(0x704);
+    for _ in 0..200 {
+        let (a, ma, b, mb) = random_case(&mut rng);
+        let input = ToiInput::new(&a, ma, &b, mb);
+        let mut run = Advancement::new(input).starting_at(f64::NAN);
+        let out = loop {
+            if let Progress::Done(out) = run.step() {
+                break out;
+            }
+        };
+        assert_eq!(out, time_of_impact(&input));
+    }
+}
+
 /// A batch (which brings the next pair's tables toward the cache while it works on one)
 /// answers each pair as it is answered alone, bit for bit, small bodies and large.
 #[test]

@@ -266,10 +266,10 @@ impl<'a> Advancement<'a> {
         }
     }
 
-    /// Starts at `t` (in `[0, 1]`) instead: the caller has proved the bodies apart over
-    /// `[0, t]` (a filter over the step's sub-intervals).
+    /// Starts at `t` (clamped to `[0, 1]`; NaN starts at 0) instead: the caller has proved
+    /// the bodies apart over `[0, t]` (a filter over the step's sub-intervals).
     pub fn starting_at(mut self, t: f64) -> Self {
-        self.t = t.clamp(0.0, 1.0);
+        self.t = start_time(t);
         self
     }
 
@@ -600,6 +600,11 @@ fn contact_normal(
         }
         _ => between,
     }
+}
+
+/// A start time proved safe by a caller, in `[0, 1]`: NaN (no proof) is 0.
+pub(crate) fn start_time(t: f64) -> f64 {
+    if t.is_nan() { 0.0 } else { t.clamp(0.0, 1.0) }
 }
 
 /// [`time_of_impact`] of many pairs, in their order. While one pair advances, the next

@@ -68,8 +68,8 @@ pub fn time_of_impact(
     time_of_impact_from(a, motion_a, b, motion_b, tolerance, max_iterations, 0.0)
 }
 
-/// [`time_of_impact`] from `start` (in `[0, 1]`): the caller has proved the bodies apart
-/// over `[0, start]` (a filter over the step's sub-intervals).
+/// [`time_of_impact`] from `start` (clamped to `[0, 1]`; NaN starts at 0): the caller has
+/// proved the bodies apart over `[0, start]` (a filter over the step's sub-intervals).
 pub fn time_of_impact_from(
     a: &Rounded,
     motion_a: ScrewMotion,
@@ -90,7 +90,7 @@ pub fn time_of_impact_from(
     let bound = (motion_a.linear() - motion_b.linear()).length()
         + motion_a.angular().length() * swing_a
         + motion_b.angular().length() * swing_b;
-    let mut t = start.clamp(0.0, 1.0);
+    let mut t = advance::start_time(start);
     let mut iterations = 0;
     // The balls about the origins, which the bodies never leave however they turn.
     let balls = |t: f64| {
