@@ -33,6 +33,10 @@ pub const CONVEXITY_TOL_REL: f64 = 1e-8;
 /// toward the cache.
 pub const PREFETCH_VERTICES: usize = 64;
 
+/// Up to this many Voronoi planes (100 cache lines: a box has 96 planes, a hull of 8
+/// points about 144) [`ConvexPolytope::prefetch`] brings them all as well.
+pub const PREFETCH_PLANES: usize = 160;
+
 /// One bounding plane of a Voronoi region: the region is on the side `normal·x ≥ offset`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct VoronoiPlane {
@@ -603,8 +607,10 @@ impl ConvexPolytope {
     /// cache calls it for the next pair while it works on this one, and the loads
     /// overlap the work instead of stalling it. Bodies of more than
     /// [`PREFETCH_VERTICES`] vertices are left alone: their tables are larger than what a
-    /// query reads of them (prefetching the Voronoi planes as well, or the face tables,
-    /// made 32-vertex batches slower).
+    /// query reads of them. The Voronoi planes, where a walk goes from region to region
+    /// (each step's planes named by the last: loads that wait on each other), come too
+    /// for bodies of at most [`PREFETCH_PLANES`] planes; on larger ones they made
+    /// 32-vertex batches slower.
     #[inline]
     pub fn prefetch(&self) {
         if self.vertices.len() > PREFETCH_VERTICES {
@@ -615,6 +621,9 @@ impl ConvexPolytope {
         prefetch_lines(&self.vertex_he_start);
         prefetch_lines(&self.vertex_he);
         prefetch_lines(&self.he_origin);
+        if self.voronoi.len() <= PREFETCH_PLANES {
+            prefetch_lines(&self.voronoi);
+        }
     }
 
     /// Every feature: vertices, then edges, then faces.
@@ -762,21 +771,21 @@ pub fn round_up(v: DVec3) -> Vec3 {
     }))
 }
 
-/// Asks for every cache line of `s` (a hint: a prefetch reads nothing into the program
-/// and never faults).
+/// Asks for every cache line `s` touches, the first and last in part included (a hint: a
+/// prefetch reads nothing into the program and never faults).
 #[inline]
 fn prefetch_lines<T>(s: &[T]) {
     #[cfg(target_arch = "x86_64")]
     {
         use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
         let start = s.as_ptr().cast::<i8>();
-        for offset in (0..size_of_val(s)).step_by(64) {
+        for offset in line_offsets(start as usize, size_of_val(s)) {
             // SAFETY: `_mm_prefetch` needs SSE, which every x86_64 processor has; the
-            // address is inside `s`, and a prefetch neither reads into the program nor
+            // address is in a line `s` touches, and a prefetch neither reads into the program nor
             // faults, whatever the address.
             #[allow(unsafe_code)]
             unsafe {
-                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_add(offset));
+                _mm_prefetch::<_MM_HINT_T0>(start.wrapping_offset(offset));
             }
         }
     }
@@ -784,10 +793,38 @@ fn prefetch_lines<T>(s: &[T]) {
     let _ = s;
 }
 
+/// Offsets from `address` into each 64-byte cache line that `bytes` bytes from it touch
+/// (none when `bytes` is 0): the first from the start of its line.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+fn line_offsets(address: usize, bytes: usize) -> impl Iterator<Item = isize> {
+    let lead = (address % 64) as isize;
+    let end = if bytes == 0 { -lead } else { bytes as isize };
+    (-lead..end).step_by(64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::rng::Rng;
+
+    /// The prefetch asks for every line a table touches, once each, the partial first and
+    /// last lines included.
+    #[test]
+    fn prefetch_offsets_name_every_line_once() {
+        for address in 1000..1000 + 130 {
+            for bytes in 0..300 {
+                let lines: Vec<usize> = line_offsets(address, bytes)
+                    .map(|o| (address as isize + o) as usize / 64)
+                    .collect();
+                let want: Vec<usize> = if bytes == 0 {
+                    vec![]
+                } else {
+                    (address / 64..=(address + bytes - 1) / 64).collect()
+                };
+                assert_eq!(lines, want, "{bytes} bytes at {address}");
+            }
+        }
+    }
 
     /// `a·b` exactly, as a sum of two f64.
     fn two_product(a: f64, b: f64) -> (f64, f64) {
