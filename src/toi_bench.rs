@@ -103,11 +103,14 @@ pub fn cases(vertices: usize, pairs: usize) -> Result<Vec<ToiCase>> {
 /// Ours on every case, at the default tolerance or at `tolerance`.
 pub fn advance_all(cases: &[ToiCase], tolerance: Option<f64>) -> Result<Vec<ToiOutput>> {
     let tolerance = tolerance.map(ContactTolerance::new).transpose()?;
-    Ok(times_of_impact(cases.iter().map(|c| ToiInput {
-        tolerance,
-        ..ToiInput::new(&c.a, c.ma, &c.b, c.mb)
-    }))
-    .collect())
+    let inputs: Vec<ToiInput> = cases
+        .iter()
+        .map(|c| ToiInput {
+            tolerance,
+            ..ToiInput::new(&c.a, c.ma, &c.b, c.mb)
+        })
+        .collect();
+    Ok(times_of_impact(&inputs))
 }
 
 /// The cases' bodies as parry3d-f64 shapes.

@@ -70,6 +70,7 @@ use super::envelope::{self, Limits, Side, Square};
 use super::sat;
 use super::walk::{self, WalkInput, WalkState};
 use crate::bodies::Pose;
+use crate::geometry::polytope::PREFETCH_PARTS;
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
 use crate::motion::ScrewMotion;
 
@@ -608,20 +609,31 @@ pub(crate) fn start_time(t: f64) -> f64 {
 }
 
 /// [`time_of_impact`] of many pairs, in their order. While one pair advances, the next
-/// pair's tables are brought toward the cache ([`ConvexPolytope::prefetch`]): the same
-/// answers, sooner when the bodies are many and distinct.
-pub fn times_of_impact<'a>(
-    inputs: impl IntoIterator<Item = ToiInput<'a>>,
-) -> impl Iterator<Item = ToiOutput> {
-    let mut inputs = inputs.into_iter().peekable();
-    std::iter::from_fn(move || {
-        let input = inputs.next()?;
-        if let Some(next) = inputs.peek() {
-            next.a.prefetch();
-            next.b.prefetch();
-        }
-        Some(time_of_impact(&input))
-    })
+/// pair's tables are brought toward the cache, a part before each step
+/// ([`ConvexPolytope::prefetch_part`]): the same answers, sooner when the bodies are many
+/// and distinct.
+pub fn times_of_impact(inputs: &[ToiInput<'_>]) -> Vec<ToiOutput> {
+    let mut out = Vec::with_capacity(inputs.len());
+    for (i, input) in inputs.iter().enumerate() {
+        let next = inputs.get(i + 1).map(|n| [n.a, n.b]);
+        let prefetch = |part: usize| {
+            for body in next.iter().flatten() {
+                body.prefetch_part(part);
+            }
+        };
+        let mut parts = 0..PREFETCH_PARTS;
+        let mut run = Advancement::new(*input);
+        out.push(loop {
+            if let Some(part) = parts.next() {
+                prefetch(part);
+            }
+            if let Progress::Done(done) = run.step() {
+                parts.for_each(prefetch);
+                break done;
+            }
+        });
+    }
+    out
 }
 
 /// Conservative advancement from `t = 0` to the first contact or the end of the step.
