@@ -610,11 +610,16 @@ pub(crate) fn start_time(t: f64) -> f64 {
 
 /// [`time_of_impact`] of many pairs, in their order. While one pair advances, the next
 /// pair's tables are brought toward the cache, a part before each step
-/// ([`ConvexPolytope::prefetch_part`]): the same answers, sooner when the bodies are many
-/// and distinct.
+/// ([`ConvexPolytope::prefetch_part`]), and the fields of the pair after it that say where
+/// its tables are ([`ConvexPolytope::prefetch_fields`]): the same answers, sooner when the
+/// bodies are many and distinct.
 pub fn times_of_impact(inputs: &[ToiInput<'_>]) -> Vec<ToiOutput> {
     let mut out = Vec::with_capacity(inputs.len());
     for (i, input) in inputs.iter().enumerate() {
+        if let Some(after) = inputs.get(i + 2) {
+            after.a.prefetch_fields();
+            after.b.prefetch_fields();
+        }
         let next = inputs.get(i + 1).map(|n| [n.a, n.b]);
         let prefetch = |part: usize| {
             for body in next.iter().flatten() {

@@ -622,6 +622,14 @@ impl ConvexPolytope {
         }
     }
 
+    /// Asks for the lines of the body's own fields (where its tables are and how long):
+    /// what [`Self::prefetch_part`] reads before it can ask for the tables, so a batch asks
+    /// for them a pair earlier.
+    #[inline]
+    pub fn prefetch_fields(&self) {
+        prefetch_lines(std::slice::from_ref(self));
+    }
+
     /// Part `part` of [`Self::prefetch`], of [`PREFETCH_PARTS`] (any other does nothing):
     /// 0 the vertices and the region and half-edge tables, then the Voronoi planes in
     /// equal pieces. A batch of pairs whose steps give it room spreads the next pair's
