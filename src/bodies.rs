@@ -127,6 +127,13 @@ pub const MAX_BODIES: usize = 1 << 28;
 /// normalised (queries and motions read poses by this one rule).
 pub const UNIT_TOLERANCE: f64 = 1e-6;
 
+/// The largest coordinate a shape or a pose may have. Face normals (Newell's sums of
+/// products of two coordinates) and the cross products of two edges are normalised, which
+/// squares them: fourth powers of the coordinates, so 1e75 keeps every product finite
+/// (1e300) with room for the sums; past it a face's normal overflows (a 1e80 box had "zero
+/// area") and a query would answer `inf` or NaN.
+pub const MAX_COORDINATE: f64 = 1e75;
+
 /// A world pose in f64: `x_world = rotation * x_local + translation`.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pose {
@@ -185,6 +192,56 @@ impl Pose {
     /// Maps a point from the body frame to the world.
     pub fn transform_point(&self, p: DVec3) -> DVec3 {
         self.rotation * p + self.translation
+    }
+
+    /// The pose with its quaternion normalised, if the exact stage can use it: finite,
+    /// within [`MAX_COORDINATE`], its quaternion unit within [`UNIT_TOLERANCE`]. The one
+    /// rule for every pose that comes in (a World's bodies, a query's lines, a motion's
+    /// ends); each caller names the pose in its own error.
+    pub fn checked(self) -> Result<Pose, PoseFault> {
+        let (t, q) = (self.translation, self.rotation);
+        if !t.is_finite() {
+            return Err(PoseFault::TranslationNotFinite(t));
+        }
+        if !q.is_finite() {
+            return Err(PoseFault::RotationNotFinite(q));
+        }
+        if t.abs().max_element() > MAX_COORDINATE {
+            return Err(PoseFault::OutOfRange(t));
+        }
+        let norm = q.length();
+        if (norm - 1.0).abs() > UNIT_TOLERANCE {
+            return Err(PoseFault::NotUnit(norm));
+        }
+        Ok(Pose::new(t, q / norm))
+    }
+}
+
+/// What makes a pose unusable ([`Pose::checked`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PoseFault {
+    /// A coordinate of the translation is NaN or infinite.
+    TranslationNotFinite(DVec3),
+    /// A component of the quaternion is NaN or infinite.
+    RotationNotFinite(DQuat),
+    /// The translation lies outside ±[`MAX_COORDINATE`].
+    OutOfRange(DVec3),
+    /// The quaternion's norm, off 1 by more than [`UNIT_TOLERANCE`].
+    NotUnit(f64),
+}
+
+impl std::fmt::Display for PoseFault {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PoseFault::TranslationNotFinite(t) => write!(f, "translation {t} is not finite"),
+            PoseFault::RotationNotFinite(q) => write!(f, "rotation {q} is not finite"),
+            PoseFault::OutOfRange(t) => {
+                write!(f, "translation {t} is outside ±{MAX_COORDINATE:e}")
+            }
+            PoseFault::NotUnit(norm) => {
+                write!(f, "rotation is not a unit quaternion (norm {norm})")
+            }
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 
 use glam::{DQuat, DVec3};
 
-use crate::bodies::{Pose, UNIT_TOLERANCE};
+use crate::bodies::Pose;
 use crate::{Error, Result};
 
 /// How close to half a turn a rotation may come before the shorter arc is called
@@ -157,25 +157,9 @@ impl ScrewMotion {
     }
 }
 
-/// The pose with its quaternion normalised, or the error naming what is wrong.
+/// The pose with its quaternion normalised ([`Pose::checked`]), or the error naming the
+/// end and what is wrong.
 fn checked(pose: Pose, which: &str) -> Result<Pose> {
-    if !pose.translation.is_finite() {
-        return Err(Error::Motion(format!(
-            "the {which} translation {} is not finite",
-            pose.translation
-        )));
-    }
-    let q = pose.rotation;
-    if !q.is_finite() {
-        return Err(Error::Motion(format!(
-            "the {which} rotation {q} is not finite"
-        )));
-    }
-    let norm = q.length();
-    if (norm - 1.0).abs() > UNIT_TOLERANCE {
-        return Err(Error::Motion(format!(
-            "the {which} rotation is not a unit quaternion (norm {norm})"
-        )));
-    }
-    Ok(Pose::new(pose.translation, q / norm))
+    pose.checked()
+        .map_err(|fault| Error::Motion(format!("the {which} {fault}")))
 }

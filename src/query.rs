@@ -20,7 +20,7 @@ use glam::{DQuat, DVec3};
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::bodies::{Pose, UNIT_TOLERANCE};
+use crate::bodies::Pose;
 use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::{self, DepthInput};
 use crate::exact::rounded::{self, Contact, RoundedPenetration};
@@ -30,7 +30,6 @@ use crate::exact::tree::{self, TreeCache, TreeState};
 use crate::exact::tree_toi;
 use crate::exact::walk::{self, WalkInput, WalkState};
 use crate::geometry::decompose::{Cache, DecomposeParams};
-use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
@@ -735,25 +734,13 @@ fn pose(value: Option<&Value>, field: &str) -> Result<Pose> {
             .ok_or_else(|| bad("`translation` must be [x, y, z] of finite numbers".into()))?,
         None => DVec3::ZERO,
     };
-    if translation.abs().max_element() > MAX_COORDINATE {
-        return Err(bad(format!(
-            "`translation` {translation} is outside ±{MAX_COORDINATE:e}"
-        )));
-    }
     let rotation = match obj.get("rotation") {
-        Some(r) => {
-            let q = numbers::<4>(r)
-                .map(DQuat::from_array)
-                .ok_or_else(|| bad("`rotation` must be [x, y, z, w] of finite numbers".into()))?;
-            let norm = q.length();
-            if (norm - 1.0).abs() > UNIT_TOLERANCE {
-                return Err(bad(format!(
-                    "`rotation` is not a unit quaternion (norm {norm})"
-                )));
-            }
-            q / norm
-        }
+        Some(r) => numbers::<4>(r)
+            .map(DQuat::from_array)
+            .ok_or_else(|| bad("`rotation` must be [x, y, z, w] of finite numbers".into()))?,
         None => DQuat::IDENTITY,
     };
-    Ok(Pose::new(translation, rotation))
+    Pose::new(translation, rotation)
+        .checked()
+        .map_err(|fault| bad(fault.to_string()))
 }

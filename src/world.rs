@@ -42,13 +42,12 @@ use std::time::Instant;
 
 use glam::{DVec3, Vec3};
 
-use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose, UNIT_TOLERANCE};
+use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose};
 use crate::broadphase::Choice;
 use crate::crowd::{Crowd, Motion};
 use crate::exact::advance::{ToiOutput, ToiState};
 use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
-use crate::geometry::hull::MAX_COORDINATE;
 use crate::geometry::polytope::{round_down, round_up};
 use crate::geometry::{ConvexPolytope, HullTree};
 use crate::gpu::{ContextOptions, GpuContext};
@@ -880,35 +879,12 @@ impl World {
     }
 }
 
-/// A pose the exact stage can use: finite, within [`MAX_COORDINATE`], its quaternion unit
-/// within [`UNIT_TOLERANCE`] (then normalised).
+/// A body's pose the exact stage can use ([`Pose::checked`]), or the error naming the body.
 fn checked(body: u32, pose: Pose) -> Result<Pose> {
-    if !(pose.translation.is_finite() && pose.rotation.is_finite()) {
-        return Err(Error::InvalidPose {
-            body,
-            what: format!(
-                "position {} rotation {} is not finite",
-                pose.translation, pose.rotation
-            ),
-        });
-    }
-    if pose.translation.abs().max_element() > MAX_COORDINATE {
-        return Err(Error::InvalidPose {
-            body,
-            what: format!(
-                "position {} is outside ±{MAX_COORDINATE:e}",
-                pose.translation
-            ),
-        });
-    }
-    let norm = pose.rotation.length();
-    if (norm - 1.0).abs() > UNIT_TOLERANCE {
-        return Err(Error::InvalidPose {
-            body,
-            what: format!("rotation quaternion has length {norm}, not 1"),
-        });
-    }
-    Ok(Pose::new(pose.translation, pose.rotation / norm))
+    pose.checked().map_err(|fault| Error::InvalidPose {
+        body,
+        what: fault.to_string(),
+    })
 }
 
 /// How far (in the bodies' own extent) their middle may stray from the origin of the

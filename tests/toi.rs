@@ -170,6 +170,12 @@ fn bad_motions_are_named_errors() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("start rotation is not a unit quaternion"), "{e}");
+    // Past the coordinates' range, as a World's body or a query's pose would be.
+    let far = pose(DVec3::new(0.0, 2e75, 0.0), DQuat::IDENTITY);
+    let e = ScrewMotion::between(Pose::IDENTITY, far)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("end translation") && e.contains("1e75"), "{e}");
     let e = ScrewMotion::from_velocity(Pose::IDENTITY, DVec3::ZERO, DVec3::Z * 4.0, 1.0)
         .unwrap_err()
         .to_string();

@@ -19,14 +19,8 @@ use std::collections::HashMap;
 
 use glam::DVec3;
 
+use crate::bodies::MAX_COORDINATE;
 use crate::{Error, Result};
-
-/// The largest coordinate a shape or a pose may have. Face normals (Newell's sums of
-/// products of two coordinates) and the cross products of two edges are normalised, which
-/// squares them: fourth powers of the coordinates, so 1e75 keeps every product finite
-/// (1e300) with room for the sums; past it a face's normal overflows (a 1e80 box had "zero
-/// area") and a query would answer `inf` or NaN.
-pub const MAX_COORDINATE: f64 = 1e75;
 
 /// The smallest extent (largest coordinate difference) a shape's points may span: the same
 /// fourth powers of its coordinate differences then stay above 1e-280, clear of the
