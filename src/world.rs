@@ -45,7 +45,7 @@ use glam::{DVec3, Vec3};
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose};
 use crate::broadphase::Choice;
 use crate::crowd::{Crowd, Motion};
-use crate::exact::advance::{ToiOutput, ToiState};
+use crate::exact::advance::{ToiOutput, ToiState, balls_stay_apart};
 use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::polytope::{round_down, round_up};
@@ -845,13 +845,14 @@ impl World {
                     .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
             );
             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-            let (output, pieces) = narrow.time_of_impact(
-                &shapes[ba.shape as usize],
-                motion(a),
-                &shapes[bb.shape as usize],
-                motion(b),
-                self.state.walk_start([a, b]),
-            );
+            let (sa, sb) = (&shapes[ba.shape as usize], &shapes[bb.shape as usize]);
+            let (ma, mb) = (motion(a), motion(b));
+            // Only contacts are asked for: a pair whose balls stay apart is no walk's.
+            if balls_stay_apart((sa.reach(), &ma), (sb.reach(), &mb)) {
+                return None;
+            }
+            let (output, pieces) =
+                narrow.time_of_impact(sa, ma, sb, mb, self.state.walk_start([a, b]));
             matches!(output.state, ToiState::Hit | ToiState::Capped).then(|| Impact {
                 bodies: [a, b],
                 pieces,

@@ -11,7 +11,7 @@ use std::f64::consts::PI;
 use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
 use proxima::exact::advance::{
-    Advancement, ToiInput, ToiOutput, ToiState, time_of_impact, times_of_impact,
+    Advancement, ToiInput, ToiOutput, ToiState, balls_stay_apart, time_of_impact, times_of_impact,
 };
 use proxima::exact::sat;
 use proxima::geometry::brute::polytope_distance;
@@ -880,4 +880,54 @@ fn far_pairs_first_take_the_balls_step() {
         assert!(out.iterations <= cap, "{out:?}");
         assert!(out.toi <= contact, "{out:?}");
     }
+}
+
+/// `balls_stay_apart` against the balls' closest approach over the step, worked out
+/// analytically (gaps of at least 1e-6 or none at all: far from the tolerance), and never
+/// true for a pair that comes within the tolerance: on random hulls on screw motions it
+/// fires only where advancement answers a miss and sampling finds the bodies apart.
+#[test]
+fn balls_apart_over_the_step_are_misses() {
+    let mut rng = Rng::new(0xba11);
+    let (mut apart, mut meeting) = (0, 0);
+    for _ in 0..20_000 {
+        let (ra, rb) = (rng.range(0.05, 1.0), rng.range(0.05, 1.0));
+        let oa = rng.unit_vector() * rng.range(0.0, 3.0);
+        let ob = oa + rng.unit_vector() * (ra + rb + rng.range(1e-3, 3.0));
+        // B heads roughly for A.
+        let (va, vb) = (
+            rng.unit_vector() * rng.range(0.0, 1.0),
+            (oa - ob).normalize() * rng.range(0.0, 4.0) + rng.unit_vector() * rng.range(0.0, 1.5),
+        );
+        let (d, v) = (ob - oa, vb - va);
+        let t = (-d.dot(v) / v.length_squared()).clamp(0.0, 1.0);
+        let gap = (d + v * t).length() - ra - rb;
+        if gap.abs() < 1e-6 {
+            continue;
+        }
+        let turn = |rng: &mut Rng| DQuat::from_axis_angle(rng.unit_vector(), rng.range(0.0, 3.0));
+        let ma = screw(pose(oa, DQuat::IDENTITY), pose(oa + va, turn(&mut rng)));
+        let mb = screw(pose(ob, DQuat::IDENTITY), pose(ob + vb, turn(&mut rng)));
+        let said = balls_stay_apart((ra, &ma), (rb, &mb));
+        assert_eq!(said, gap > 0.0, "gap {gap} at {t}");
+        if said {
+            apart += 1;
+        } else {
+            meeting += 1;
+        }
+    }
+    assert!(
+        apart > 5_000 && meeting > 5_000,
+        "{apart} apart, {meeting} meeting"
+    );
+    let mut fired = 0;
+    for _ in 0..600 {
+        let (a, ma, b, mb) = random_case(&mut rng);
+        if balls_stay_apart((a.radius(), &ma), (b.radius(), &mb)) {
+            fired += 1;
+            assert_eq!(toi(&a, ma, &b, mb).state, ToiState::Miss);
+            assert_eq!(sampled_truth(&a, &ma, &b, &mb, 256), None);
+        }
+    }
+    assert!(fired > 20, "{fired} of 600 pairs' balls stayed apart");
 }

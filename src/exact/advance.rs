@@ -132,6 +132,24 @@ pub(crate) fn default_tolerance(
     (TOI_TOL_REL * relative).max(POSITION_ULPS * f64::EPSILON * absolute)
 }
 
+/// Whether balls of radii `reach_a` and `reach_b` (each at least the largest distance of
+/// a point of its body from the body origin) about the origins stay more than twice the
+/// default tolerance apart over the whole step: then the bodies do, however they turn, and the pair
+/// is a miss with no walk. The tolerance is taken with these radii, at least every one the
+/// exact queries take for the bodies or their pieces (each is relative to reaches no
+/// larger). For callers that want only contacts: [`time_of_impact`] still walks such a
+/// pair once, for a miss's distance and features.
+pub fn balls_stay_apart(
+    (reach_a, motion_a): (f64, &ScrewMotion),
+    (reach_b, motion_b): (f64, &ScrewMotion),
+) -> bool {
+    // Twice the tolerance: a margin over the rounding of the balls' step.
+    let goal = 2.0 * default_tolerance((reach_a, motion_a), (reach_b, motion_b));
+    let (oa, ob) = (motion_a.at_origin(0.0), motion_b.at_origin(0.0));
+    let v = motion_b.linear() - motion_a.linear();
+    sphere_step(oa, reach_a, ob, reach_b, v, goal) > 1.0
+}
+
 /// Default iteration cap.
 pub const MAX_ITERATIONS: u32 = 10_000;
 
