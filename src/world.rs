@@ -771,20 +771,19 @@ impl World {
         if dt == 0.0 || !self.moving() {
             return Ok(Vec::new());
         }
-        let motions = self.motions_of(bodies, dt)?;
         // The boxes only meet one another: measured from the world's origin, or from the
         // middle of these bodies where they have strayed from it (impacts asked before
         // any frame ran, or of other poses).
         let origin = floating_origin(bodies.iter().map(|b| b.pose.translation), self.origin)
             .unwrap_or(self.origin);
-        let boxes: Vec<GpuAabb> = bodies
-            .iter()
-            .zip(&motions)
-            .map(|(b, m)| {
-                let shape = b.shape as usize;
-                swept_box(&self.bounds[shape], self.reach[shape], m, origin)
-            })
-            .collect();
+        // Each body's motion and its box, on all cores.
+        let boxes: Vec<GpuAabb> = par_map(bodies, MOTIONS_A_THREAD, |i, b| {
+            let shape = b.shape as usize;
+            let m = self.motion_of(i, b, dt)?;
+            Ok(swept_box(&self.bounds[shape], self.reach[shape], &m, origin))
+        })
+        .into_iter()
+        .collect::<Result<_>>()?;
         match self.pipeline.box_pairs(&boxes) {
             Err(e) if self.pipeline.gpu_gone(&e) => {
                 self.pipeline.fall_back_to_cpu(&e);
