@@ -780,7 +780,12 @@ impl World {
         let boxes: Vec<GpuAabb> = par_map(bodies, MOTIONS_A_THREAD, |i, b| {
             let shape = b.shape as usize;
             let m = self.motion_of(i, b, dt)?;
-            Ok(swept_box(&self.bounds[shape], self.reach[shape], &m, origin))
+            Ok(swept_box(
+                &self.bounds[shape],
+                self.reach[shape],
+                &m,
+                origin,
+            ))
         })
         .into_iter()
         .collect::<Result<_>>()?;

@@ -731,6 +731,33 @@ fn cores_sunk_into_hulls_match_enumeration() {
                     "{along} vs {}",
                     got.depth
                 );
+                // The witnesses face each other along the normal: the core's point, and
+                // its foot on the hull's surface (not any point of the support plane).
+                let (on_hull, on_core) = if flip {
+                    (got.point_b, got.point_a)
+                } else {
+                    (got.point_a, got.point_b)
+                };
+                let off = (got.point_a - got.point_b - got.normal * got.depth).length();
+                assert!(
+                    off <= 1e-9 * scale,
+                    "body {k}, core {t}..{h}: witnesses {off} off the normal"
+                );
+                let local = pose.inverse_transform_point(on_hull);
+                let height = (0..p.num_faces())
+                    .map(|f| p.face_normal(f).dot(local) - p.face_offset(f))
+                    .fold(f64::MIN, f64::max);
+                assert!(
+                    height.abs() <= 1e-9 * scale,
+                    "body {k}: hull witness {height} off its surface: core {t}..{h} flipped {flip}, {got:?}"
+                );
+                let on_axis = pose.inverse_transform_point(on_core);
+                let (foot, _) = proxima::geometry::closest::closest_on_segment(t, h, on_axis);
+                let gap = foot.distance(on_axis);
+                assert!(
+                    gap <= 1e-9 * scale,
+                    "body {k}: core witness {gap} off the core"
+                );
                 checked += 1;
             }
         }

@@ -491,12 +491,12 @@ fn small_core_in_polytope(ca: &Placed<'_>, cb: &Placed<'_>) -> Option<RoundedPen
     let [t, h] = ends.map(|x| frame.inverse_point(x));
     // s along the polytope's outward unit u, its support there being `reach`.
     let s_of = |u: DVec3, reach: f64| reach - u.dot(t).min(u.dot(h));
-    let mut best = (f64::INFINITY, DVec3::X);
+    let mut best = (f64::INFINITY, DVec3::X, FeatureId::Face(0));
     for f in 0..poly.num_faces() {
         let n = poly.face_normal(f);
         let s = s_of(n, poly.face_offset(f));
         if s < best.0 {
-            best = (s, n);
+            best = (s, n, FeatureId::Face(f as u32));
         }
     }
     let axis = h - t;
@@ -513,30 +513,66 @@ fn small_core_in_polytope(ca: &Placed<'_>, cb: &Placed<'_>) -> Option<RoundedPen
                 if arc.plane != DVec3::ZERO && on_arc(u) {
                     let s = s_of(u, u.dot(p0));
                     if s < best.0 {
-                        best = (s, u);
+                        best = (s, u, FeatureId::Edge(e as u32));
                     }
                 }
             }
         }
     }
-    let (s, u) = best;
-    let on_poly = frame.point(poly.vertex(poly.support_brute(u).0));
-    let in_core = if u.dot(t) <= u.dot(h) {
-        ends[0]
-    } else {
-        ends[1]
+    let (s, u, facet) = best;
+    // The witnesses: the core's point q whose foot q + s·u along the normal lies on the
+    // facet (the facet of A − B nearest the origin holds the origin's foot s·u, so such a
+    // q exists), and that foot.
+    let param = match facet {
+        FeatureId::Edge(e) => {
+            // Square to both the core and the edge: the lines' closest points.
+            let [v0, v1] = poly.edge_vertices(e as usize);
+            segments_closest_params(t, h, poly.vertex(v0), poly.vertex(v1)).0
+        }
+        // A face: the part of the core whose foot falls in the face, between its side
+        // planes, and there its point deepest along −u (the middle where the core lies
+        // along the face). The core's deepest end when rounding leaves no part.
+        face => {
+            let (mut lo, mut hi) = (0.0_f64, 1.0_f64);
+            for plane in poly.voronoi_planes(face) {
+                // Above the plane where d0 + λ (d1 − d0) ≥ 0.
+                let (d0, d1) = (plane.signed_distance(t), plane.signed_distance(h));
+                if d0 < 0.0 && d1 < 0.0 {
+                    (lo, hi) = (1.0, 0.0);
+                } else if d0 < 0.0 {
+                    lo = lo.max(d0 / (d0 - d1));
+                } else if d1 < 0.0 {
+                    hi = hi.min(d0 / (d0 - d1));
+                }
+            }
+            let (ut, uh) = (u.dot(t), u.dot(h));
+            match (lo <= hi, ut.total_cmp(&uh)) {
+                (true, std::cmp::Ordering::Less) => lo,
+                (true, std::cmp::Ordering::Greater) => hi,
+                (true, std::cmp::Ordering::Equal) => 0.5 * (lo + hi),
+                (false, std::cmp::Ordering::Greater) => 1.0,
+                (false, _) => 0.0,
+            }
+        }
     };
-    let (point_a, point_b) = if sign > 0.0 {
-        (on_poly, in_core)
+    let q = t + (h - t) * param;
+    let (in_core, on_poly) = (frame.point(q), frame.point(q + u * s));
+    let core_feature = if t == h {
+        FeatureId::Vertex(0)
     } else {
-        (in_core, on_poly)
+        segment_feature(param)
+    };
+    let (point_a, point_b, features) = if sign > 0.0 {
+        (on_poly, in_core, (facet, core_feature))
+    } else {
+        (in_core, on_poly, (core_feature, facet))
     };
     Some(RoundedPenetration {
         depth: s.max(0.0),
         normal: frame.vector(u) * sign,
         point_a,
         point_b,
-        features: (FeatureId::Vertex(0), FeatureId::Vertex(0)),
+        features,
         arbitrary_normal: false,
     })
 }
