@@ -654,6 +654,24 @@ impl ConvexPolytope {
         }
     }
 
+    /// What the body's tables take, in bytes (its own fields aside).
+    pub fn table_bytes(&self) -> usize {
+        size_of_val(&self.vertices[..])
+            + size_of_val(&self.he_origin[..])
+            + size_of_val(&self.he_next[..])
+            + size_of_val(&self.he_face[..])
+            + size_of_val(&self.face_he_start[..])
+            + size_of_val(&self.face_he[..])
+            + size_of_val(&self.face_normal[..])
+            + size_of_val(&self.face_offset[..])
+            + size_of_val(&self.vertex_he_start[..])
+            + size_of_val(&self.vertex_he[..])
+            + size_of_val(&self.voronoi_span[..])
+            + size_of_val(&self.voronoi[..])
+            + size_of_val(&self.face_order[..])
+            + size_of_val(&self.edge_arcs[..])
+    }
+
     /// Every feature: vertices, then edges, then faces.
     pub fn features(&self) -> impl Iterator<Item = FeatureId> + '_ {
         (0..self.num_vertices() as u32)
