@@ -134,11 +134,11 @@ pub(crate) fn default_tolerance(
 
 /// Whether balls of radii `reach_a` and `reach_b` (each at least the largest distance of
 /// a point of its body from the body origin) about the origins stay more than twice the
-/// default tolerance apart over the whole step: then the bodies do, however they turn, and the pair
-/// is a miss with no walk. The tolerance is taken with these radii, at least every one the
-/// exact queries take for the bodies or their pieces (each is relative to reaches no
-/// larger). For callers that want only contacts: [`time_of_impact`] still walks such a
-/// pair once, for a miss's distance and features.
+/// default tolerance apart over the whole step: then the bodies do, however they turn,
+/// and the pair is a miss with no walk. The tolerance is taken with these radii, at least
+/// every one the exact queries take for the bodies or their pieces (each is relative to
+/// reaches no larger). For callers that want only contacts: [`time_of_impact`] still
+/// walks such a pair once, for a miss's distance and features.
 pub fn balls_stay_apart(
     (reach_a, motion_a): (f64, &ScrewMotion),
     (reach_b, motion_b): (f64, &ScrewMotion),
