@@ -7,8 +7,10 @@
 //! Over a step the motions here are known screw motions, and the pair's next
 //! conservative-advancement time ([`crate::exact::advance`]) is such a bound itself,
 //! proved for the whole step rather than assumed from `a_max`: a pair sleeps until it, far
-//! pairs wake once or never, near pairs often, and none is missed. Each pair runs exactly
-//! the evaluations [`crate::exact::advance::time_of_impact`] would, so the queue's
+//! pairs wake once or never, near pairs often, and none is missed. A pair whose balls
+//! about the body origins stay apart over the step is a miss and is not queued
+//! ([`crate::exact::advance::balls_stay_apart`]); each queued pair runs exactly the
+//! evaluations [`crate::exact::advance::time_of_impact`] would, so the queue's
 //! contacts equal the all-pairs answer (tests check it on 10,000 bodies); what the queue
 //! adds is the order: contacts come out earliest first, and a caller that only needs the
 //! first few may stop early ([`FirstContacts::next_contact`]).
@@ -24,7 +26,9 @@ use glam::DVec3;
 
 use crate::bodies::GpuAabb;
 use crate::broadphase::cpu_pairs;
-use crate::exact::advance::{Advancement, Progress, ToiInput, ToiOutput, ToiState};
+use crate::exact::advance::{
+    Advancement, Progress, ToiInput, ToiOutput, ToiState, balls_stay_apart,
+};
 use crate::geometry::ConvexPolytope;
 use crate::geometry::polytope::{round_down, round_up};
 use crate::motion::ScrewMotion;
@@ -109,15 +113,15 @@ impl<'a> FirstContacts<'a> {
         let candidates = cpu_pairs(&boxes, Method::Hash)?;
         let pairs: Vec<_> = candidates
             .into_iter()
-            .map(|[i, j]| {
+            .filter_map(|[i, j]| {
                 let (bi, bj) = (&bodies[i as usize], &bodies[j as usize]);
-                let input = ToiInput::new(
-                    &shapes[bi.shape as usize],
-                    bi.motion,
-                    &shapes[bj.shape as usize],
-                    bj.motion,
-                );
-                (i, j, Advancement::new(input))
+                let (a, b) = (&shapes[bi.shape as usize], &shapes[bj.shape as usize]);
+                // A pair whose balls stay apart is a miss with no walk: not queued.
+                if balls_stay_apart((a.radius(), &bi.motion), (b.radius(), &bj.motion)) {
+                    return None;
+                }
+                let input = ToiInput::new(a, bi.motion, b, bj.motion);
+                Some((i, j, Advancement::new(input)))
             })
             .collect();
         let queue = (0..pairs.len())
@@ -130,7 +134,8 @@ impl<'a> FirstContacts<'a> {
         })
     }
 
-    /// The candidate pairs the broadphase found.
+    /// The candidate pairs queued: those the broadphase found, less those whose balls
+    /// stay apart.
     pub fn candidates(&self) -> usize {
         self.pairs.len()
     }
