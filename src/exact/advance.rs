@@ -37,7 +37,7 @@
 //! when a step passes the end (a miss), or after `max_iterations` (capped: the answer is
 //! the time the last step proved safe, never later). `τ` is the contact tolerance, by
 //! default [`TOI_TOL_REL`] times the size of the coordinates, and at least the rounding
-//! of a position along the motion ([`default_tolerance`]).
+//! of a position along the motion (`default_tolerance`).
 //!
 //! Hence the reported time is never later than the first contact, and the distance there
 //! is at most `τ`; the time error is `τ` over the closing speed at contact.

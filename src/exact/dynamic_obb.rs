@@ -89,7 +89,7 @@ struct Relative {
 const KEPT_DEPTH: u32 = 8;
 
 /// Two bodies' motions over a step, their relative placement at the starts of the dyadic
-/// sub-intervals computed once each (down to [`KEPT_DEPTH`] halvings), when first asked.
+/// sub-intervals computed once each (down to `KEPT_DEPTH` halvings), when first asked.
 #[derive(Clone, Debug)]
 pub struct Sweep<'a> {
     motion_a: &'a ScrewMotion,

@@ -1,4 +1,4 @@
-//! Rust twins of WGSL structs. Each `#[repr(C)]` Pod struct declared with [`wgsl_twin!`]
+//! Rust twins of WGSL structs. Each `#[repr(C)]` Pod struct declared with [`wgsl_twin!`](crate::wgsl_twin)
 //! names its WGSL struct and lists its field offsets, so a test can hold them against
 //! naga's layout of the shader source (`tests/shaders.rs`). Padding fields start with `_`
 //! and have no WGSL counterpart.

@@ -12,7 +12,7 @@
 //!
 //! - [`enumerate`] tries every candidate (the separating-axis test does: the largest
 //!   separation over the candidates is minus the depth). O(E_A·E_B): the oracle.
-//! - [`walk`] moves between neighbouring facets: from the current facet, its neighbours on
+//! - [`walk()`] moves between neighbouring facets: from the current facet, its neighbours on
 //!   the overlaid Gauss maps of A and −B (the faces across a face's sides, edge pairs along
 //!   the arcs through it whose arcs cross, and the faces at the other body's vertex) are
 //!   the candidates, and the walk goes to the one with the smallest s while that is
@@ -84,7 +84,7 @@ pub struct Penetration {
 const TOL_REL: f64 = 1e-13;
 
 /// The depth by enumeration of every candidate, or `None` when the bodies are separated.
-/// The oracle for [`walk`].
+/// The oracle for [`walk()`].
 pub fn enumerate(
     a: &ConvexPolytope,
     pose_a: &Pose,

@@ -11,7 +11,7 @@
 //! until each part's concavity is under `concavity`), and each part's hull is taken over
 //! the mesh's own triangles clipped to the part's voxels (`compute_exact_convex_hulls`), so
 //! the pieces' vertices lie on the mesh and every mesh vertex lies in some piece. Each
-//! piece is then cut to `max_piece_vertices` by [`simplify`] (a hull of a subset of its
+//! piece is then cut to `max_piece_vertices` by [`simplify()`] (a hull of a subset of its
 //! vertices; the largest shortfall is reported), so the walk at a leaf stays cheap.
 //! VHACD's concavity is a measure of volume: a part may bridge a narrow pit or the gap
 //! between two limbs by several percent of the mesh's size. So each piece's surface is then
@@ -120,7 +120,7 @@ pub enum Origin {
     Computed {
         /// Wall time of the decomposition, seconds.
         seconds: f64,
-        /// The largest shortfall of a simplified piece (see [`simplify`]).
+        /// The largest shortfall of a simplified piece (see [`simplify()`]).
         simplify_deviation: f64,
         /// The largest distance of a piece's surface from the mesh where it strays
         /// outside the solid, as refinement measured it (at most `max_deviation` of the
@@ -167,7 +167,7 @@ pub fn check_mesh(mesh: &TriMesh) -> Result<()> {
 pub struct Computed {
     /// The pieces' vertices.
     pub pieces: Vec<Vec<DVec3>>,
-    /// The largest shortfall of a simplified piece (see [`simplify`]).
+    /// The largest shortfall of a simplified piece (see [`simplify()`]).
     pub simplify_deviation: f64,
     /// The largest deviation of a piece from the mesh, as refinement measured it.
     pub deviation: f64,

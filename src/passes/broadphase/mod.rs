@@ -91,7 +91,7 @@ fn work_chunk(worst: u64) -> u32 {
     worst.div_ceil(1 << 31).max(256).min(u64::from(u32::MAX)) as u32
 }
 
-/// Sweep candidates per GPU work item for `n` boxes ([`work_chunk`] of the longest
+/// Sweep candidates per GPU work item for `n` boxes (`work_chunk` of the longest
 /// possible sweeps, n(n − 1)/2 candidates in all).
 pub fn sweep_chunk(n: u32) -> u32 {
     work_chunk(u64::from(n) * u64::from(n.saturating_sub(1)) / 2)
@@ -126,7 +126,7 @@ wgsl_twin! {
 }
 
 impl GpuOversizeParams {
-    /// The work of `n` bodies: chunks of [`work_chunk`] bodies for up to n² tests (every
+    /// The work of `n` bodies: chunks of `work_chunk` bodies for up to n² tests (every
     /// body oversize), so oversize bodies × chunks stays within a u32.
     pub fn for_bodies(n: u32) -> Self {
         let chunk = work_chunk(u64::from(n) * u64::from(n));
