@@ -609,9 +609,6 @@ mod tests {
         }
     }
 
-    /// Warm starts follow their pairs whatever order a caller passes them in: sorted
-    /// frames merge, unsorted and repeated pairs are found, new pairs start fresh, and the
-    /// state then holds each pair once (a repeated pair's last warm start).
     /// Bodies whose balls are apart by more than a distance are that far apart: on
     /// random hulls, spheres, capsules and rounded boxes at random poses, `balls_apart`
     /// never holds where the exact distance is within the distance asked, and holds for a
@@ -659,6 +656,9 @@ mod tests {
         assert!(apart > pairs / 5, "{apart} of {pairs} pairs apart");
     }
 
+    /// Warm starts follow their pairs whatever order a caller passes them in: sorted
+    /// frames merge, unsorted and repeated pairs are found, new pairs start fresh, and the
+    /// state then holds each pair once (a repeated pair's last warm start).
     #[test]
     fn warm_starts_follow_their_pairs_in_any_order() {
         let mut state = ContactState::default();
