@@ -125,7 +125,7 @@ impl Narrowphase {
                                     &self.shapes[gb.shape as usize],
                                 );
                                 let (pa, pb) = (Pose::from_gpu(ga), Pose::from_gpu(gb));
-                                !balls_apart((sa, &pa), (sb, &pb), 0.0)
+                                balls_gap((sa, &pa), (sb, &pb)) <= 0.0
                                     && self.collide(sa, &pa, sb, &pb)
                             })
                             .collect()
@@ -231,13 +231,20 @@ impl Narrowphase {
                                 &self.shapes[ba.shape as usize],
                                 &self.shapes[bb.shape as usize],
                             );
-                            if balls_apart((sa, &ba.pose), (sb, &bb.pose), speculative) {
+                            let gap = balls_gap((sa, &ba.pose), (sb, &bb.pose));
+                            if gap > speculative {
+                                cache.separation = gap;
                                 continue;
                             }
                             let dir = toward.map(|t| t[i]);
-                            for (pieces, manifold) in
-                                self.manifolds(ba, bb, dir, speculative, cache)
-                            {
+                            let found = self.manifolds(ba, bb, dir, speculative, cache);
+                            cache.separation = match (sa, sb) {
+                                (ExactShape::Convex(_), ExactShape::Convex(_)) => {
+                                    cache.manifold.distance.max(gap)
+                                }
+                                _ => gap.max(0.0),
+                            };
+                            for (pieces, manifold) in found {
                                 out.push(PairContact {
                                     bodies: [a, b],
                                     pieces,
@@ -408,20 +415,16 @@ fn tree_and_rounded(
         .collect()
 }
 
-/// Whether the balls about two bodies' origins (each of its shape's reach) are more than
-/// `beyond` apart, beyond the rounding of their coordinates: then so are the bodies, and
-/// a pair's walk would only say so. The frame's broadphase pairs boxes, and many of a
-/// crowd's pairs are this far apart (the main job's contacts stage on the CPU twins, means
-/// of ten alternating runs: 28.8 -> 24.8 ms a frame).
-fn balls_apart(
-    (sa, pa): (&ExactShape, &Pose),
-    (sb, pb): (&ExactShape, &Pose),
-    beyond: f64,
-) -> bool {
+/// At most the distance of two bodies: the gap between the balls about their origins
+/// (each of its shape's reach), less the rounding of their coordinates. Where it exceeds
+/// the distance a query asks about, a walk would only say so. The frame's broadphase
+/// pairs boxes, and many of a crowd's pairs are that far apart (the main job's contacts
+/// stage on the CPU twins, means of ten alternating runs: 28.8 -> 24.8 ms a frame).
+fn balls_gap((sa, pa): (&ExactShape, &Pose), (sb, pb): (&ExactShape, &Pose)) -> f64 {
     let (ta, tb) = (pa.translation, pb.translation);
     let reach = sa.reach() + sb.reach();
     let rounding = 1e-12 * (ta.abs().max_element() + tb.abs().max_element() + reach);
-    ta.distance(tb) - reach > beyond + rounding
+    ta.distance(tb) - reach - rounding
 }
 
 /// An answer for (B, A) as one for (A, B).
@@ -459,6 +462,9 @@ pub struct PairState {
     tree: TreeCache,
     /// Per piece pair of two hull trees.
     pieces: HashMap<(u32, u32), ManifoldCache>,
+    /// At most the bodies' distance at the poses of the last contacts query (0 where
+    /// not known): what the balls or a polytope pair's walk showed.
+    separation: f64,
 }
 
 /// Warm starts of every pair of the last frame, kept across frames.
@@ -508,8 +514,18 @@ impl ContactState {
     /// The closest features the last walk found for `pair` (of two convex bodies), if
     /// held: where a query at the same poses starts its walk.
     pub fn walk_start(&self, pair: [u32; 2]) -> Option<(FeatureId, FeatureId)> {
+        self.get(pair)?.manifold.walk.features
+    }
+
+    /// At most the pair's distance at the poses of the last contacts query (see
+    /// [`Narrowphase::contacts`]): 0 where not known, `None` for a pair not held.
+    pub fn separation(&self, pair: [u32; 2]) -> Option<f64> {
+        Some(self.get(pair)?.separation)
+    }
+
+    fn get(&self, pair: [u32; 2]) -> Option<&PairState> {
         let i = self.pairs.binary_search_by(|h| h.0.cmp(&pair)).ok()?;
-        self.pairs[i].1.manifold.walk.features
+        Some(&self.pairs[i].1)
     }
 
     /// Pairs held.
@@ -609,12 +625,11 @@ mod tests {
         }
     }
 
-    /// Bodies whose balls are apart by more than a distance are that far apart: on
-    /// random hulls, spheres, capsules and rounded boxes at random poses, `balls_apart`
-    /// never holds where the exact distance is within the distance asked, and holds for a
-    /// fair share of the pairs.
+    /// The balls' gap is at most the bodies' distance: on random hulls, spheres,
+    /// capsules and rounded boxes at random poses it never exceeds a distance the exact
+    /// distance is within, and exceeds it for a fair share of the pairs.
     #[test]
-    fn balls_apart_means_bodies_apart() {
+    fn balls_gap_is_at_most_the_distance() {
         use crate::exact::rounded::Contact;
         use crate::geometry::generators;
         use crate::rng::Rng;
@@ -645,7 +660,7 @@ mod tests {
                 0.0
             };
             pairs += 1;
-            if balls_apart((&shapes[i], &pa), (&shapes[j], &pb), beyond) {
+            if balls_gap((&shapes[i], &pa), (&shapes[j], &pb)) > beyond {
                 apart += 1;
                 assert!(
                     distance > beyond,

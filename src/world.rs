@@ -45,7 +45,7 @@ use glam::{DVec3, Vec3};
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose};
 use crate::broadphase::Choice;
 use crate::crowd::{Crowd, Motion};
-use crate::exact::advance::{ToiOutput, ToiState, balls_stay_apart};
+use crate::exact::advance::{ToiOutput, ToiState, apart_throughout, balls_stay_apart};
 use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::polytope::{round_down, round_up};
@@ -129,6 +129,11 @@ pub struct World {
     velocities: Vec<Velocity>,
     crowd: Crowd,
     state: ContactState,
+    /// Counts the changes of the bodies' poses (set, advanced, read from a pose buffer).
+    poses_changed: u64,
+    /// The count when the contact state's separations were measured: while it stands,
+    /// they hold for the current poses.
+    separations_at: Option<u64>,
     speculative: f64,
     frame: u64,
     cache: Cache,
@@ -164,6 +169,8 @@ impl World {
             velocities: Vec::new(),
             crowd: Crowd::default(),
             state: ContactState::default(),
+            poses_changed: 0,
+            separations_at: None,
             speculative: 0.0,
             frame: 0,
             cache: Cache::from_env(),
@@ -313,6 +320,7 @@ impl World {
     pub fn set_pose(&mut self, body: BodyId, pose: Pose) -> Result<()> {
         let i = self.index(body)?;
         let pose = checked(body.0, pose)?;
+        self.poses_changed += 1;
         self.bodies[i].pose = pose;
         self.crowd.bodies[i] = gpu_body(&pose, self.bodies[i].shape, self.origin);
         Ok(())
@@ -334,6 +342,7 @@ impl World {
             .map(|(i, p)| checked(i as u32, *p))
             .collect::<Result<Vec<_>>>()?;
         let origin = self.origin;
+        self.poses_changed += 1;
         for ((body, gpu), pose) in self
             .bodies
             .iter_mut()
@@ -488,6 +497,7 @@ impl World {
             Some((buffer, layout)) => {
                 let (frame, gathered) =
                     self.pipeline.frame_gathered(&self.crowd, buffer, *layout)?;
+                self.poses_changed += 1;
                 for (i, (body, gpu)) in self.bodies.iter_mut().zip(&gathered).enumerate() {
                     body.pose = checked(i as u32, Pose::from_gpu(gpu))?;
                 }
@@ -501,7 +511,7 @@ impl World {
             }
         };
         let bodies = std::mem::take(&mut self.bodies);
-        let report = self.exact_stage(frame, &bodies, dt);
+        let report = self.exact_stage(frame, &bodies, self.poses_changed, dt);
         self.bodies = bodies;
         report
     }
@@ -551,7 +561,7 @@ impl World {
                 seconds: t.elapsed().as_secs_f64(),
             });
             // This frame's poses; the next frame's go to the GPU before the exact stage.
-            let bodies = self.bodies.clone();
+            let (bodies, at) = (self.bodies.clone(), self.poses_changed);
             let next = match poses.next() {
                 Some(p) => {
                     self.set_poses(p.as_ref())?;
@@ -559,7 +569,7 @@ impl World {
                 }
                 None => None,
             };
-            each(self.exact_stage(frame, &bodies, dt)?)?;
+            each(self.exact_stage(frame, &bodies, at, dt)?)?;
             count += 1;
             match next {
                 Some(f) => flight = f,
@@ -596,10 +606,13 @@ impl World {
     }
 
     /// The CPU exact stage of a frame of `bodies`: contacts, then impacts over `dt`.
+    /// The frame's contacts and impacts; `bodies` are the poses as they stood when
+    /// `poses_changed` had the count `at`.
     fn exact_stage(
         &mut self,
         frame: crate::frame::FrameResult,
         bodies: &[ExactBody],
+        at: u64,
         dt: f64,
     ) -> Result<FrameReport> {
         let t = Instant::now();
@@ -615,6 +628,7 @@ impl World {
             self.speculative,
             &mut self.state,
         )?;
+        self.separations_at = Some(at);
         profile.stages.push(StageTime {
             name: "contacts",
             seconds: t.elapsed().as_secs_f64(),
@@ -626,7 +640,7 @@ impl World {
             .filter(|c| c.manifold.min_separation() < 0.0)
             .map(|c| c.bodies)
             .collect();
-        let impacts = self.impacts_of(bodies, dt, |a, b| !overlapping.contains(&[a, b]))?;
+        let impacts = self.impacts_of(bodies, at, dt, |a, b| !overlapping.contains(&[a, b]))?;
         if dt > 0.0 {
             profile.stages.push(StageTime {
                 name: "impacts",
@@ -731,21 +745,23 @@ impl World {
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
         let bodies = std::mem::take(&mut self.bodies);
-        let impacts = self.impacts_of(&bodies, dt, keep);
+        let impacts = self.impacts_of(&bodies, self.poses_changed, dt, keep);
         self.bodies = bodies;
         impacts
     }
 
-    /// Impacts of `bodies` (the world's shapes at other poses) under the velocities.
+    /// Impacts of `bodies` (the world's shapes at the poses counted `at`) under the
+    /// velocities.
     fn impacts_of(
         &mut self,
         bodies: &[ExactBody],
+        at: u64,
         dt: f64,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
         let mut candidates = self.candidates_of(bodies, dt)?;
         candidates.retain(|&[a, b]| keep(a, b));
-        self.advance_pairs(bodies, dt, &candidates)
+        self.advance_pairs(bodies, at, dt, &candidates)
     }
 
     /// The pairs whose swept boxes over the next `dt` meet: every pair that can touch
@@ -761,7 +777,7 @@ impl World {
     /// [`World::impacts`] over the given pairs (bodies `a < b`) only.
     pub fn impacts_among(&mut self, dt: f64, pairs: &[[u32; 2]]) -> Result<Vec<Impact>> {
         let bodies = std::mem::take(&mut self.bodies);
-        let found = self.advance_pairs(&bodies, dt, pairs);
+        let found = self.advance_pairs(&bodies, self.poses_changed, dt, pairs);
         self.bodies = bodies;
         found
     }
@@ -804,14 +820,18 @@ impl World {
             .any(|v| v.linear != DVec3::ZERO || v.angular != DVec3::ZERO)
     }
 
-    /// Conservative advancement of `pairs` over the next `dt`, on all cores: the hits and
-    /// capped runs, earliest first.
+    /// Conservative advancement of `pairs` of `bodies` (the poses counted `at`) over the
+    /// next `dt`, on all cores: the hits and capped runs, earliest first.
     fn advance_pairs(
         &self,
         bodies: &[ExactBody],
+        at: u64,
         dt: f64,
         pairs: &[[u32; 2]],
     ) -> Result<Vec<Impact>> {
+        // The contacts' separations hold for these poses: a pair they show apart by more
+        // than its bodies can approach over the step needs no walk.
+        let separations = (self.separations_at == Some(at)).then_some(&self.state);
         if dt == 0.0 || !self.moving() || pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -853,6 +873,11 @@ impl World {
             let (ma, mb) = (motion(a), motion(b));
             // Only contacts are asked for: a pair whose balls stay apart is no walk's.
             if balls_stay_apart((sa.reach(), &ma), (sb.reach(), &mb)) {
+                return None;
+            }
+            if let Some(d) = separations.and_then(|s| s.separation([a, b]))
+                && apart_throughout(d, (sa.reach(), &ma), (sb.reach(), &mb))
+            {
                 return None;
             }
             let (output, pieces) =

@@ -11,7 +11,8 @@ use std::f64::consts::PI;
 use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
 use proxima::exact::advance::{
-    Advancement, ToiInput, ToiOutput, ToiState, balls_stay_apart, time_of_impact, times_of_impact,
+    Advancement, ToiInput, ToiOutput, ToiState, apart_throughout, balls_stay_apart, time_of_impact,
+    times_of_impact,
 };
 use proxima::exact::sat;
 use proxima::geometry::brute::polytope_distance;
@@ -930,4 +931,30 @@ fn balls_apart_over_the_step_are_misses() {
         }
     }
     assert!(fired > 20, "{fired} of 600 pairs' balls stayed apart");
+}
+
+/// `apart_throughout`: cubes 1 apart, one coming 0.9 closer over the step, are proved
+/// apart throughout; coming 1.1 closer they are not (they meet at 1/1.1); a spin counts
+/// at the body's reach.
+#[test]
+fn a_distance_less_the_approach_proves_a_pair_apart() {
+    let cube = generators::cuboid(DVec3::splat(0.5)).unwrap();
+    let reach = cube.radius();
+    let still = screw(Pose::IDENTITY, Pose::IDENTITY);
+    let coming = |by: f64, turn: f64| {
+        screw(
+            pose(DVec3::new(2.0, 0.0, 0.0), DQuat::IDENTITY),
+            pose(DVec3::new(2.0 - by, 0.0, 0.0), DQuat::from_rotation_z(turn)),
+        )
+    };
+    let apart = |m: &ScrewMotion| apart_throughout(1.0, (reach, &still), (reach, m));
+    assert!(apart(&coming(0.9, 0.0)));
+    assert!(!apart(&coming(1.1, 0.0)));
+    let hit = toi(&cube, still, &cube, coming(1.1, 0.0));
+    assert_eq!(hit.state, ToiState::Hit);
+    assert!((hit.toi - 1.0 / 1.1).abs() < 1e-8, "{hit:?}");
+    // 0.5 of travel and a turn of 0.4 at a reach of 0.87 approach by at most 0.85:
+    // proved; with a turn of 0.6, by 1.02: not.
+    assert!(apart(&coming(0.5, 0.4)));
+    assert!(!apart(&coming(0.5, 0.6)));
 }

@@ -318,6 +318,39 @@ fn impacts_equal_all_pairs_advancement() {
     }
 }
 
+/// The contacts' separations prove pairs apart over a step only at the poses they were
+/// measured at: two cubes 2 apart, measured by a frame (a speculative distance that large
+/// makes them a contact pair), then one set 0.2 from the other and sent toward it at 1 a
+/// second: the impact at 0.2 s is found (2 less the approach of 1 would have proved the
+/// pair apart). Asked before any pose changes, the pair apart by 2 has no impact.
+#[test]
+fn separations_hold_only_for_the_poses_they_were_measured_at() {
+    let mut world = cpu_world();
+    let cube = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    world.add_body(cube, Pose::IDENTITY).unwrap();
+    let b = world
+        .add_body(cube, Pose::new(DVec3::new(3.0, 0.0, 0.0), DQuat::IDENTITY))
+        .unwrap();
+    world.set_speculative(3.0).unwrap();
+    let report = world.step(0.0).unwrap();
+    assert_eq!(report.contacts.len(), 1, "{report:?}");
+    assert!((report.contacts[0].manifold.min_separation() - 2.0).abs() < 1e-12);
+    let toward = Velocity {
+        linear: DVec3::new(-1.0, 0.0, 0.0),
+        angular: DVec3::ZERO,
+    };
+    world.set_velocity(b, toward).unwrap();
+    assert!(world.impacts_among(1.0, &[[0, 1]]).unwrap().is_empty());
+    world
+        .set_pose(b, Pose::new(DVec3::new(1.2, 0.0, 0.0), DQuat::IDENTITY))
+        .unwrap();
+    let found = world.impacts_among(1.0, &[[0, 1]]).unwrap();
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!((found[0].time - 0.2).abs() < 1e-8, "{found:?}");
+}
+
 #[test]
 fn the_gpu_and_the_cpu_twins_give_the_same_report() {
     let Some(ctx) = common::gpu("the_gpu_and_the_cpu_twins_give_the_same_report") else {

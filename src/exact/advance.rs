@@ -150,6 +150,24 @@ pub fn balls_stay_apart(
     sphere_step(oa, reach_a, ob, reach_b, v, goal) > 1.0
 }
 
+/// Whether bodies at least `distance` apart at the start of the step (of the given reaches,
+/// each at least the largest distance of a point of its body from the body origin) stay
+/// more than twice the default tolerance apart over it: no two of their points approach
+/// faster than the origins' relative speed plus each body's spin times its reach, the
+/// direction-free step the advancement takes after its first walk. For callers that hold
+/// a distance for the step's start poses already and want only contacts.
+pub fn apart_throughout(
+    distance: f64,
+    (reach_a, motion_a): (f64, &ScrewMotion),
+    (reach_b, motion_b): (f64, &ScrewMotion),
+) -> bool {
+    let approach = (motion_a.linear() - motion_b.linear()).length()
+        + motion_a.angular().length() * reach_a
+        + motion_b.angular().length() * reach_b;
+    let goal = 2.0 * default_tolerance((reach_a, motion_a), (reach_b, motion_b));
+    distance - approach > goal
+}
+
 /// Default iteration cap.
 pub const MAX_ITERATIONS: u32 = 10_000;
 

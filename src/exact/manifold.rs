@@ -151,6 +151,10 @@ pub struct ManifoldCache {
     pub walk: WalkCache,
     /// The Gauss-map walk's.
     pub depth: DepthCache,
+    /// At most the bodies' distance at the last query: the walk's distance, the
+    /// separating-axis test's largest separation where the walk gave up, 0 when they touch
+    /// or overlap (and before any query).
+    pub distance: f64,
 }
 
 /// The exact normal of two polytopes no farther apart than `speculative`, or `None`.
@@ -163,12 +167,14 @@ pub fn polytope_normal(
     cache: &mut ManifoldCache,
 ) -> Option<PairNormal> {
     let w = cache.walk.query(a, *pose_a, b, *pose_b);
+    cache.distance = 0.0;
     let overlap = match w.state {
         WalkState::Separated => false,
         WalkState::Touching | WalkState::Penetrating => true,
         WalkState::Failed(_) => {
             let s = sat::max_separation(a, pose_a, b, pose_b);
             if s.distance > speculative {
+                cache.distance = s.distance;
                 return None;
             }
             s.distance <= 0.0 && sat::intersects(a, pose_a, b, pose_b)
@@ -181,6 +187,7 @@ pub fn polytope_normal(
         } else {
             (w.distance, w.point_a, w.point_b, w.features)
         };
+        cache.distance = distance;
         if distance > speculative {
             return None;
         }
