@@ -79,6 +79,16 @@ pub struct Velocity {
     pub angular: DVec3,
 }
 
+/// The motions made for the poses counted `at` over a step of `dt`: each body's with the
+/// velocity it was made from. A frame asks for the same motions several times (the swept
+/// boxes, each impact round, the advance): bodies whose velocity stands are not made again.
+#[derive(Clone, Debug, Default)]
+struct MadeMotions {
+    at: u64,
+    dt: f64,
+    of: Vec<Option<(Velocity, ScrewMotion)>>,
+}
+
 /// The first contact of one pair during the step.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Impact {
@@ -134,6 +144,9 @@ pub struct World {
     /// The count when the contact state's separations were measured: while it stands,
     /// they hold for the current poses.
     separations_at: Option<u64>,
+    /// Motions made for a step, kept while the poses and the step stand (see
+    /// [`World::motions_for`]).
+    made: MadeMotions,
     speculative: f64,
     frame: u64,
     cache: Cache,
@@ -171,6 +184,7 @@ impl World {
             state: ContactState::default(),
             poses_changed: 0,
             separations_at: None,
+            made: MadeMotions::default(),
             speculative: 0.0,
             frame: 0,
             cache: Cache::from_env(),
@@ -704,11 +718,11 @@ impl World {
     /// Moves every body along its velocities for `dt` seconds (a screw motion: the origin
     /// on a line, the rotation at constant angular velocity).
     pub fn advance(&mut self, dt: f64) -> Result<()> {
-        let ends = self
-            .motions(dt)?
-            .into_iter()
-            .map(|m| m.end())
-            .collect::<Vec<_>>();
+        let bodies = std::mem::take(&mut self.bodies);
+        let all: Vec<usize> = (0..bodies.len()).collect();
+        let motions = self.motions_for(&bodies, self.poses_changed, dt, &all);
+        self.bodies = bodies;
+        let ends = motions?.into_iter().map(|m| m.end()).collect::<Vec<_>>();
         self.set_poses(&ends)
     }
 
@@ -728,6 +742,42 @@ impl World {
         let v = &self.velocities[i];
         ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt)
             .map_err(|e| Error::Motion(format!("body {i}: {e}")))
+    }
+
+    /// The motions over `dt` of the bodies `which` (in that order) at the poses `bodies`
+    /// counted `at` ([`World::poses_changed`]), made on all cores where not made already
+    /// for these poses, this step and the body's velocity now: the same motions
+    /// [`World::motion_of`] makes.
+    fn motions_for(
+        &mut self,
+        bodies: &[ExactBody],
+        at: u64,
+        dt: f64,
+        which: &[usize],
+    ) -> Result<Vec<ScrewMotion>> {
+        let made = &mut self.made;
+        if made.at != at || made.dt != dt || made.of.len() != bodies.len() {
+            *made = MadeMotions {
+                at,
+                dt,
+                of: vec![None; bodies.len()],
+            };
+        }
+        let stale: Vec<usize> = which
+            .iter()
+            .copied()
+            .filter(|&i| !matches!(made.of[i], Some((v, _)) if v == self.velocities[i]))
+            .collect();
+        let fresh = par_map(&stale, MOTIONS_A_THREAD, |_, &i| {
+            self.motion_of(i, &bodies[i], dt)
+        });
+        for (&i, m) in stale.iter().zip(fresh) {
+            self.made.of[i] = Some((self.velocities[i], m?));
+        }
+        Ok(which
+            .iter()
+            .map(|&i| self.made.of[i].expect("made above").1)
+            .collect())
     }
 
     /// First contacts over the next `dt` under the current velocities, earliest first:
@@ -759,7 +809,7 @@ impl World {
         dt: f64,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
-        let mut candidates = self.candidates_of(bodies, dt)?;
+        let mut candidates = self.candidates_of(bodies, at, dt)?;
         candidates.retain(|&[a, b]| keep(a, b));
         self.advance_pairs(bodies, at, dt, &candidates)
     }
@@ -769,7 +819,7 @@ impl World {
     /// to zero only shrinks its swept box, so these pairs still hold every candidate.
     pub fn impact_candidates(&mut self, dt: f64) -> Result<Vec<[u32; 2]>> {
         let bodies = std::mem::take(&mut self.bodies);
-        let found = self.candidates_of(&bodies, dt);
+        let found = self.candidates_of(&bodies, self.poses_changed, dt);
         self.bodies = bodies;
         found
     }
@@ -783,28 +833,22 @@ impl World {
     }
 
     /// Swept boxes and their pairs, on the GPU (or its CPU twin).
-    fn candidates_of(&mut self, bodies: &[ExactBody], dt: f64) -> Result<Vec<[u32; 2]>> {
+    fn candidates_of(&mut self, bodies: &[ExactBody], at: u64, dt: f64) -> Result<Vec<[u32; 2]>> {
         if dt == 0.0 || !self.moving() {
             return Ok(Vec::new());
         }
+        let all: Vec<usize> = (0..bodies.len()).collect();
+        let motions = self.motions_for(bodies, at, dt, &all)?;
         // The boxes only meet one another: measured from the world's origin, or from the
         // middle of these bodies where they have strayed from it (impacts asked before
         // any frame ran, or of other poses).
         let origin = floating_origin(bodies.iter().map(|b| b.pose.translation), self.origin)
             .unwrap_or(self.origin);
-        // Each body's motion and its box, on all cores.
+        // Each body's box, on all cores.
         let boxes: Vec<GpuAabb> = par_map(bodies, MOTIONS_A_THREAD, |i, b| {
             let shape = b.shape as usize;
-            let m = self.motion_of(i, b, dt)?;
-            Ok(swept_box(
-                &self.bounds[shape],
-                self.reach[shape],
-                &m,
-                origin,
-            ))
-        })
-        .into_iter()
-        .collect::<Result<_>>()?;
+            swept_box(&self.bounds[shape], self.reach[shape], &motions[i], origin)
+        });
         match self.pipeline.box_pairs(&boxes) {
             Err(e) if self.pipeline.gpu_gone(&e) => {
                 self.pipeline.fall_back_to_cpu(&e);
@@ -823,15 +867,12 @@ impl World {
     /// Conservative advancement of `pairs` of `bodies` (the poses counted `at`) over the
     /// next `dt`, on all cores: the hits and capped runs, earliest first.
     fn advance_pairs(
-        &self,
+        &mut self,
         bodies: &[ExactBody],
         at: u64,
         dt: f64,
         pairs: &[[u32; 2]],
     ) -> Result<Vec<Impact>> {
-        // The contacts' separations hold for these poses: a pair they show apart by more
-        // than its bodies can approach over the step needs no walk.
-        let separations = (self.separations_at == Some(at)).then_some(&self.state);
         if dt == 0.0 || !self.moving() || pairs.is_empty() {
             return Ok(Vec::new());
         }
@@ -855,11 +896,10 @@ impl World {
                 }
             }
         }
-        let motions = par_map(&named, MOTIONS_A_THREAD, |_, &i| {
-            self.motion_of(i, &bodies[i], dt)
-        })
-        .into_iter()
-        .collect::<Result<Vec<_>>>()?;
+        let motions = self.motions_for(bodies, at, dt, &named)?;
+        // The contacts' separations hold for these poses: a pair they show apart by more
+        // than its bodies can approach over the step needs no walk.
+        let separations = (self.separations_at == Some(at)).then_some(&self.state);
         let motion = |i: u32| motions[slot[i as usize] as usize];
         let (narrow, shapes) = (&self.narrow, self.narrow.shapes());
         let mut impacts: Vec<Impact> = par_map(pairs, PAIRS_A_THREAD, |i, &[a, b]| {

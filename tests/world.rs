@@ -322,7 +322,8 @@ fn impacts_equal_all_pairs_advancement() {
 /// measured at: two cubes 2 apart, measured by a frame (a speculative distance that large
 /// makes them a contact pair), then one set 0.2 from the other and sent toward it at 1 a
 /// second: the impact at 0.2 s is found (2 less the approach of 1 would have proved the
-/// pair apart). Asked before any pose changes, the pair apart by 2 has no impact.
+/// pair apart). Asked before any pose changes, the pair apart by 2 has no impact. A new
+/// velocity at the same poses makes the body's motion again, for impacts and the advance.
 #[test]
 fn separations_hold_only_for_the_poses_they_were_measured_at() {
     let mut world = cpu_world();
@@ -349,6 +350,17 @@ fn separations_hold_only_for_the_poses_they_were_measured_at() {
     let found = world.impacts_among(1.0, &[[0, 1]]).unwrap();
     assert_eq!(found.len(), 1, "{found:?}");
     assert!((found[0].time - 0.2).abs() < 1e-8, "{found:?}");
+    // Twice as fast at the same poses: the motion is made again (the others are kept).
+    let faster = Velocity {
+        linear: DVec3::new(-2.0, 0.0, 0.0),
+        angular: DVec3::ZERO,
+    };
+    world.set_velocity(b, faster).unwrap();
+    let found = world.impacts_among(1.0, &[[0, 1]]).unwrap();
+    assert!((found[0].time - 0.1).abs() < 1e-8, "{found:?}");
+    world.advance(0.05).unwrap();
+    let at = world.bodies()[1].pose.translation;
+    assert!(at.distance(DVec3::new(1.1, 0.0, 0.0)) < 1e-12, "{at}");
 }
 
 #[test]
