@@ -13,7 +13,8 @@
 # It unpacks the loader when none is installed, points the loader at the NVIDIA driver's
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
 # and JSON and plot of `proxima bench gpu` (with and without workgroup pair staging), the
-# radix sort against lampshade's, and `proxima bench toi` and `bench penetration`.
+# radix sort against lampshade's, the main job on the GPU and on the CPU twins, and
+# `proxima bench toi` and `bench penetration`.
 set -euo pipefail
 carry=${1:-.carry}
 out=${2:-gpu-figures}
@@ -35,6 +36,9 @@ fi
 if [ -x "$carry/sort-bench" ]; then
     "$carry/sort-bench" --bench --noplot 2>&1 | grep -v '^$' | tee "$out/sort.txt"
 fi
+# The main job on the GPU and on the CPU twins: stage timings per frame, the same state hash.
+"$carry/proxima" run --report "$out/run-gpu.json" 2>&1 | tee "$out/run-gpu.txt"
+"$carry/proxima" run --device cpu --report "$out/run-cpu.json" 2>&1 | tee "$out/run-cpu.txt"
 # The exact CPU queries against parry3d-f64 on a machine that is likely quieter than the
 # shared one they were built on (out-of-cache batches are sensitive to other tenants).
 "$carry/proxima" bench toi --rounds 15 --json "$out/bench-toi.json" --svg "$out/bench-toi.svg" \
