@@ -232,11 +232,13 @@ pub enum PoseFault {
 
 impl std::fmt::Display for PoseFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Components as `{:?}` writes them: 2e75 rather than 76 digits.
+        let v = |t: &DVec3| format!("[{:?}, {:?}, {:?}]", t.x, t.y, t.z);
         match self {
-            PoseFault::TranslationNotFinite(t) => write!(f, "translation {t} is not finite"),
+            PoseFault::TranslationNotFinite(t) => write!(f, "translation {} is not finite", v(t)),
             PoseFault::RotationNotFinite(q) => write!(f, "rotation {q} is not finite"),
             PoseFault::OutOfRange(t) => {
-                write!(f, "translation {t} is outside ±{MAX_COORDINATE:e}")
+                write!(f, "translation {} is outside ±{MAX_COORDINATE:e}", v(t))
             }
             PoseFault::NotUnit(norm) => {
                 write!(f, "rotation is not a unit quaternion (norm {norm})")
