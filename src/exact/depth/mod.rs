@@ -229,11 +229,12 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     // first descends to a local minimum, where a new surface is grown once (from a
     // facet far from the minimum most support values undercut the goal, and the walk's
     // neighbour steps are cheaper than surfaces abandoned one after another). Small bodies
-    // in shallow contact (a facet within SHALLOW of the reach) ask it after the first step
-    // down instead: one step mostly reaches the minimum there, and the surface that proves
-    // it costs less than the neighbours' search that would only confirm it (the depth
-    // bench's shallow sequences, cold: 8 vertices 0.76 -> 0.56 of EPA's time, 32: 0.71 ->
-    // 0.60; on larger bodies, and deep, it was slower). Where it settles nothing, the
+    // ask it after the first step down in shallow contact (a facet within SHALLOW of the
+    // reach), after the second otherwise: one step mostly reaches the minimum in shallow
+    // contact, two in deep, and the surface that proves it costs less than the neighbours'
+    // search that would only confirm it (the depth bench, cold: 8 vertices shallow 0.76 ->
+    // 0.56 of EPA's time, deep 0.66 -> 0.59; 32: 0.71 -> 0.58, 0.68 -> 0.65; after the
+    // first step on deep or larger bodies it was slower). Where it settles nothing, the
     // candidates' check (standing, else full) decides.
     let eager = standing.is_some();
     let small = input.a.num_vertices() <= SCAN_UP_TO && input.b.num_vertices() <= SCAN_UP_TO;
@@ -247,7 +248,7 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
         }
         let ask = tried != Some(best.facet);
         // Down the facet graph while a neighbour is smaller (a cached walk asks first).
-        let settled_down = small && steps > 0 && best.s <= SHALLOW * pair.reach;
+        let settled_down = small && (steps > 1 || (steps > 0 && best.s <= SHALLOW * pair.reach));
         if !((eager || settled_down) && ask)
             && let Some(n) = pair
                 .best_neighbour(&best)
