@@ -141,6 +141,16 @@ impl ScrewMotion {
         self.angular
     }
 
+    /// How fast, per unit of `t`, a point within `reach` of this body's rotation axis (or
+    /// origin) and one within `other_reach` of `other`'s can approach each other: the
+    /// origins' relative speed plus each spin times its reach. The direction-free bound
+    /// on how fast two bodies' distance closes.
+    pub fn approach_speed(&self, reach: f64, other: &ScrewMotion, other_reach: f64) -> f64 {
+        (self.linear - other.linear).length()
+            + self.angular.length() * reach
+            + other.angular.length() * other_reach
+    }
+
     /// The largest distance of any of `points` (body frame) from the rotation axis through
     /// the body's origin: how far a point can swing. The axis is fixed in the world and, in
     /// the body frame, fixed too (`R(t)ᵀ ω = R0ᵀ ω`), so the distance holds for every `t`.

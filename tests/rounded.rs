@@ -553,11 +553,7 @@ fn point_and_segment_walks_equal_enumeration() {
             .fold(ends, f64::min)
     };
     let mut rng = Rng::new(0x9017);
-    let mut bodies: Vec<ConvexPolytope> = [4, 8, 30, 200]
-        .iter()
-        .map(|&k| generators::random_hull(&mut rng, k, 1.0).unwrap())
-        .collect();
-    bodies.push(generators::cuboid(DVec3::new(1.0, 0.5, 0.25)).unwrap());
+    let bodies = hulls_and_a_box(&mut rng);
     let (mut points, mut segments, mut gave_up) = (0, 0, 0);
     for (k, p) in bodies.iter().enumerate() {
         let boxy = k == bodies.len() - 1;
@@ -640,13 +636,8 @@ fn point_and_segment_walks_equal_enumeration() {
 /// along its unit normal.
 #[test]
 fn cores_sunk_into_hulls_match_enumeration() {
-    use proxima::geometry::ConvexPolytope;
     let mut rng = Rng::new(0x51c);
-    let mut bodies: Vec<ConvexPolytope> = [4, 8, 30, 200]
-        .iter()
-        .map(|&k| generators::random_hull(&mut rng, k, 1.0).unwrap())
-        .collect();
-    bodies.push(generators::cuboid(DVec3::new(1.0, 0.5, 0.25)).unwrap());
+    let bodies = hulls_and_a_box(&mut rng);
     let mut checked = 0;
     for (k, p) in bodies.iter().enumerate() {
         let boxy = k == bodies.len() - 1;
@@ -764,4 +755,15 @@ fn cores_sunk_into_hulls_match_enumeration() {
     }
     eprintln!("{checked} sunk cores, each way round, equal to enumeration");
     assert!(checked > 3000, "{checked}");
+}
+
+/// Random hulls of 4, 8, 30 and 200 points about the origin, and a box (1, 0.5, 0.25):
+/// the bodies the point, segment and sunk-core tests probe.
+fn hulls_and_a_box(rng: &mut Rng) -> Vec<proxima::geometry::ConvexPolytope> {
+    let mut bodies: Vec<_> = [4, 8, 30, 200]
+        .iter()
+        .map(|&k| generators::random_hull(rng, k, 1.0).unwrap())
+        .collect();
+    bodies.push(generators::cuboid(DVec3::new(1.0, 0.5, 0.25)).unwrap());
+    bodies
 }

@@ -161,9 +161,7 @@ pub fn apart_throughout(
     (reach_a, motion_a): (f64, &ScrewMotion),
     (reach_b, motion_b): (f64, &ScrewMotion),
 ) -> bool {
-    let approach = (motion_a.linear() - motion_b.linear()).length()
-        + motion_a.angular().length() * reach_a
-        + motion_b.angular().length() * reach_b;
+    let approach = motion_a.approach_speed(reach_a, motion_b, reach_b);
     let goal = 2.0 * default_tolerance((reach_a, motion_a), (reach_b, motion_b));
     distance - approach > goal
 }
@@ -415,9 +413,9 @@ impl<'a> Advancement<'a> {
         // Apart to the end by the direction-free step with each body's reach for its swing
         // (a reach is at least the swing, so this step is at most the one below): a miss,
         // with no swing, separation or envelope made.
-        let reach_speed = (inp.motion_a.linear() - inp.motion_b.linear()).length()
-            + inp.motion_a.angular().length() * inp.a.radius()
-            + inp.motion_b.angular().length() * inp.b.radius();
+        let reach_speed =
+            inp.motion_a
+                .approach_speed(inp.a.radius(), &inp.motion_b, inp.b.radius());
         let next = t + (distance - self.tol / 2.0) / reach_speed;
         if next >= 1.0 || !next.is_finite() {
             return Progress::Done(output(ToiState::Miss, 1.0, n));
@@ -463,9 +461,7 @@ impl<'a> Advancement<'a> {
         // points approach. It carries the walk where n is rounded too coarsely for the
         // separation along it to show the distance (vertex against vertex or edge at a
         // distance near the rounding of the points' difference).
-        let speed = (ma.linear() - mb.linear()).length()
-            + ma.angular().length() * swing_a
-            + mb.angular().length() * swing_b;
+        let speed = ma.approach_speed(swing_a, &mb, swing_b);
         let goal = self.tol / 2.0;
         let s1 = (sep - goal) / mu;
         let s2 = (distance - goal) / speed;

@@ -156,9 +156,9 @@ impl<'a> Sweep<'a> {
     /// the relative motion of the origins and both rotation bounds.
     fn reach(&self, a: &MovingBox<'_>, b: &MovingBox<'_>, level: u32) -> f64 {
         let dt = 1.0 / (1u64 << level) as f64;
-        dt * ((self.motion_b.linear() - self.motion_a.linear()).length()
-            + self.motion_a.angular().length() * a.swing
-            + self.motion_b.angular().length() * b.swing)
+        dt * self
+            .motion_a
+            .approach_speed(a.swing, self.motion_b, b.swing)
     }
 
     /// The separating-axis test on the `k`-th interval of `level`, both boxes moving

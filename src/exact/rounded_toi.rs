@@ -87,9 +87,7 @@ pub fn time_of_impact_from(
         motion_a.swing_radius(&a.core_points()),
         motion_b.swing_radius(&b.core_points()),
     );
-    let bound = (motion_a.linear() - motion_b.linear()).length()
-        + motion_a.angular().length() * swing_a
-        + motion_b.angular().length() * swing_b;
+    let bound = motion_a.approach_speed(swing_a, &motion_b, swing_b);
     let mut t = advance::start_time(start);
     let mut iterations = 0;
     // The balls about the origins, which the bodies never leave however they turn.
