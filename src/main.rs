@@ -814,14 +814,22 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
                 format!("{:>11}", "-")
             }
         };
+        // With no GPU timed (the CPU twins only) the GPU's figures are dashes.
+        let figure = |x: f64, width: usize, digits: usize| {
+            if x.is_finite() {
+                format!("{x:>width$.digits$}")
+            } else {
+                format!("{:>width$}", "-")
+            }
+        };
         println!(
-            "{n:>9} {pairs:>10} {} {} {} {} {:>13.0} {:>10.2}",
+            "{n:>9} {pairs:>10} {} {} {} {} {} {}",
             ms(times[0]),
             ms(times[1]),
             ms(times[2]),
             ms(times[3]),
-            n as f64 / (best_gpu * 1e3),
-            best_cpu / best_gpu
+            figure(n as f64 / (best_gpu * 1e3), 13, 0),
+            figure(best_cpu / best_gpu, 10, 2)
         );
     }
     series.retain(|s| !s.points.is_empty());

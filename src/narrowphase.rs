@@ -179,8 +179,8 @@ impl Narrowphase {
         Ok(())
     }
 
-    /// The contact manifolds of every pair no farther apart than `speculative`, on all
-    /// cores, warm-started from `state` (which then holds exactly these pairs' warm
+    /// The contact manifolds of every pair no farther apart than `speculative` (or than
+    /// its contact tolerance, where that is larger: see `within`), on all cores, warm-started from `state` (which then holds exactly these pairs' warm
     /// starts). `bodies[i]` is body `i`'s shape and pose. `toward`, when given, holds a
     /// direction per pair (the GPU's depth estimates) where a pair of polytopes with no
     /// warm start begins its depth walk.
@@ -231,13 +231,14 @@ impl Narrowphase {
                                 &self.shapes[ba.shape as usize],
                                 &self.shapes[bb.shape as usize],
                             );
+                            let within = within(speculative, (sa, ba), (sb, bb));
                             let gap = balls_gap((sa, &ba.pose), (sb, &bb.pose));
-                            if gap > speculative {
+                            if gap > within {
                                 cache.separation = gap;
                                 continue;
                             }
                             let dir = toward.map(|t| t[i]);
-                            let found = self.manifolds(ba, bb, dir, speculative, cache);
+                            let found = self.manifolds(ba, bb, dir, within, cache);
                             cache.separation = match (sa, sb) {
                                 (ExactShape::Convex(_), ExactShape::Convex(_)) => {
                                     cache.manifold.distance.max(gap)
@@ -396,6 +397,22 @@ impl Narrowphase {
             },
         }
     }
+}
+
+/// How far apart a pair may be and still have a manifold: the speculative distance, or
+/// the pair's contact tolerance where that is larger ([`advance::contact_tolerance`]: a
+/// gap of rounding between bodies placed to touch is a contact, as it is a hit for
+/// conservative advancement).
+fn within(
+    speculative: f64,
+    (sa, a): (&ExactShape, &ExactBody),
+    (sb, b): (&ExactShape, &ExactBody),
+) -> f64 {
+    let tolerance = advance::contact_tolerance(
+        (sa.reach(), a.pose.translation),
+        (sb.reach(), b.pose.translation),
+    );
+    speculative.max(tolerance)
 }
 
 /// A tree's pieces against a rounded body: one manifold per piece within `speculative`.

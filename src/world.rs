@@ -680,7 +680,9 @@ impl World {
     /// sampled s < 0 is a gap between the bodies' projections on its direction, so the
     /// bodies are at least −s − slack apart at the f32 poses the GPU saw; the f64 poses
     /// differ from those by rounding (half an f32 ulp of each coordinate, a few of the
-    /// rotation: under 2^−20 of the coordinates and reaches).
+    /// rotation: under 2^−20 of the coordinates and reaches; that allowance also exceeds
+    /// every pair's contact tolerance, below which a pair has a manifold whatever the
+    /// speculative distance).
     fn not_proved_apart(
         &self,
         frame: &crate::frame::FrameResult,

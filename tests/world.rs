@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
+use proxima::exact::advance;
 use proxima::exact::rounded::{self, Contact};
 use proxima::geometry::generators::{cuboid, random_hull, torus};
 use proxima::geometry::rounded::Rounded;
@@ -257,6 +258,62 @@ fn stacked_crates_report_four_corners_each() {
     }
 }
 
+/// Crates stacked to touch on a decimal grid, small, unit and large, near and far from the
+/// origin: the grid's rounding leaves each pair 1e-17 of its size apart or overlapping,
+/// and every pair is in contact at speculative distance 0 (a gap within the pair's contact
+/// tolerance is a contact, as it is a hit for conservative advancement); lifted by a
+/// thousandth of a crate each, none is.
+#[test]
+fn crates_stacked_on_a_decimal_grid_are_all_in_contact() {
+    for (size, far) in [(1e-4, 0.0), (0.1, 0.0), (0.1, 1e3), (1e3, 1e6)] {
+        for lift in [0.0, 1e-3 * size] {
+            let mut world = cpu_world();
+            let floor = world
+                .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5) * size).unwrap())
+                .unwrap();
+            let crate_ = world
+                .add_convex(cuboid(DVec3::splat(0.5 * size)).unwrap())
+                .unwrap();
+            let at = |z: f64| Pose::new(DVec3::new(far, -far, far + z), DQuat::IDENTITY);
+            world.add_body(floor, at(-0.5 * size)).unwrap();
+            for k in 0..12 {
+                let z = (0.5 + f64::from(k)) * size + f64::from(k + 1) * lift;
+                world.add_body(crate_, at(z)).unwrap();
+            }
+            let report = world.step(0.0).unwrap();
+            let pairs: Vec<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
+            let case = format!("crates of {size} at {far}, lifted {lift}");
+            if lift > 0.0 {
+                assert!(pairs.is_empty(), "{case}: {pairs:?}");
+                continue;
+            }
+            let stacked: Vec<[u32; 2]> = (0..12).map(|k| [k, k + 1]).collect();
+            assert_eq!(pairs, stacked, "{case}");
+            let (bodies, shapes) = (world.bodies(), world.shapes());
+            for c in &report.contacts {
+                let [a, b] = c.bodies.map(|i| &bodies[i as usize]);
+                let tolerance = advance::contact_tolerance(
+                    (shapes[a.shape as usize].reach(), a.pose.translation),
+                    (shapes[b.shape as usize].reach(), b.pose.translation),
+                );
+                // The exact gap of the f64 poses: the grid's rounding, far under tolerance.
+                let gap = (b.pose.translation.z - 0.5 * size) - (a.pose.translation.z + 0.5 * size);
+                assert!(
+                    gap.abs() < tolerance / 100.0,
+                    "{case}: {gap} against {tolerance}"
+                );
+                assert_eq!(c.manifold.points.len(), 4, "{case}: {c:?}");
+                assert!(
+                    c.manifold.normal.distance(DVec3::Z) < 1e-12,
+                    "{case}: {c:?}"
+                );
+                let seps = c.manifold.points.iter().map(|p| p.separation);
+                assert!(seps.clone().all(|s| s.abs() <= tolerance), "{case}: {c:?}");
+            }
+        }
+    }
+}
+
 #[test]
 fn impacts_equal_all_pairs_advancement() {
     let (shapes, moving) = common::moving_crowd(600, 0x1a7);
@@ -283,12 +340,7 @@ fn impacts_equal_all_pairs_advancement() {
     let truth = common::all_pairs_first_contacts(&shapes, &moving);
     let hits: BTreeSet<[u32; 2]> = truth
         .iter()
-        .filter(|(_, _, o)| {
-            matches!(
-                o.state,
-                proxima::exact::advance::ToiState::Hit | proxima::exact::advance::ToiState::Capped
-            )
-        })
+        .filter(|(_, _, o)| matches!(o.state, advance::ToiState::Hit | advance::ToiState::Capped))
         .map(|&(a, b, _)| [a, b])
         .collect();
     let ours: BTreeSet<[u32; 2]> = report.impacts.iter().map(|i| i.bodies).collect();

@@ -68,7 +68,7 @@ use glam::DVec3;
 use super::depth::{self, DepthInput};
 use super::envelope::{self, Limits, Side, Square};
 use super::sat;
-use super::walk::{self, WalkInput, WalkState};
+use super::walk::{self, WalkInput, WalkState, contact_normal, edge_direction};
 use crate::bodies::Pose;
 use crate::geometry::polytope::PREFETCH_PARTS;
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
@@ -120,15 +120,33 @@ pub(crate) fn default_tolerance(
     (reach_a, motion_a): (f64, &ScrewMotion),
     (reach_b, motion_b): (f64, &ScrewMotion),
 ) -> f64 {
-    let ends = [0.0, 1.0].map(|t| (motion_a.at_origin(t), motion_b.at_origin(t)));
-    let relative = ends
-        .iter()
-        .map(|(oa, ob)| reach_a + reach_b + (*ob - *oa).abs().max_element())
-        .fold(0.0, f64::max);
-    let absolute = ends
-        .iter()
-        .map(|(oa, ob)| oa.abs().max_element().max(ob.abs().max_element()))
-        .fold(0.0, f64::max);
+    [0.0, 1.0]
+        .map(|t| {
+            contact_tolerance(
+                (reach_a, motion_a.at_origin(t)),
+                (reach_b, motion_b.at_origin(t)),
+            )
+        })
+        .into_iter()
+        .fold(0.0, f64::max)
+}
+
+/// The contact distance `τ` of bodies of the given reaches standing with their origins at
+/// `origin_a` and `origin_b`: the default tolerance of a step that moves neither
+/// ([`TOI_TOL_REL`] times the reaches plus the origins' offset, never below
+/// [`POSITION_ULPS`] ulps of the largest origin coordinate). Bodies this close are in
+/// contact: conservative advancement reports them so, and the World's contacts include
+/// them whatever the speculative distance (crates stacked on a grid of 0.1 are 1e-17
+/// apart or overlapping as the grid's rounding falls, and are all in contact).
+pub fn contact_tolerance(
+    (reach_a, origin_a): (f64, DVec3),
+    (reach_b, origin_b): (f64, DVec3),
+) -> f64 {
+    let relative = reach_a + reach_b + (origin_b - origin_a).abs().max_element();
+    let absolute = origin_a
+        .abs()
+        .max_element()
+        .max(origin_b.abs().max_element());
     (TOI_TOL_REL * relative).max(POSITION_ULPS * f64::EPSILON * absolute)
 }
 
@@ -596,42 +614,6 @@ pub(crate) fn square(p: &ConvexPolytope, pose: &Pose, f: FeatureId) -> Square {
         FeatureId::Vertex(_) => Square::Vertex,
         FeatureId::Edge(e) => Square::Edge(edge_direction(p, pose, e)),
         FeatureId::Face(_) => Square::Face,
-    }
-}
-
-/// Edge `e` of `p` placed by `pose`: head minus tail, world frame.
-fn edge_direction(p: &ConvexPolytope, pose: &Pose, e: u32) -> DVec3 {
-    let [u, v] = p.edge_vertices(e as usize);
-    pose.rotation * (p.vertex(v) - p.vertex(u))
-}
-
-/// The contact normal (unit, A to B) of the closest features: a face's normal or two
-/// edges' cross product, exact to rounding however small the distance, and otherwise the
-/// direction between the closest points (`between`).
-fn contact_normal(
-    a: &ConvexPolytope,
-    pose_a: &Pose,
-    b: &ConvexPolytope,
-    pose_b: &Pose,
-    features: (FeatureId, FeatureId),
-    between: DVec3,
-) -> DVec3 {
-    let edge = edge_direction;
-    match features {
-        (FeatureId::Face(f), _) => pose_a.rotation * a.face_normal(f as usize),
-        (_, FeatureId::Face(g)) => -(pose_b.rotation * b.face_normal(g as usize)),
-        (FeatureId::Edge(e), FeatureId::Edge(g)) => {
-            let (ea, eb) = (edge(a, pose_a, e), edge(b, pose_b, g));
-            let c = ea.cross(eb);
-            // Nearly parallel edges have no normal of their own.
-            if c.length() > 1e-6 * ea.length() * eb.length() {
-                let c = c.normalize();
-                if c.dot(between) < 0.0 { -c } else { c }
-            } else {
-                between
-            }
-        }
-        _ => between,
     }
 }
 

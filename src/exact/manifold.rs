@@ -43,7 +43,7 @@ use super::depth::DepthCache;
 use super::placement::Placement;
 use super::rounded::{self, Contact};
 use super::sat;
-use super::walk::{WalkCache, WalkState};
+use super::walk::{self, WalkCache, WalkState};
 use crate::bodies::Pose;
 use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
@@ -157,6 +157,10 @@ pub struct ManifoldCache {
     pub distance: f64,
 }
 
+/// Closest points nearer than this times the bodies' size (their reaches and the origins'
+/// offset) give no direction of their own: their difference is mostly rounding.
+const NORMAL_FROM_POINTS_REL: f64 = 1e-9;
+
 /// The exact normal of two polytopes no farther apart than `speculative`, or `None`.
 pub fn polytope_normal(
     a: &ConvexPolytope,
@@ -191,8 +195,17 @@ pub fn polytope_normal(
         if distance > speculative {
             return None;
         }
+        // The points' difference gives no direction at a gap near the rounding of the
+        // points (crates on a decimal grid stand 1e-17 apart); the features do, and where
+        // they are points or a point and an edge, the separating-axis test's best axis.
+        let size = a.radius() + b.radius() + (pose_b.translation - pose_a.translation).length();
+        let between = if distance > NORMAL_FROM_POINTS_REL * size {
+            (pb - pa) / distance
+        } else {
+            sat::max_separation(a, pose_a, b, pose_b).axis
+        };
         return Some(PairNormal {
-            normal: (pb - pa) / distance,
+            normal: walk::contact_normal(a, pose_a, b, pose_b, features, between),
             separation: distance,
             point_a: pa,
             point_b: pb,

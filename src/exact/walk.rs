@@ -810,3 +810,47 @@ fn face_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
     *x = FeatureId::Vertex(v);
     Step::Continue
 }
+
+/// Edge `e` of `p` placed by `pose`: head minus tail, world frame.
+pub fn edge_direction(p: &ConvexPolytope, pose: &Pose, e: u32) -> DVec3 {
+    let [u, v] = p.edge_vertices(e as usize);
+    pose.rotation * (p.vertex(v) - p.vertex(u))
+}
+
+/// The contact normal (unit, A to B) of closest features (a walk's, at its poses): a
+/// face's normal or two edges' cross product, exact to rounding however small the
+/// distance, and otherwise the direction between the closest points (`between`, unit,
+/// or zero where the points are too close to give one: two edges' cross product then
+/// points out of A, away from its centroid).
+pub fn contact_normal(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+    features: (FeatureId, FeatureId),
+    between: DVec3,
+) -> DVec3 {
+    let edge = edge_direction;
+    match features {
+        (FeatureId::Face(f), _) => pose_a.rotation * a.face_normal(f as usize),
+        (_, FeatureId::Face(g)) => -(pose_b.rotation * b.face_normal(g as usize)),
+        (FeatureId::Edge(e), FeatureId::Edge(g)) => {
+            let (ea, eb) = (edge(a, pose_a, e), edge(b, pose_b, g));
+            let c = ea.cross(eb);
+            // Nearly parallel edges have no normal of their own.
+            if c.length() > 1e-6 * ea.length() * eb.length() {
+                let c = c.normalize();
+                let out = if between == DVec3::ZERO {
+                    let [u, _] = a.edge_vertices(e as usize);
+                    pose_a.rotation * (a.vertex(u) - a.centroid())
+                } else {
+                    between
+                };
+                if c.dot(out) < 0.0 { -c } else { c }
+            } else {
+                between
+            }
+        }
+        _ => between,
+    }
+}
