@@ -229,8 +229,12 @@ impl QueryEngine {
         let pose_a = pose(obj.get("pose_a"), "pose_a")?;
         let pose_b = pose(obj.get("pose_b"), "pose_b")?;
         let motions = if kind == "toi" {
+            // An end pose left out is the start pose: that body stands still.
             let motion = |start, field| {
-                let end = pose(obj.get(field), field)?;
+                let end = match obj.get(field) {
+                    None | Some(Value::Null) => start,
+                    given => pose(given, field)?,
+                };
                 ScrewMotion::between(start, end)
                     .map_err(|e| Error::Query(format!("`{field}`: {e}")))
             };

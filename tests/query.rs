@@ -150,7 +150,7 @@ this is not json
         "{}",
         a[4]
     );
-    // No end poses: both stay at the identity, where the boxes overlap from the start.
+    // No end poses: both stand still at the identity, where the boxes overlap.
     assert_eq!(a[5]["hit"], true, "{}", a[5]);
     assert_eq!(a[5]["toi"], 0.0, "{}", a[5]);
     assert_eq!(a[5]["overlapping"], true, "{}", a[5]);
@@ -803,8 +803,18 @@ fn toi_answers_the_first_contact_of_the_screw_motions() {
     // Half a turn between the poses: ambiguous, named.
     let e = a[2]["error"].as_str().unwrap();
     assert!(e.contains("pose_b_end") && e.contains("half a turn"), "{e}");
-    // A missing end pose is the identity: b moves from y = 5 to the origin, through a.
-    assert_eq!(a[3]["hit"], true, "{}", a[3]);
+    // A missing end pose is the start pose: b stands at y = 5, a at the origin.
+    assert_eq!(a[3], serde_json::json!({"id": 4, "hit": false}));
+    // a stands at x = 10 (no end pose) while b passes the origin: no contact; b passing
+    // x = 10 meets a.
+    let a = answers(
+        r#"{"id": 1, "query": "toi", "a": {"box": [1,1,1]}, "pose_a": {"translation": [10, 0, 0]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [0, 5, 0]}, "pose_b_end": {"translation": [0, -5, 0]}}
+{"id": 2, "query": "toi", "a": {"box": [1,1,1]}, "pose_a": {"translation": [10, 0, 0]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [10, 5, 0]}, "pose_b_end": {"translation": [10, -5, 0]}}
+"#,
+    );
+    assert_eq!(a[0], serde_json::json!({"id": 1, "hit": false}));
+    let t = a[1]["toi"].as_f64().unwrap();
+    assert!(t <= 0.3 && t > 0.3 - 1e-8, "{}", a[1]);
 }
 
 /// Exact spheres and capsules, and `radius` beside a polytope's key: analytic distances and
@@ -821,6 +831,8 @@ fn spheres_capsules_and_rounded_shapes() {
 {"id": 7, "query": "distance", "a": {"capsule": {"half_height": -1, "radius": 1}}, "b": {"box": [1, 1, 1]}}
 {"id": 8, "query": "distance", "a": {"sphere": {"radius": 1}, "radius": 2}, "b": {"box": [1, 1, 1]}}
 {"id": 9, "query": "toi", "a": {"sphere": {"radius": 1}}, "b": {"box": [1, 1, 1], "radius": 0.5}, "pose_b": {"translation": [0, 0, 6]}, "pose_b_end": {"translation": [0, 0, 0]}}
+{"id": 10, "query": "penetration", "a": {"capsule": {"half_height": 1e80, "radius": 1}}, "b": {"box": [1, 1, 1]}}
+{"id": 11, "query": "distance", "a": {"sphere": {"radius": 2e75}}, "b": {"box": [1, 1, 1]}}
 "#,
     );
     assert_eq!(a[0]["distance"].as_f64(), Some(1.5), "{}", a[0]);
@@ -842,7 +854,20 @@ fn spheres_capsules_and_rounded_shapes() {
     assert_eq!(a[3]["depth"].as_f64(), Some(2.0), "{}", a[3]);
     assert_eq!(a[3]["arbitrary_normal"], true, "{}", a[3]);
     assert_eq!(a[4]["intersecting"], true, "{}", a[4]);
-    for (k, want) in [(5, "sphere radius"), (6, "half height"), (7, "own radius")] {
+    // Past ±1e75, like every coordinate: named, with the number as written.
+    for (k, want) in [
+        (5, "sphere radius"),
+        (6, "half height"),
+        (7, "own radius"),
+        (
+            9,
+            "half height must be finite, non-negative and at most 1e75, got 1e80",
+        ),
+        (
+            10,
+            "sphere radius must be finite, non-negative and at most 1e75, got 2e75",
+        ),
+    ] {
         let e = a[k]["error"].as_str().unwrap_or_default();
         assert!(e.contains(want), "{}: {}", k + 1, a[k]);
     }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use super::ConvexPolytope;
+use crate::bodies::MAX_COORDINATE;
 use crate::{Error, Result};
 
 /// The core a ball sweeps.
@@ -45,9 +46,10 @@ impl Rounded {
 
     /// A capsule along z: a segment of half length `half_height` swept by `radius`.
     pub fn capsule(half_height: f64, radius: f64) -> Result<Self> {
-        if !(half_height.is_finite() && half_height >= 0.0) {
+        if !(half_height.is_finite() && (0.0..=MAX_COORDINATE).contains(&half_height)) {
             return Err(Error::Geometry(format!(
-                "capsule half height must be finite and non-negative, got {half_height}"
+                "capsule half height must be finite, non-negative and at most \
+                 {MAX_COORDINATE:e}, got {half_height:?}"
             )));
         }
         Ok(Rounded {
@@ -119,11 +121,11 @@ impl Rounded {
 
 /// A radius: finite and non-negative, or a named error.
 fn check_radius(r: f64, what: &str) -> Result<f64> {
-    if r.is_finite() && r >= 0.0 {
+    if r.is_finite() && (0.0..=MAX_COORDINATE).contains(&r) {
         Ok(r)
     } else {
         Err(Error::Geometry(format!(
-            "{what} must be finite and non-negative, got {r}"
+            "{what} must be finite, non-negative and at most {MAX_COORDINATE:e}, got {r:?}"
         )))
     }
 }
