@@ -311,6 +311,35 @@ fn parse_answers(out: Vec<u8>) -> Vec<Value> {
         .collect()
 }
 
+/// Shapes are built once a batch and kept, within a bound: 6,000 lines over 5,000
+/// distinct boxes (each fifth asked once more after the next) against a unit box answer
+/// as the analytic distances say, and no more than 4,096 shapes are kept however many go by.
+#[test]
+fn a_batch_keeps_its_shapes_within_a_bound() {
+    let mut engine = engine();
+    let unit = r#"{"box": [1, 1, 1]}"#;
+    let line = |k: usize| {
+        let h = 0.5 + k as f64 * 1e-4;
+        format!(
+            r#"{{"id": {k}, "query": "distance", "a": {{"box": [{h}, {h}, {h}]}}, "b": {unit}, "pose_b": {{"translation": [10, 0, 0]}}}}"#
+        )
+    };
+    let mut most = 0;
+    for k in 0..5000usize {
+        for j in [k, k.saturating_sub(1)] {
+            if j == k || k % 5 == 0 {
+                let a = engine.answer_line(&line(j));
+                let h = 0.5 + j as f64 * 1e-4;
+                // Face to face: the unit box's at x = 9, the other's at x = h.
+                let d = a["distance"].as_f64().unwrap_or_else(|| panic!("{a}"));
+                assert!((d - (9.0 - h)).abs() < 1e-12, "{j}: {a}");
+            }
+        }
+        most = most.max(engine.kept_shapes());
+    }
+    assert!(most <= 4096 && most > 1000, "{most} shapes kept");
+}
+
 #[test]
 fn lines_that_are_not_utf8_or_too_long_are_answered_and_the_batch_goes_on() {
     let good = br#"{"id":1,"query":"collide","a":{"box":[1,1,1]},"b":{"box":[1,1,1]}}"#;
