@@ -314,6 +314,77 @@ fn crates_stacked_on_a_decimal_grid_are_all_in_contact() {
     }
 }
 
+/// A block of 6 × 6 × 6 crates on a grid, each touching its 26 neighbours at a face, an
+/// edge or a corner (dyadic sizes touch exactly, decimal ones within the grid's rounding,
+/// some quarter-turned): every neighbour pair is a contact, with 4, 2 or 1 points as it
+/// shares a face, an edge or a corner, and a normal along which the crates' extents meet
+/// (their gap along it, by their corners, within rounding of 0) pointing from the first
+/// crate to the second.
+#[test]
+fn a_block_of_touching_crates_has_every_neighbour_in_contact() {
+    for size in [1.0, 0.1, 0.3] {
+        let mut world = cpu_world();
+        let crate_ = world
+            .add_convex(cuboid(DVec3::splat(0.5 * size)).unwrap())
+            .unwrap();
+        let n: i32 = 6;
+        let mut cells: Vec<[i32; 3]> = Vec::new();
+        for i in 0..n {
+            for j in 0..n {
+                for k in 0..n {
+                    let cell = [i, j, k];
+                    let p = DVec3::new(f64::from(i), f64::from(j), f64::from(k)) * size;
+                    let turn =
+                        DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2 * f64::from(k % 2));
+                    world.add_body(crate_, Pose::new(p, turn)).unwrap();
+                    cells.push(cell);
+                }
+            }
+        }
+        let report = world.step(0.0).unwrap();
+        let mut want = 0;
+        for x in 0..cells.len() {
+            for y in x + 1..cells.len() {
+                let d = (0..3).map(|c| (cells[x][c] - cells[y][c]).abs());
+                want += usize::from(d.clone().max() == Some(1));
+            }
+        }
+        assert_eq!(report.contacts.len(), want, "crates of {size}");
+        let bodies = world.bodies();
+        let corners = |b: u32| -> Vec<DVec3> {
+            let pose = bodies[b as usize].pose;
+            (0..8)
+                .map(|m| {
+                    let c = DVec3::new(
+                        f64::from(m & 1) - 0.5,
+                        f64::from((m >> 1) & 1) - 0.5,
+                        f64::from((m >> 2) & 1) - 0.5,
+                    );
+                    pose.transform_point(c * size)
+                })
+                .collect()
+        };
+        for c in &report.contacts {
+            let [x, y] = c.bodies;
+            let shared = (0..3)
+                .filter(|&k| cells[x as usize][k] == cells[y as usize][k])
+                .count();
+            let points = [1, 2, 4][shared];
+            assert_eq!(c.manifold.points.len(), points, "crates of {size}: {c:?}");
+            let m = c.manifold.normal;
+            assert!((m.length() - 1.0).abs() < 1e-12, "crates of {size}: {c:?}");
+            let top_a = corners(x).iter().map(|p| p.dot(m)).fold(f64::MIN, f64::max);
+            let low_b = corners(y).iter().map(|p| p.dot(m)).fold(f64::MAX, f64::min);
+            assert!(
+                (low_b - top_a).abs() < 1e-12 * size,
+                "crates of {size}: {c:?}"
+            );
+            let (pa, pb) = (bodies[x as usize].pose, bodies[y as usize].pose);
+            assert!((pb.translation - pa.translation).dot(m) > 0.0, "{c:?}");
+        }
+    }
+}
+
 #[test]
 fn impacts_equal_all_pairs_advancement() {
     let (shapes, moving) = common::moving_crowd(600, 0x1a7);

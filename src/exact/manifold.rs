@@ -172,6 +172,18 @@ pub fn polytope_normal(
 ) -> Option<PairNormal> {
     let w = cache.walk.query(a, *pose_a, b, *pose_b);
     cache.distance = 0.0;
+    if w.state == WalkState::Touching && w.touching_axis != DVec3::ZERO {
+        // Depth 0 along the axis the walk's separating-axis test found them touching on:
+        // no Gauss-map walk (whose global check is at its dearest at depth 0, the origin
+        // on the boundary of A − B).
+        return Some(PairNormal {
+            normal: w.touching_axis,
+            separation: 0.0,
+            point_a: w.point_a,
+            point_b: w.point_b,
+            features: w.features,
+        });
+    }
     let overlap = match w.state {
         WalkState::Separated => false,
         WalkState::Touching | WalkState::Penetrating => true,
@@ -196,16 +208,19 @@ pub fn polytope_normal(
             return None;
         }
         // The points' difference gives no direction at a gap near the rounding of the
-        // points (crates on a decimal grid stand 1e-17 apart); the features do, and where
-        // they are points or a point and an edge, the separating-axis test's best axis.
+        // points (crates on a decimal grid stand 1e-17 apart); a face does, and otherwise
+        // the separating-axis test's best axis (two edges' cross product has no sign
+        // there, parallel ones not even a direction).
         let size = a.radius() + b.radius() + (pose_b.translation - pose_a.translation).length();
-        let between = if distance > NORMAL_FROM_POINTS_REL * size {
-            (pb - pa) / distance
+        let normal = if distance > NORMAL_FROM_POINTS_REL * size {
+            walk::contact_normal(a, pose_a, b, pose_b, features, (pb - pa) / distance)
+        } else if let (FeatureId::Face(_), _) | (_, FeatureId::Face(_)) = features {
+            walk::contact_normal(a, pose_a, b, pose_b, features, DVec3::ZERO)
         } else {
             sat::max_separation(a, pose_a, b, pose_b).axis
         };
         return Some(PairNormal {
-            normal: walk::contact_normal(a, pose_a, b, pose_b, features, between),
+            normal,
             separation: distance,
             point_a: pa,
             point_b: pb,

@@ -110,6 +110,10 @@ pub struct WalkOutput {
     pub features: (FeatureId, FeatureId),
     /// Steps taken.
     pub steps: u32,
+    /// For [`WalkState::Touching`]: the exact separating-axis test's best axis (unit,
+    /// world, from A to B), along which the bodies touch: their contact normal. Zero
+    /// otherwise.
+    pub touching_axis: DVec3,
 }
 
 /// Whether two polytopes touch or overlap: the walk, and where it gives up the exact
@@ -373,6 +377,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             point_b: to_world(pb),
             features: (fa, fb),
             steps,
+            touching_axis: DVec3::ZERO,
         }
     };
     loop {
@@ -401,13 +406,14 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 // At distance 0 the features alone cannot tell touching from overlap
                 // (identical bodies at identical poses touch at every feature): the exact
                 // separating-axis test decides.
-                let state = if sat::max_separation_placed(input.a, input.b, &b.place).distance < 0.0
-                {
-                    WalkState::Penetrating
-                } else {
-                    WalkState::Touching
+                let best = sat::max_separation_placed(input.a, input.b, &b.place);
+                if best.distance < 0.0 {
+                    return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
+                }
+                return WalkOutput {
+                    touching_axis: world_a.vector(best.axis),
+                    ..finish(WalkState::Touching, fa, fb, steps, pa, pb)
                 };
-                return finish(state, fa, fb, steps, pa, pb);
             }
             Step::Penetrating(witness) => {
                 return finish(WalkState::Penetrating, fa, fb, steps, witness, witness);
@@ -819,9 +825,8 @@ pub fn edge_direction(p: &ConvexPolytope, pose: &Pose, e: u32) -> DVec3 {
 
 /// The contact normal (unit, A to B) of closest features (a walk's, at its poses): a
 /// face's normal or two edges' cross product, exact to rounding however small the
-/// distance, and otherwise the direction between the closest points (`between`, unit,
-/// or zero where the points are too close to give one: two edges' cross product then
-/// points out of A, away from its centroid).
+/// distance, and otherwise the direction between the closest points (`between`, unit;
+/// two edges' cross product takes its sign from it).
 pub fn contact_normal(
     a: &ConvexPolytope,
     pose_a: &Pose,
@@ -840,13 +845,7 @@ pub fn contact_normal(
             // Nearly parallel edges have no normal of their own.
             if c.length() > 1e-6 * ea.length() * eb.length() {
                 let c = c.normalize();
-                let out = if between == DVec3::ZERO {
-                    let [u, _] = a.edge_vertices(e as usize);
-                    pose_a.rotation * (a.vertex(u) - a.centroid())
-                } else {
-                    between
-                };
-                if c.dot(out) < 0.0 { -c } else { c }
+                if c.dot(between) < 0.0 { -c } else { c }
             } else {
                 between
             }
