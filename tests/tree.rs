@@ -592,6 +592,95 @@ fn decompositions_are_cached_and_checked() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// A closed mesh with small holes cut into it (a triangle, and the fans about a few
+/// vertices: holes of 3 and of 6 to 8 edges) has them found and filled, closed and
+/// consistently wound, enclosing the intact mesh's volume less the caps' difference, and
+/// decomposes into pieces that hold every vertex of the intact mesh (within the
+/// decomposition's deviation); a hole larger than a quarter of the mesh is left open.
+#[test]
+fn small_holes_are_filled_and_large_ones_named() {
+    let volume = |m: &TriMesh| -> f64 {
+        m.triangles
+            .iter()
+            .map(|t| {
+                let [a, b, c] = t.map(|v| m.vertices[v as usize]);
+                a.dot(b.cross(c)) / 6.0
+            })
+            .sum()
+    };
+    for intact in [torus(), bumpy()] {
+        let mut holed = intact.clone();
+        holed.triangles.remove(0);
+        for v in [72u32, 232, 392] {
+            holed.triangles.retain(|t| !t.contains(&v));
+        }
+        let holes = holed.holes().unwrap();
+        let mut sizes: Vec<usize> = holes.iter().map(Vec::len).collect();
+        sizes.sort_unstable();
+        assert_eq!(sizes.len(), 4, "{sizes:?}");
+        assert!(
+            sizes[0] == 3 && sizes[1..].iter().all(|&n| (6..=8).contains(&n)),
+            "{sizes:?}"
+        );
+        let (filled, line) = decompose::fill_small_holes(&holed);
+        assert!(line.unwrap().starts_with("filled 4 holes"));
+        let topo = filled.topology();
+        assert_eq!((topo.boundary_edges, topo.repeated_directed_edges), (0, 0));
+        // A fan about a hole's middle differs from the fan about the vertex cut away by a
+        // sliver: a little of the volume.
+        let (v0, v1) = (volume(&intact), volume(&filled));
+        assert!(v1 > 0.0 && (v1 - v0).abs() < 0.01 * v0, "{v0} {v1}");
+        let mut lines = Vec::new();
+        let d = decompose::load(&holed, &DecomposeParams::default(), &Cache::Off, &mut |l| {
+            lines.push(l.to_owned());
+        })
+        .unwrap();
+        assert!(lines[0].starts_with("filled 4 holes"), "{lines:?}");
+        // Every vertex the holed mesh kept is covered, as for any mesh; those cut away
+        // lie within the decomposition's deviation of the pieces.
+        let (lo, hi) = intact
+            .vertices
+            .iter()
+            .fold((DVec3::INFINITY, DVec3::NEG_INFINITY), |(lo, hi), &p| {
+                (lo.min(p), hi.max(p))
+            });
+        let size = (hi - lo).length();
+        let kept: std::collections::HashSet<u32> =
+            holed.triangles.iter().flatten().copied().collect();
+        for (i, &p) in intact.vertices.iter().enumerate() {
+            let outside = d
+                .pieces
+                .iter()
+                .map(|piece| {
+                    (0..piece.num_faces())
+                        .map(|f| piece.face_normal(f).dot(p) - piece.face_offset(f))
+                        .fold(f64::MIN, f64::max)
+                })
+                .fold(f64::MAX, f64::min);
+            let allowed = if kept.contains(&(i as u32)) {
+                1e-12 * size
+            } else {
+                DecomposeParams::default().max_deviation * size
+            };
+            assert!(
+                outside <= allowed,
+                "vertex {i} {outside} outside every piece"
+            );
+        }
+    }
+    // A hole larger than a quarter of the mesh stays open: the error names it.
+    let mut bowl = bumpy();
+    bowl.triangles
+        .retain(|t| t.iter().map(|&v| bowl.vertices[v as usize].z).sum::<f64>() < 1.5);
+    let (same, line) = decompose::fill_small_holes(&bowl);
+    assert!(line.is_none() && same.triangles.len() == bowl.triangles.len());
+    let e = decompose::load(&bowl, &DecomposeParams::default(), &Cache::Off, &mut |_| {})
+        .map(|d| d.pieces.len())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("1 hole, the largest"), "{e}");
+}
+
 /// Bad input: named errors, no panic.
 #[test]
 fn bad_meshes_and_parameters_are_named_errors() {
@@ -602,10 +691,23 @@ fn bad_meshes_and_parameters_are_named_errors() {
             .unwrap_err()
             .to_string()
     };
-    // Open: a torus with one triangle removed.
+    // Open: a torus with the top of its tube cut away, two rims as large as the torus
+    // (small holes are filled: see `small_holes_are_filled_and_large_ones_named`).
     let mut open = torus();
-    open.triangles.pop();
-    assert!(error(&open, &params).contains("open (3 boundary edges)"));
+    open.triangles
+        .retain(|t| t.iter().map(|&v| open.vertices[v as usize].z).sum::<f64>() < 0.0);
+    let e = error(&open, &params);
+    assert!(
+        e.contains("open (64 boundary edges, 2 holes, the largest 0.9"),
+        "{e}"
+    );
+    // Open where no hole can be followed: a torus with a triangle removed and one of its
+    // neighbours wound the wrong way.
+    let mut tangled = torus();
+    tangled.triangles.pop();
+    tangled.triangles[3].swap(0, 1);
+    let e = error(&tangled, &params);
+    assert!(e.contains("not loops a filled hole could follow"), "{e}");
     // Closed, one triangle wound the wrong way: named as such, not as open (its edges
     // each have a triangle on both sides).
     let mut flipped = torus();

@@ -249,6 +249,82 @@ impl TriMesh {
             .collect()
     }
 
+    /// The holes of a consistently wound surface with a boundary: each a loop of vertices
+    /// running the other way from the triangles along it (so that a triangle filling the
+    /// hole is wound like its neighbours). Empty for a closed mesh; `None` where the
+    /// boundary is not such loops (a directed edge used twice, a degenerate triangle).
+    pub fn holes(&self) -> Option<Vec<Vec<u32>>> {
+        let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
+        for t in &self.triangles {
+            if t[0] == t[1] || t[1] == t[2] || t[2] == t[0] {
+                return None;
+            }
+            for i in 0..3 {
+                let uses = directed.entry((t[i], t[(i + 1) % 3])).or_default();
+                *uses += 1;
+                if *uses > 1 {
+                    return None;
+                }
+            }
+        }
+        // A hole's edges: b → a for each edge a → b with no triangle the other way.
+        let mut out: HashMap<u32, Vec<u32>> = HashMap::new();
+        let mut edges = 0usize;
+        for &(a, b) in directed.keys() {
+            if !directed.contains_key(&(b, a)) {
+                out.entry(b).or_default().push(a);
+                edges += 1;
+            }
+        }
+        let mut starts: Vec<u32> = out.keys().copied().collect();
+        starts.sort_unstable();
+        let mut loops = Vec::new();
+        let mut taken = 0usize;
+        for start in starts {
+            while out.get(&start).is_some_and(|next| !next.is_empty()) {
+                let mut hole = vec![start];
+                let mut at = start;
+                loop {
+                    // Every vertex of a consistently wound boundary has as many hole edges
+                    // in as out: the walk ends back at its start.
+                    let next = out.get_mut(&at)?.pop()?;
+                    taken += 1;
+                    if next == start {
+                        break;
+                    }
+                    hole.push(next);
+                    at = next;
+                }
+                loops.push(hole);
+            }
+        }
+        (taken == edges).then_some(loops)
+    }
+
+    /// The mesh with `holes` (from [`Self::holes`]) filled: a hole of three vertices by
+    /// one triangle, a larger one by a fan about its vertices' mean, each triangle wound
+    /// like the ones beside it.
+    pub fn with_holes_filled(&self, holes: &[Vec<u32>]) -> TriMesh {
+        let mut filled = self.clone();
+        for hole in holes {
+            if let [a, b, c] = hole[..] {
+                filled.triangles.push([a, b, c]);
+                continue;
+            }
+            let sum = hole
+                .iter()
+                .fold(DVec3::ZERO, |s, &v| s + self.vertices[v as usize]);
+            let middle = filled.vertices.len() as u32;
+            filled.vertices.push(sum / hole.len() as f64);
+            for (k, &v) in hole.iter().enumerate() {
+                filled
+                    .triangles
+                    .push([v, hole[(k + 1) % hole.len()], middle]);
+            }
+        }
+        filled
+    }
+
     /// Why this mesh is not the boundary of a convex body, or `None` when it is.
     pub fn non_convex_reason(&self) -> Option<String> {
         let topo = self.topology();
