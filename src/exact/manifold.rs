@@ -217,7 +217,13 @@ pub fn polytope_normal(
         } else if let (FeatureId::Face(_), _) | (_, FeatureId::Face(_)) = features {
             walk::contact_normal(a, pose_a, b, pose_b, features, DVec3::ZERO)
         } else {
-            sat::max_separation(a, pose_a, b, pose_b).axis
+            // A face beside the features with the other body beyond it, as for bodies
+            // touching exactly (see the walk), or the whole test's best axis.
+            let (place, world_a) = Placement::pair(pose_a, pose_b);
+            walk::touching_face(a, b, &place, features).map_or_else(
+                || sat::max_separation(a, pose_a, b, pose_b).axis,
+                |n| world_a.vector(n),
+            )
         };
         return Some(PairNormal {
             normal,

@@ -33,6 +33,7 @@
 //! touching from overlap.
 
 use glam::DVec3;
+use smallvec::SmallVec;
 
 use super::placement::Placement;
 use super::{sat, touch};
@@ -110,8 +111,9 @@ pub struct WalkOutput {
     pub features: (FeatureId, FeatureId),
     /// Steps taken.
     pub steps: u32,
-    /// For [`WalkState::Touching`]: the exact separating-axis test's best axis (unit,
-    /// world, from A to B), along which the bodies touch: their contact normal. Zero
+    /// For [`WalkState::Touching`]: an axis along which the bodies touch (unit, world,
+    /// from A to B), their contact normal: the normal of a touching face that has the
+    /// other body beyond its plane, else the separating-axis test's best axis. Zero
     /// otherwise.
     pub touching_axis: DVec3,
 }
@@ -406,12 +408,18 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 // At distance 0 the features alone cannot tell touching from overlap
                 // (identical bodies at identical poses touch at every feature): the exact
                 // separating-axis test decides.
-                let best = sat::max_separation_placed(input.a, input.b, &b.place);
-                if best.distance < 0.0 {
-                    return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
-                }
+                let axis = match touching_face(input.a, input.b, &b.place, (fa, fb)) {
+                    Some(axis) => axis,
+                    None => {
+                        let best = sat::max_separation_placed(input.a, input.b, &b.place);
+                        if best.distance < 0.0 {
+                            return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
+                        }
+                        best.axis
+                    }
+                };
                 return WalkOutput {
-                    touching_axis: world_a.vector(best.axis),
+                    touching_axis: world_a.vector(axis),
                     ..finish(WalkState::Touching, fa, fb, steps, pa, pb)
                 };
             }
@@ -435,6 +443,45 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             }
         }
     }
+}
+
+/// The normal (A's frame, A to B) of a face at the touching features `fa`, `fb` (a face
+/// itself, or one beside the edge or around the vertex) whose plane has the other body on
+/// its far side, each separation worked out as the separating-axis test works out a
+/// face's (so that test would find them touching too): crates touching at a face, an
+/// edge or a corner need no more. `None` when no such face shows it.
+pub(crate) fn touching_face(
+    a: &ConvexPolytope,
+    b: &ConvexPolytope,
+    place: &Placement,
+    (fa, fb): (FeatureId, FeatureId),
+) -> Option<DVec3> {
+    let faces = |p: &ConvexPolytope, f: FeatureId| -> SmallVec<[u32; 8]> {
+        match f {
+            FeatureId::Face(f) => SmallVec::from_slice(&[f]),
+            FeatureId::Edge(e) => SmallVec::from_slice(&p.edge_faces(e as usize)),
+            FeatureId::Vertex(v) => p
+                .vertex_out(v as usize)
+                .iter()
+                .map(|&h| p.half_edge_face(h))
+                .collect(),
+        }
+    };
+    for f in faces(a, fa) {
+        let n = a.face_normal(f as usize);
+        let (_, h) = b.support(place.inverse_vector(-n), 0);
+        if -h + n.dot(place.translation) - a.face_offset(f as usize) >= 0.0 {
+            return Some(n);
+        }
+    }
+    for g in faces(b, fb) {
+        let n = b.face_normal(g as usize);
+        let (_, h) = a.support(place.vector(-n), 0);
+        if -h + n.dot(place.inverse_translation()) - b.face_offset(g as usize) >= 0.0 {
+            return Some(place.vector(-n));
+        }
+    }
+    None
 }
 
 /// The feature pairs a walk has visited: a warm walk takes a few steps, so the first
