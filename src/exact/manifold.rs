@@ -184,6 +184,22 @@ pub fn polytope_normal(
             features: w.features,
         });
     }
+    if w.state == WalkState::Penetrating {
+        // Overlapping by no more than the walk's tolerance (crates on a decimal grid, by
+        // its rounding): a face beside the features along which they overlap that little
+        // is the normal, within rounding of the least overlap, with no depth walk.
+        let (place, world_a) = Placement::pair(pose_a, pose_b);
+        let floor = -walk::TOL_REL * place.scale(a, b);
+        if let Some((n, gap)) = walk::face_apart(a, b, &place, w.features, floor) {
+            return Some(PairNormal {
+                normal: world_a.vector(n),
+                separation: gap.min(0.0),
+                point_a: w.point_a,
+                point_b: w.point_b,
+                features: w.features,
+            });
+        }
+    }
     let overlap = match w.state {
         WalkState::Separated => false,
         WalkState::Touching | WalkState::Penetrating => true,
@@ -220,9 +236,10 @@ pub fn polytope_normal(
             // A face beside the features with the other body beyond it, as for bodies
             // touching exactly (see the walk), or the whole test's best axis.
             let (place, world_a) = Placement::pair(pose_a, pose_b);
-            walk::touching_face(a, b, &place, features).map_or_else(
+            let floor = -walk::TOL_REL * place.scale(a, b);
+            walk::face_apart(a, b, &place, features, floor).map_or_else(
                 || sat::max_separation(a, pose_a, b, pose_b).axis,
-                |n| world_a.vector(n),
+                |(n, _)| world_a.vector(n),
             )
         };
         return Some(PairNormal {

@@ -408,8 +408,8 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 // At distance 0 the features alone cannot tell touching from overlap
                 // (identical bodies at identical poses touch at every feature): the exact
                 // separating-axis test decides.
-                let axis = match touching_face(input.a, input.b, &b.place, (fa, fb)) {
-                    Some(axis) => axis,
+                let axis = match face_apart(input.a, input.b, &b.place, (fa, fb), 0.0) {
+                    Some((axis, _)) => axis,
                     None => {
                         let best = sat::max_separation_placed(input.a, input.b, &b.place);
                         if best.distance < 0.0 {
@@ -445,17 +445,18 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
     }
 }
 
-/// The normal (A's frame, A to B) of a face at the touching features `fa`, `fb` (a face
-/// itself, or one beside the edge or around the vertex) whose plane has the other body on
-/// its far side, each separation worked out as the separating-axis test works out a
-/// face's (so that test would find them touching too): crates touching at a face, an
-/// edge or a corner need no more. `None` when no such face shows it.
-pub(crate) fn touching_face(
+/// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
+/// or one beside the edge or around the vertex) along which the bodies are apart by at
+/// least `floor`, and that separation, each worked out as the separating-axis test works
+/// out a face's (so with `floor` 0 that test would find them touching too): crates
+/// touching at a face, an edge or a corner need no more. `None` when no such face shows it.
+pub(crate) fn face_apart(
     a: &ConvexPolytope,
     b: &ConvexPolytope,
     place: &Placement,
     (fa, fb): (FeatureId, FeatureId),
-) -> Option<DVec3> {
+    floor: f64,
+) -> Option<(DVec3, f64)> {
     let faces = |p: &ConvexPolytope, f: FeatureId| -> SmallVec<[u32; 8]> {
         match f {
             FeatureId::Face(f) => SmallVec::from_slice(&[f]),
@@ -470,15 +471,17 @@ pub(crate) fn touching_face(
     for f in faces(a, fa) {
         let n = a.face_normal(f as usize);
         let (_, h) = b.support(place.inverse_vector(-n), 0);
-        if -h + n.dot(place.translation) - a.face_offset(f as usize) >= 0.0 {
-            return Some(n);
+        let gap = -h + n.dot(place.translation) - a.face_offset(f as usize);
+        if gap >= floor {
+            return Some((n, gap));
         }
     }
     for g in faces(b, fb) {
         let n = b.face_normal(g as usize);
         let (_, h) = a.support(place.vector(-n), 0);
-        if -h + n.dot(place.inverse_translation()) - b.face_offset(g as usize) >= 0.0 {
-            return Some(place.vector(-n));
+        let gap = -h + n.dot(place.inverse_translation()) - b.face_offset(g as usize);
+        if gap >= floor {
+            return Some((place.vector(-n), gap));
         }
     }
     None
