@@ -3,7 +3,9 @@
 //! box and turning on it (parry's specialised `contact_manifold_cuboid_cuboid`, which
 //! clips the same faces), and two 24-vertex hulls pressed together and tumbling (parry's
 //! `query::contact`, one point by GJK/EPA, for scale: a manifold does more). Each
-//! iteration runs a 200-frame sequence. `cargo bench --bench manifold`.
+//! iteration runs a 200-frame sequence. And a block of crates touching their neighbours
+//! at faces, edges and corners, on a unit grid and a 0.1 grid, every pair once an
+//! iteration (warm, as a World's frames are). `cargo bench --bench manifold`.
 
 mod common;
 #[path = "../tests/common/mod.rs"]
@@ -15,6 +17,7 @@ use parry3d_f64::query::ContactManifold;
 use parry3d_f64::query::details::contact_manifold_cuboid_cuboid;
 use parry3d_f64::shape::Cuboid;
 use proxima::bodies::Pose;
+use proxima::exact::advance;
 use proxima::exact::manifold::{self, ManifoldCache};
 use proxima::geometry::generators::{cuboid, random_hull};
 use proxima::rng::Rng;
@@ -88,6 +91,69 @@ fn bench(c: &mut Criterion) {
         });
     });
     group.finish();
+
+    // A 4 x 4 x 4 block of crates, each touching its neighbours at a face, an edge or a
+    // corner (468 pairs), on a unit grid (exact touches) and on a 0.1 grid (apart or
+    // overlapping by the grid's rounding); each pair keeps its cache, as in a World.
+    for (name, size) in [("unit", 1.0), ("decimal", 0.1)] {
+        let block = cuboid(DVec3::splat(0.5 * size)).unwrap();
+        let half = Cuboid::new(DVec3::splat(0.5 * size));
+        let cells: Vec<[i32; 3]> = (0..64).map(|i| [i % 4, (i / 4) % 4, i / 16]).collect();
+        let pose = |c: [i32; 3]| {
+            Pose::new(
+                DVec3::new(f64::from(c[0]), f64::from(c[1]), f64::from(c[2])) * size,
+                DQuat::IDENTITY,
+            )
+        };
+        let pairs: Vec<(Pose, Pose)> = cells
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &x)| {
+                cells[i + 1..]
+                    .iter()
+                    .filter(move |&&y| (0..3).all(|k| (x[k] - y[k]).abs() <= 1))
+                    .map(move |&y| (pose(x), pose(y)))
+            })
+            .collect();
+        let mut caches = vec![ManifoldCache::default(); pairs.len()];
+        let mut contacts = |caches: &mut [ManifoldCache]| -> usize {
+            pairs
+                .iter()
+                .zip(caches)
+                .map(|((pa, pb), cache)| {
+                    // As the World asks: within the pair's contact tolerance.
+                    let within = advance::contact_tolerance(
+                        (block.radius(), pa.translation),
+                        (block.radius(), pb.translation),
+                    );
+                    manifold::polytopes(&block, pa, &block, pb, within, cache)
+                        .map_or(0, |m| m.points.len())
+                })
+                .sum()
+        };
+        let parry_contacts = || -> usize {
+            let mut m = ContactManifold::<(), ()>::new();
+            pairs
+                .iter()
+                .map(|(pa, pb)| {
+                    let pos12 = test_common::parry_pose(pa).inv_mul(&test_common::parry_pose(pb));
+                    m.clear();
+                    contact_manifold_cuboid_cuboid(&pos12, &half, &half, 0.0, &mut m);
+                    m.points.len()
+                })
+                .sum()
+        };
+        eprintln!(
+            "manifold_crate_block {name}: {} pairs, proxima {} points, parry3d-f64 {} points",
+            pairs.len(),
+            contacts(&mut caches),
+            parry_contacts()
+        );
+        let mut group = c.benchmark_group(format!("manifold_crate_block_{name}"));
+        group.bench_function("proxima", |b| b.iter(|| contacts(&mut caches)));
+        group.bench_function("parry3d_f64_cuboid_cuboid", |b| b.iter(parry_contacts));
+        group.finish();
+    }
 
     let mut rng = Rng::new(7);
     let (a, h) = (
