@@ -116,7 +116,7 @@ fn bench(c: &mut Criterion) {
             })
             .collect();
         let mut caches = vec![ManifoldCache::default(); pairs.len()];
-        let mut contacts = |caches: &mut [ManifoldCache]| -> usize {
+        let contacts = |caches: &mut [ManifoldCache]| -> usize {
             pairs
                 .iter()
                 .zip(caches)
