@@ -2,6 +2,8 @@
 //! broken files are errors that name the file and the line. The public test meshes in
 //! ../shared/meshes are checked against their measured quirks when present.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use proxima::Error;
@@ -186,15 +188,7 @@ fn shared_meshes_load_with_their_measured_quirks() {
 fn closed_meshes_are_wound_outward() {
     use proxima::geometry::generators::torus;
     let good = torus(2.0, 0.5, 32, 16).unwrap();
-    let volume = |m: &proxima::geometry::TriMesh| -> f64 {
-        m.triangles
-            .iter()
-            .map(|t| {
-                let [a, b, c] = t.map(|v| m.vertices[v as usize]);
-                a.dot(b.cross(c)) / 6.0
-            })
-            .sum()
-    };
+    let volume = common::enclosed_volume;
     assert!(volume(&good) > 0.0);
     let mut copy = good.clone();
     assert_eq!(copy.orient(), 0, "a well-wound mesh is left as it is");

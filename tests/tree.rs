@@ -599,15 +599,7 @@ fn decompositions_are_cached_and_checked() {
 /// decomposition's deviation); a hole larger than a quarter of the mesh is left open.
 #[test]
 fn small_holes_are_filled_and_large_ones_named() {
-    let volume = |m: &TriMesh| -> f64 {
-        m.triangles
-            .iter()
-            .map(|t| {
-                let [a, b, c] = t.map(|v| m.vertices[v as usize]);
-                a.dot(b.cross(c)) / 6.0
-            })
-            .sum()
-    };
+    let volume = common::enclosed_volume;
     for intact in [torus(), bumpy()] {
         let mut holed = intact.clone();
         holed.triangles.remove(0);

@@ -190,3 +190,14 @@ pub fn round_tables(
         .collect();
     (table, bounds)
 }
+
+/// The volume a closed, consistently wound mesh encloses (negative when wound inward).
+pub fn enclosed_volume(m: &proxima::geometry::TriMesh) -> f64 {
+    m.triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|v| m.vertices[v as usize]);
+            a.dot(b.cross(c)) / 6.0
+        })
+        .sum()
+}
