@@ -173,9 +173,9 @@ pub fn polytope_normal(
     let w = cache.walk.query(a, *pose_a, b, *pose_b);
     cache.distance = 0.0;
     if w.state == WalkState::Touching && w.touching_axis != DVec3::ZERO {
-        // Depth 0 along the axis the walk's separating-axis test found them touching on:
-        // no Gauss-map walk (whose global check is at its dearest at depth 0, the origin
-        // on the boundary of A − B).
+        // Depth 0 along the axis the walk found them touching on (a face's normal, or the
+        // separating-axis test's best axis): no Gauss-map walk, whose global check is at
+        // its dearest at depth 0 (the origin on the boundary of A − B).
         return Some(PairNormal {
             normal: w.touching_axis,
             separation: 0.0,

@@ -29,8 +29,9 @@
 //! [`TOL_REL`] times the size of the coordinates in the walk's frame, far above their
 //! rounding: every move is one exact arithmetic would make too, so noise cannot send the
 //! walk round a cycle. At a terminal pair within the tolerance, exact predicates
-//! (`super::touch`) decide whether the features touch, and the separating-axis test tells
-//! touching from overlap.
+//! (`super::touch`) decide whether the features touch, and a face at them with the other
+//! body beyond its plane (`face_apart`), else the separating-axis test, tells touching
+//! from overlap.
 
 use glam::DVec3;
 use smallvec::SmallVec;
@@ -406,8 +407,9 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                     return finish(WalkState::Separated, fa, fb, steps, pa, pb);
                 }
                 // At distance 0 the features alone cannot tell touching from overlap
-                // (identical bodies at identical poses touch at every feature): the exact
-                // separating-axis test decides.
+                // (identical bodies at identical poses touch at every feature): a face at
+                // them with the other body beyond its plane shows them touching (crates
+                // at a face, an edge or a corner), else the separating-axis test decides.
                 let axis = match face_apart(input.a, input.b, &b.place, (fa, fb), 0.0) {
                     Some((axis, _)) => axis,
                     None => {
