@@ -180,10 +180,11 @@ impl Narrowphase {
     }
 
     /// The contact manifolds of every pair no farther apart than `speculative` (or than
-    /// its contact tolerance, where that is larger: see `within`), on all cores, warm-started from `state` (which then holds exactly these pairs' warm
-    /// starts). `bodies[i]` is body `i`'s shape and pose. `toward`, when given, holds a
-    /// direction per pair (the GPU's depth estimates) where a pair of polytopes with no
-    /// warm start begins its depth walk.
+    /// its contact tolerance, where that is larger: see `within`), on all cores,
+    /// warm-started from `state` (which then holds exactly these pairs' warm starts).
+    /// `bodies[i]` is body `i`'s shape and pose. `toward`, when given, holds a direction per
+    /// pair (the GPU's depth estimates) where a pair of polytopes with no warm start begins
+    /// its depth walk.
     pub fn contacts(
         &self,
         bodies: &[ExactBody],

@@ -133,11 +133,11 @@ pub(crate) fn default_tolerance(
 
 /// The contact distance `τ` of bodies of the given reaches standing with their origins at
 /// `origin_a` and `origin_b`: the default tolerance of a step that moves neither
-/// ([`TOI_TOL_REL`] times the reaches plus the origins' offset, never below
-/// 64 ulps of the largest origin coordinate). Bodies this close are in
-/// contact: conservative advancement reports them so, and the World's contacts include
-/// them whatever the speculative distance (crates stacked on a grid of 0.1 are 1e-17
-/// apart or overlapping as the grid's rounding falls, and are all in contact).
+/// ([`TOI_TOL_REL`] times the reaches plus the origins' offset, never below 64 ulps of the
+/// largest origin coordinate). Bodies this close are in contact: conservative advancement
+/// reports them so, and the World's contacts include them whatever the speculative
+/// distance (crates stacked on a grid of 0.1 are 1e-17 apart or overlapping as the grid's
+/// rounding falls, and are all in contact).
 pub fn contact_tolerance(
     (reach_a, origin_a): (f64, DVec3),
     (reach_b, origin_b): (f64, DVec3),

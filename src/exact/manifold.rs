@@ -161,6 +161,20 @@ pub struct ManifoldCache {
 /// offset) give no direction of their own: their difference is mostly rounding.
 const NORMAL_FROM_POINTS_REL: f64 = 1e-9;
 
+/// A face at `features` (see [`walk::face_apart`]) along which the bodies are apart by
+/// at least minus the walk's tolerance: its normal (world, A to B) and that separation.
+fn face_within_tolerance(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+    features: (FeatureId, FeatureId),
+) -> Option<(DVec3, f64)> {
+    let (place, world_a) = Placement::pair(pose_a, pose_b);
+    let floor = -walk::TOL_REL * place.scale(a, b);
+    walk::face_apart(a, b, &place, features, floor).map(|(n, gap)| (world_a.vector(n), gap))
+}
+
 /// The exact normal of two polytopes no farther apart than `speculative`, or `None`.
 pub fn polytope_normal(
     a: &ConvexPolytope,
@@ -183,22 +197,6 @@ pub fn polytope_normal(
             point_b: w.point_b,
             features: w.features,
         });
-    }
-    if w.state == WalkState::Penetrating {
-        // Overlapping by no more than the walk's tolerance (crates on a decimal grid, by
-        // its rounding): a face beside the features along which they overlap that little
-        // is the normal, within rounding of the least overlap, with no depth walk.
-        let (place, world_a) = Placement::pair(pose_a, pose_b);
-        let floor = -walk::TOL_REL * place.scale(a, b);
-        if let Some((n, gap)) = walk::face_apart(a, b, &place, w.features, floor) {
-            return Some(PairNormal {
-                normal: world_a.vector(n),
-                separation: gap.min(0.0),
-                point_a: w.point_a,
-                point_b: w.point_b,
-                features: w.features,
-            });
-        }
     }
     let overlap = match w.state {
         WalkState::Separated => false,
@@ -235,11 +233,9 @@ pub fn polytope_normal(
         } else {
             // A face beside the features with the other body beyond it, as for bodies
             // touching exactly (see the walk), or the whole test's best axis.
-            let (place, world_a) = Placement::pair(pose_a, pose_b);
-            let floor = -walk::TOL_REL * place.scale(a, b);
-            walk::face_apart(a, b, &place, features, floor).map_or_else(
+            face_within_tolerance(a, pose_a, b, pose_b, features).map_or_else(
                 || sat::max_separation(a, pose_a, b, pose_b).axis,
-                |(n, _)| world_a.vector(n),
+                |(n, _)| n,
             )
         };
         return Some(PairNormal {
