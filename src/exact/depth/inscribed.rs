@@ -559,6 +559,25 @@ mod tests {
         }
     }
 
+    /// The check's answer at `found` agrees with the enumerated `depth`: it holds only
+    /// where the depth is at least `found`'s s less the tolerance, and a smaller candidate
+    /// it names is one, below `found`'s s and not below the depth.
+    fn assert_sound(pair: &Pair<'_>, found: &Found, answer: &Inscribed, depth: f64, case: &str) {
+        let allow = 1e-12 * pair.reach;
+        match answer {
+            Inscribed::Holds => assert!(
+                found.s - pair.tol <= depth + allow,
+                "case {case}: holds at s {} above the depth {depth}",
+                found.s
+            ),
+            Inscribed::Smaller(f) => {
+                assert!(f.s < found.s - pair.tol, "case {case}: not smaller");
+                assert!(f.s >= depth - allow, "case {case}: below the depth");
+            }
+            Inscribed::Unsettled => {}
+        }
+    }
+
     /// A kept surface re-placed at the next pose is as sound: along sequences of poses
     /// moving by up to a tenth a frame (so the facet it was built on is often no longer
     /// the minimum), it holds only when the enumerated depth is at least the facet's s
@@ -585,7 +604,6 @@ mod tests {
                 };
                 let (place, _) = Placement::pair(&pa, &pose_b);
                 let pair = Pair::new(&a, &b, place);
-                let allow = 1e-12 * pair.reach;
                 // The facet the surface was built on, else the minimum's.
                 let facet = built_on.unwrap_or_else(|| {
                     candidates(&pair)
@@ -599,24 +617,16 @@ mod tests {
                 };
                 revived += usize::from(kept.on(facet));
                 let minimum = found.s <= truth.depth + pair.tol;
-                match pair.inscribe(&found, Some(&mut kept)) {
+                let answer = pair.inscribe(&found, Some(&mut kept));
+                assert_sound(&pair, &found, &answer, truth.depth, &format!("{k}/{frame}"));
+                built_on = None;
+                match answer {
                     Inscribed::Holds => {
-                        assert!(
-                            found.s - pair.tol <= truth.depth + allow,
-                            "case {k} frame {frame}: holds at s {} above the depth {}",
-                            found.s,
-                            truth.depth
-                        );
                         held += 1;
                         built_on = Some(facet);
                     }
-                    Inscribed::Smaller(f) => {
-                        assert!(f.s < found.s - pair.tol, "case {k}: not smaller");
-                        assert!(f.s >= truth.depth - allow, "case {k}: below the depth");
-                        named += 1;
-                        built_on = None;
-                    }
-                    Inscribed::Unsettled => built_on = None,
+                    Inscribed::Smaller(_) => named += 1,
+                    Inscribed::Unsettled => {}
                 }
                 moved_off += usize::from(!minimum);
             }
@@ -646,24 +656,13 @@ mod tests {
             };
             let (place, _) = Placement::pair(&pa, &pb);
             let pair = Pair::new(&a, &b, place);
-            let allow = 1e-12 * pair.reach;
             for found in candidates(&pair) {
                 let minimum = found.s <= truth.depth + pair.tol;
-                match pair.inscribe(&found, None) {
-                    Inscribed::Holds => {
-                        assert!(
-                            found.s - pair.tol <= truth.depth + allow,
-                            "case {k}: holds at s {} above the depth {}",
-                            found.s,
-                            truth.depth
-                        );
-                        held_at_minimum += usize::from(minimum);
-                    }
-                    Inscribed::Smaller(f) => {
-                        assert!(f.s < found.s - pair.tol, "case {k}: not smaller");
-                        assert!(f.s >= truth.depth - allow, "case {k}: below the depth");
-                        named += 1;
-                    }
+                let answer = pair.inscribe(&found, None);
+                assert_sound(&pair, &found, &answer, truth.depth, &k.to_string());
+                match answer {
+                    Inscribed::Holds => held_at_minimum += usize::from(minimum),
+                    Inscribed::Smaller(_) => named += 1,
                     Inscribed::Unsettled => {}
                 }
                 if minimum {
