@@ -69,14 +69,12 @@ pub fn max_separation_placed(
     // Faces of A, in A's frame: gap = min over B of n·x − offset.
     let mut warm = 0;
     for f in 0..a.num_faces() {
-        let n = a.face_normal(f);
-        let (v, h) = b.support(rel.inverse_vector(-n), warm);
+        let (v, gap) = face_gap_a(a, b, rel, f, warm);
         warm = v;
-        let gap = -h + n.dot(rel.translation) - a.face_offset(f);
         if gap > best.distance {
             best = Separation {
                 distance: gap,
-                axis: n,
+                axis: a.face_normal(f),
                 source: AxisSource::FaceA(FeatureId::Face(f as u32)),
             };
         }
@@ -85,15 +83,13 @@ pub fn max_separation_placed(
     let a_in_b_trans = rel.inverse_translation();
     let mut warm = 0;
     for f in 0..b.num_faces() {
-        let n = b.face_normal(f);
-        let (v, h) = a.support(rel.vector(-n), warm);
+        let (v, gap) = face_gap_b(a, b, rel, a_in_b_trans, f, warm);
         warm = v;
-        let gap = -h + n.dot(a_in_b_trans) - b.face_offset(f);
         if gap > best.distance {
             best = Separation {
                 distance: gap,
                 // The axis points from A to B: minus B's outward normal, in A's frame.
-                axis: rel.vector(-n),
+                axis: rel.vector(-b.face_normal(f)),
                 source: AxisSource::FaceB(FeatureId::Face(f as u32)),
             };
         }
@@ -143,6 +139,38 @@ pub fn max_separation_placed(
         }
     }
     best
+}
+
+/// How far B lies beyond A's face `f` (A's frame, `rel` placing B): the least `n·x` over
+/// B less the face's offset, by a support query started at B's vertex `warm`; with the
+/// vertex it ends at.
+#[inline]
+pub(crate) fn face_gap_a(
+    a: &ConvexPolytope,
+    b: &ConvexPolytope,
+    rel: &Placement,
+    f: usize,
+    warm: u32,
+) -> (u32, f64) {
+    let n = a.face_normal(f);
+    let (v, h) = b.support(rel.inverse_vector(-n), warm);
+    (v, -h + n.dot(rel.translation) - a.face_offset(f))
+}
+
+/// How far A lies beyond B's face `f`, in B's frame (`a_in_b`: A's origin there,
+/// `rel.inverse_translation()`), as [`face_gap_a`].
+#[inline]
+pub(crate) fn face_gap_b(
+    a: &ConvexPolytope,
+    b: &ConvexPolytope,
+    rel: &Placement,
+    a_in_b: DVec3,
+    f: usize,
+    warm: u32,
+) -> (u32, f64) {
+    let n = b.face_normal(f);
+    let (v, h) = a.support(rel.vector(-n), warm);
+    (v, -h + n.dot(a_in_b) - b.face_offset(f))
 }
 
 /// True when the great arcs (a, b) and (c, d) on the unit sphere cross (each arc being the

@@ -449,9 +449,10 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
 
 /// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
 /// or one beside the edge or around the vertex) along which the bodies are apart by at
-/// least `floor`, and that separation, each worked out as the separating-axis test works
-/// out a face's (so with `floor` 0 that test would find them touching too): crates
-/// touching at a face, an edge or a corner need no more. `None` when no such face shows it.
+/// least `floor`, and that separation, each by the separating-axis test's own face gap
+/// (`sat::face_gap_a`, `face_gap_b`: with `floor` 0 that test would find them touching
+/// too): crates touching at a face, an edge or a corner need no more. `None` when no such
+/// face shows it.
 pub(crate) fn face_apart(
     a: &ConvexPolytope,
     b: &ConvexPolytope,
@@ -471,19 +472,16 @@ pub(crate) fn face_apart(
         }
     };
     for f in faces(a, fa) {
-        let n = a.face_normal(f as usize);
-        let (_, h) = b.support(place.inverse_vector(-n), 0);
-        let gap = -h + n.dot(place.translation) - a.face_offset(f as usize);
+        let (_, gap) = sat::face_gap_a(a, b, place, f as usize, 0);
         if gap >= floor {
-            return Some((n, gap));
+            return Some((a.face_normal(f as usize), gap));
         }
     }
+    let a_in_b = place.inverse_translation();
     for g in faces(b, fb) {
-        let n = b.face_normal(g as usize);
-        let (_, h) = a.support(place.vector(-n), 0);
-        let gap = -h + n.dot(place.inverse_translation()) - b.face_offset(g as usize);
+        let (_, gap) = sat::face_gap_b(a, b, place, a_in_b, g as usize, 0);
         if gap >= floor {
-            return Some((place.vector(-n), gap));
+            return Some((place.vector(-b.face_normal(g as usize)), gap));
         }
     }
     None
