@@ -237,6 +237,12 @@ pub fn decompose(mesh: &TriMesh, params: &DecomposeParams) -> Result<Computed> {
     let (mesh, _) = fill_small_holes(mesh);
     let mesh = mesh.as_ref();
     check_mesh(mesh)?;
+    decompose_checked(mesh, params)
+}
+
+/// [`decompose`] of a mesh whose holes are filled and that `check_mesh` and the
+/// parameters' check have passed.
+fn decompose_checked(mesh: &TriMesh, params: &DecomposeParams) -> Result<Computed> {
     let tolerance = params.max_deviation * box_diagonal(&mesh.vertices);
     let mut out = Computed {
         pieces: Vec::new(),
@@ -371,7 +377,7 @@ pub fn load(
         simplify_deviation,
         deviation,
         flat_dropped,
-    } = decompose(mesh, params)?;
+    } = decompose_checked(mesh, params)?;
     let pieces = points
         .iter()
         .map(|p| ConvexPolytope::from_points(p))
