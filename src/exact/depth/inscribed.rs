@@ -356,17 +356,25 @@ impl Triangle {
     /// `false` when it is flat.
     #[inline]
     fn replace(&mut self, points: &[DVec3]) -> bool {
-        let [p, q, r] = self.corners.map(|c| points[c as usize]);
-        let normal = (q - p).cross(r - p);
+        let (normal, [hp, hq, hr]) = corner_heights(self.corners, points);
         let len = normal.length();
         if !(len > 0.0 && len.is_finite()) {
             return false;
         }
         self.normal = normal;
-        self.offset = p.dot(normal);
-        self.low = self.offset.min(q.dot(normal)).min(r.dot(normal)) / len;
+        self.offset = hp;
+        self.low = hp.min(hq).min(hr) / len;
         true
     }
+}
+
+/// The triangle on `corners` of `points`: the cross product of its sides (outward, not
+/// normalised) and each corner's dot product with it.
+#[inline]
+fn corner_heights(corners: [u32; 3], points: &[DVec3]) -> (DVec3, [f64; 3]) {
+    let [p, q, r] = corners.map(|c| points[c as usize]);
+    let normal = (q - p).cross(r - p);
+    (normal, [p.dot(normal), q.dot(normal), r.dot(normal)])
 }
 
 impl Surface {
@@ -377,9 +385,8 @@ impl Surface {
     fn all_above(&self, height: f64) -> bool {
         let h2 = (height * (1.0 + 8.0 * f64::EPSILON)).powi(2);
         self.triangles.iter().all(|t| {
-            let [p, q, r] = t.corners.map(|c| self.points[c as usize]);
-            let normal = (q - p).cross(r - p);
-            let m = p.dot(normal).min(q.dot(normal)).min(r.dot(normal));
+            let (normal, [hp, hq, hr]) = corner_heights(t.corners, &self.points);
+            let m = hp.min(hq).min(hr);
             m > 0.0 && m * m >= h2 * normal.length_squared()
         })
     }
