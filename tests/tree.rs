@@ -643,11 +643,7 @@ fn small_holes_are_filled_and_large_ones_named() {
             let outside = d
                 .pieces
                 .iter()
-                .map(|piece| {
-                    (0..piece.num_faces())
-                        .map(|f| piece.face_normal(f).dot(p) - piece.face_offset(f))
-                        .fold(f64::MIN, f64::max)
-                })
+                .map(|piece| common::height(piece, &Pose::IDENTITY, p))
                 .fold(f64::MAX, f64::min);
             let allowed = if kept.contains(&(i as u32)) {
                 1e-12 * size
