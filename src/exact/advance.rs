@@ -346,7 +346,7 @@ impl<'a> Advancement<'a> {
     /// advances to where they come within `τ/2` instead, with no walk (not counted in
     /// [`ToiOutput::iterations`]; at most one such step follows each evaluation).
     pub fn step(&mut self) -> Progress {
-        let inp = self.input;
+        let inp = &self.input;
         let t = self.t;
         // While the balls about the bodies' origins are apart, their step needs no walk
         // (see the module comment), unless it reaches the end: a miss is answered by a walk,
@@ -469,9 +469,9 @@ impl<'a> Advancement<'a> {
         n: DVec3,
         (sep, distance): (f64, f64),
     ) -> f64 {
-        let inp = self.input;
-        let (ma, mb) = (inp.motion_a, inp.motion_b);
         let (swing_a, swing_b) = self.swings();
+        let inp = &self.input;
+        let (ma, mb) = (&inp.motion_a, &inp.motion_b);
         let mu = (ma.linear() - mb.linear()).dot(n).max(0.0)
             + ma.angular().cross(n).length() * swing_a
             + mb.angular().cross(n).length() * swing_b;
@@ -479,7 +479,7 @@ impl<'a> Advancement<'a> {
         // points approach. It carries the walk where n is rounded too coarsely for the
         // separation along it to show the distance (vertex against vertex or edge at a
         // distance near the rounding of the points' difference).
-        let speed = ma.approach_speed(swing_a, &mb, swing_b);
+        let speed = ma.approach_speed(swing_a, mb, swing_b);
         let goal = self.tol / 2.0;
         let s1 = (sep - goal) / mu;
         let s2 = (distance - goal) / speed;
@@ -496,7 +496,7 @@ impl<'a> Advancement<'a> {
             };
             let s3 = envelope::step(
                 Side {
-                    motion: inp.motion_a,
+                    motion: ma,
                     pose: *pose_a,
                     swing: swing_a,
                     reach: inp.a.radius(),
@@ -505,7 +505,7 @@ impl<'a> Advancement<'a> {
                     support: &mut support_a,
                 },
                 Side {
-                    motion: inp.motion_b,
+                    motion: mb,
                     pose: *pose_b,
                     swing: swing_b,
                     reach: inp.b.radius(),
@@ -531,7 +531,7 @@ impl<'a> Advancement<'a> {
 
     /// Each body's swing radius about its rotation axis, made once.
     fn swings(&mut self) -> (f64, f64) {
-        let inp = self.input;
+        let inp = &self.input;
         *self.swings.get_or_insert_with(|| {
             (
                 inp.motion_a.swing_radius(inp.a.vertices()),
@@ -543,8 +543,8 @@ impl<'a> Advancement<'a> {
     /// The balls about the bodies' origins at time `t`: how long they stay `τ/2` apart
     /// ([`sphere_step`]), and their gap now.
     fn balls(&self, t: f64) -> (f64, f64) {
-        let inp = self.input;
-        let (ma, mb) = (inp.motion_a, inp.motion_b);
+        let inp = &self.input;
+        let (ma, mb) = (&inp.motion_a, &inp.motion_b);
         let (oa, ob) = (ma.at_origin(t), mb.at_origin(t));
         let (ra, rb) = (inp.a.radius(), inp.b.radius());
         let step = sphere_step(oa, ra, ob, rb, mb.linear() - ma.linear(), self.tol / 2.0);

@@ -49,9 +49,9 @@ pub enum Square {
 }
 
 /// One body's part in the step.
-pub struct Side<F> {
+pub struct Side<'m, F> {
     /// The body's motion over the whole step `[0, 1]`.
-    pub motion: ScrewMotion,
+    pub motion: &'m ScrewMotion,
     /// Its pose at the current time.
     pub pose: Pose,
     /// Largest distance of a core point from the rotation axis through the body origin.
@@ -66,7 +66,7 @@ pub struct Side<F> {
     pub support: F,
 }
 
-impl<F> std::fmt::Debug for Side<F> {
+impl<F> std::fmt::Debug for Side<'_, F> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Side")
             .field("motion", &self.motion)
@@ -101,7 +101,7 @@ const TRIALS: u32 = 4;
 
 /// The longest step the envelope proves (0 when none beats `floor`; infinite when it
 /// proves the rest of the motion).
-pub fn step<FA, FB>(a: Side<FA>, b: Side<FB>, n: DVec3, limits: Limits) -> f64
+pub fn step<FA, FB>(a: Side<'_, FA>, b: Side<'_, FB>, n: DVec3, limits: Limits) -> f64
 where
     FA: FnMut(DVec3) -> DVec3,
     FB: FnMut(DVec3) -> DVec3,
@@ -145,8 +145,8 @@ where
     let pair_root =
         |(hx, rx): (f64, f64), (hy, ry): (f64, f64)| lin_step(rx - ry, alpha, hy - hx - limits.aim);
     let mut trial = pair_root(
-        (height(a.point), rate(a.point, &a.motion, &a.pose)),
-        (height(b.point), rate(b.point, &b.motion, &b.pose)),
+        (height(a.point), rate(a.point, a.motion, &a.pose)),
+        (height(b.point), rate(b.point, b.motion, &b.pose)),
     )
     .min(limits.rest);
     // The core point farthest along the trial's combined direction times `sign` (A: +1,
@@ -166,8 +166,8 @@ where
             break;
         }
         let s = trial;
-        let xa = extreme(&a.motion, &a.pose, &mut support_a, s, 1.0);
-        let yb = extreme(&b.motion, &b.pose, &mut support_b, s, -1.0);
+        let xa = extreme(a.motion, &a.pose, &mut support_a, s, 1.0);
+        let yb = extreme(b.motion, &b.pose, &mut support_b, s, -1.0);
         let at = |(h, r): (f64, f64)| h + r * s;
         if at(yb) - at(xa) - alpha * s * s / 2.0 >= limits.goal {
             return if s == limits.rest { f64::INFINITY } else { s };

@@ -28,13 +28,13 @@ use crate::motion::ScrewMotion;
 
 /// A core's part in the envelope step: the core's closest feature and point, its support
 /// queries.
-fn core_side(
-    r: &Rounded,
-    (motion, pose): (ScrewMotion, Pose),
+fn core_side<'m>(
+    r: &'m Rounded,
+    (motion, pose): (&'m ScrewMotion, Pose),
     swing: f64,
     feature: FeatureId,
     point: DVec3,
-) -> Side<impl FnMut(DVec3) -> DVec3 + '_> {
+) -> Side<'m, impl FnMut(DVec3) -> DVec3 + 'm> {
     Side {
         motion,
         pose,
@@ -170,14 +170,14 @@ pub fn time_of_impact_from(
             let envelope = envelope::step(
                 core_side(
                     a,
-                    (motion_a, pa),
+                    (&motion_a, pa),
                     swing_a,
                     d.features.0,
                     d.point_a - n * a.radius,
                 ),
                 core_side(
                     b,
-                    (motion_b, pb),
+                    (&motion_b, pb),
                     swing_b,
                     d.features.1,
                     d.point_b + n * b.radius,
