@@ -60,9 +60,9 @@ pub(super) enum Inscribed {
 enum Revived {
     /// Every facet is above the goal: the check holds.
     Holds,
-    /// Some is not: the triangles are made anew for `expand`.
-    Placed,
-    /// The surface is no longer one (a flat triangle, the facet's loop turned over).
+    /// Some is not: the surface is to be grown (the walk's facet's L given).
+    Placed(f64),
+    /// The surface is no longer one (the facet's loop turned over).
     Broken,
 }
 
@@ -79,23 +79,42 @@ struct Triangle {
     low: f64,
 }
 
-/// The surface of the pair's last query that it settled, and the facet it was built on
-/// (none when it did not hold): the next query re-places it.
+/// The surface of the pair's last query, and the facet it was built on (none when it
+/// did not hold): the next query re-places it. A pair keeps what re-placing and checking
+/// it needs (its points, their ids, the triangles' corners, the pool): a surface grows in
+/// the thread's scratch [`Surface`], and a crowd's pairs each keep one.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Kept {
     facet: Option<Facet>,
-    surface: Surface,
+    points: Vec<DVec3>,
+    ids: Vec<(u32, u32)>,
+    loop_len: usize,
+    corners: Vec<[u32; 3]>,
+    pool: Vec<(u32, u32)>,
 }
 
 thread_local! {
-    /// The surface of each cold query on this thread (see [`Pair::inscribe`]).
-    static SCRATCH: RefCell<Kept> = RefCell::new(Kept::default());
+    /// Where each surface on this thread grows (see [`Pair::inscribe_on`]).
+    static SCRATCH: RefCell<Surface> = RefCell::new(Surface::default());
 }
 
 impl Kept {
     /// Whether the kept surface was built on `facet` and held there.
     fn on(&self, facet: Facet) -> bool {
         self.facet == Some(facet)
+    }
+
+    /// Whether every triangle's L, on its corners' points now, is at least `height`
+    /// (positive): `m ≥ height·|n|` for `m` the least `n·p` over the corners, tested
+    /// squared with `height` raised by a few ulps for the squares' rounding, so it holds
+    /// only where the L it stands for does.
+    fn all_above(&self, height: f64) -> bool {
+        let h2 = (height * (1.0 + 8.0 * f64::EPSILON)).powi(2);
+        self.corners.iter().all(|&c| {
+            let (normal, [hp, hq, hr]) = corner_heights(c, &self.points);
+            let m = hp.min(hq).min(hr);
+            m > 0.0 && m * m >= h2 * normal.length_squared()
+        })
     }
 }
 
@@ -126,6 +145,48 @@ struct Surface {
     pool_placed: bool,
 }
 
+impl Surface {
+    /// Takes `kept`'s points, ids and pool (their vectors, not copies: exchanged with its
+    /// own, which [`Self::give_back`] takes back) and its facet's loop.
+    fn lend(&mut self, kept: &mut Kept) {
+        std::mem::swap(&mut self.points, &mut kept.points);
+        std::mem::swap(&mut self.ids, &mut kept.ids);
+        std::mem::swap(&mut self.pool, &mut kept.pool);
+        self.loop_len = kept.loop_len;
+    }
+
+    /// Gives `kept` its vectors back, with what growing did to them, and its triangles'
+    /// corners.
+    fn give_back(&mut self, kept: &mut Kept) {
+        std::mem::swap(&mut self.points, &mut kept.points);
+        std::mem::swap(&mut self.ids, &mut kept.ids);
+        std::mem::swap(&mut self.pool, &mut kept.pool);
+        kept.corners.clear();
+        kept.corners
+            .extend(self.triangles.iter().map(|t| t.corners));
+    }
+
+    /// The triangles on `corners`, made anew on the points (in place, over what the
+    /// scratch held: pushed one by one, they cost warm 128-vertex deep queries 1.8% more
+    /// instructions), whose facet's L is `facet_low`; `false` when one is flat.
+    fn place_triangles(&mut self, corners: &[[u32; 3]], facet_low: f64) -> bool {
+        self.facet_low = facet_low;
+        self.pool_placed = false;
+        let blank = Triangle {
+            corners: [0; 3],
+            normal: DVec3::ZERO,
+            offset: 0.0,
+            low: 0.0,
+        };
+        self.triangles.resize(corners.len(), blank);
+        let points = &self.points;
+        self.triangles.iter_mut().zip(corners).all(|(t, &c)| {
+            t.corners = c;
+            t.replace(points)
+        })
+    }
+}
+
 impl Pair<'_> {
     /// The inscribed-polytope check at the walk's facet `at` (see the module comment): on
     /// the surface `kept` from the pair's last query when it was built on
@@ -139,44 +200,76 @@ impl Pair<'_> {
         if goal.partial_cmp(&slack) != Some(std::cmp::Ordering::Greater) {
             return Inscribed::Unsettled;
         }
-        match kept {
-            Some(kept) => self.inscribe_on(at, kept, slack),
-            // A cold query's surface grows in the thread's scratch, whose vectors keep
-            // their allocations (grown from empty, they took 5% of a cold query on 128
-            // vertices); emptied first, it starts as a new one would.
-            None => SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
-                Ok(mut kept) => {
-                    kept.facet = None;
-                    kept.surface.ids.clear();
-                    self.inscribe_on(at, &mut kept, slack)
-                }
-                Err(_) => self.inscribe_on(at, &mut Kept::default(), slack),
-            }),
-        }
+        self.inscribe_on(at, kept, slack)
     }
 
-    /// [`Self::inscribe`] on `kept`, with the rounding allowance `slack`.
-    fn inscribe_on(&self, at: &Found, kept: &mut Kept, slack: f64) -> Inscribed {
-        if kept.on(at.facet) {
-            match self.revive(at, &mut kept.surface, slack) {
+    /// [`Self::inscribe`] with the rounding allowance `slack`: the kept surface re-placed
+    /// first. A surface grows in the thread's scratch, whose triangles and work vectors
+    /// keep their allocations (grown from empty, they took 5% of a cold query on 128
+    /// vertices, and a pair's first query on two boxes at one point a tenth more than a
+    /// cold one): a kept surface with its points and ids lent to it, a new one in its own
+    /// vectors, copied to the pair.
+    fn inscribe_on(&self, at: &Found, mut kept: Option<&mut Kept>, slack: f64) -> Inscribed {
+        let mut revived = None;
+        if let Some(kept) = kept.as_deref_mut()
+            && kept.on(at.facet)
+        {
+            match self.revive(at, kept, slack) {
                 Revived::Holds => return Inscribed::Holds,
-                Revived::Placed => {
-                    let found = self.expand(at, &mut kept.surface, slack);
-                    if !matches!(found, Inscribed::Unsettled) {
-                        kept.facet = matches!(found, Inscribed::Holds).then_some(at.facet);
-                        return found;
-                    }
-                }
+                Revived::Placed(low) => revived = Some(low),
                 Revived::Broken => {}
             }
         }
-        kept.facet = None;
-        if !self.seed(at, &mut kept.surface) {
-            return Inscribed::Unsettled;
+        SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
+            Ok(mut surface) => self.inscribe_in(at, (kept, revived), &mut surface, slack),
+            Err(_) => self.inscribe_in(at, (kept, revived), &mut Surface::default(), slack),
+        })
+    }
+
+    /// [`Self::inscribe_on`] in `surface`: the kept surface grown when it was re-placed
+    /// (its facet's L `revived`), else a new one whose pool is the last one's points, with
+    /// any that growing it added (a cold query has none); the pair keeps the result.
+    fn inscribe_in(
+        &self,
+        at: &Found,
+        (mut kept, revived): (Option<&mut Kept>, Option<f64>),
+        surface: &mut Surface,
+        slack: f64,
+    ) -> Inscribed {
+        if let (Some(low), Some(kept)) = (revived, kept.as_deref_mut()) {
+            surface.lend(kept);
+            let found = if surface.place_triangles(&kept.corners, low) {
+                self.expand(at, surface, slack)
+            } else {
+                Inscribed::Unsettled
+            };
+            surface.give_back(kept);
+            if !matches!(found, Inscribed::Unsettled) {
+                kept.facet = matches!(found, Inscribed::Holds).then_some(at.facet);
+                return found;
+            }
         }
-        let found = self.expand(at, &mut kept.surface, slack);
-        if matches!(found, Inscribed::Holds) {
-            kept.facet = Some(at.facet);
+        // A new surface grows in the scratch's own vectors, and the pair takes a copy (in
+        // allocations of its size: grown a point at a time they took a twentieth of a
+        // pair's first query on two boxes at one point).
+        surface.ids.clear();
+        if let Some(kept) = kept.as_deref() {
+            surface.ids.extend_from_slice(&kept.ids);
+        }
+        let found = if self.seed(at, surface) {
+            self.expand(at, surface, slack)
+        } else {
+            Inscribed::Unsettled
+        };
+        if let Some(kept) = kept {
+            kept.facet = matches!(found, Inscribed::Holds).then_some(at.facet);
+            kept.points.clone_from(&surface.points);
+            kept.ids.clone_from(&surface.ids);
+            kept.pool.clone_from(&surface.pool);
+            kept.loop_len = surface.loop_len;
+            kept.corners.clear();
+            kept.corners
+                .extend(surface.triangles.iter().map(|t| t.corners));
         }
         found
     }
@@ -250,25 +343,18 @@ impl Pair<'_> {
     /// answer in a coherent sequence, or its triangles' normals and L anew for `expand`.
     /// `Broken` when the facet's loop no longer turns about its axis, or a triangle is
     /// flat.
-    fn revive(&self, at: &Found, surface: &mut Surface, slack: f64) -> Revived {
-        for (p, &(a, b)) in surface.points.iter_mut().zip(&surface.ids) {
+    fn revive(&self, at: &Found, kept: &mut Kept, slack: f64) -> Revived {
+        for (p, &(a, b)) in kept.points.iter_mut().zip(&kept.ids) {
             *p = self.point(a, b);
         }
-        surface.pool_placed = false;
-        let Some(low) = facet_low(&surface.points[..surface.loop_len], at.axis) else {
+        let Some(low) = facet_low(&kept.points[..kept.loop_len], at.axis) else {
             return Revived::Broken;
         };
-        surface.facet_low = low;
         let goal = at.s - self.tol;
-        if low - slack >= goal && surface.all_above(goal + slack) {
+        if low - slack >= goal && kept.all_above(goal + slack) {
             return Revived::Holds;
         }
-        let points = &surface.points;
-        if surface.triangles.iter_mut().all(|t| t.replace(points)) {
-            Revived::Placed
-        } else {
-            Revived::Broken
-        }
+        Revived::Placed(low)
     }
 
     /// Makes `surface` the walk's facet of A − B with the pyramid under it to the support
@@ -378,19 +464,6 @@ fn corner_heights(corners: [u32; 3], points: &[DVec3]) -> (DVec3, [f64; 3]) {
 }
 
 impl Surface {
-    /// Whether every triangle's L, on its corners' points now, is at least `height`
-    /// (positive): `m ≥ height·|n|` for `m` the least `n·p` over the corners, tested
-    /// squared with `height` raised by a few ulps for the squares' rounding, so it holds
-    /// only where the L it stands for does. The triangles are left as they were.
-    fn all_above(&self, height: f64) -> bool {
-        let h2 = (height * (1.0 + 8.0 * f64::EPSILON)).powi(2);
-        self.triangles.iter().all(|t| {
-            let (normal, [hp, hq, hr]) = corner_heights(t.corners, &self.points);
-            let m = hp.min(hq).min(hr);
-            m > 0.0 && m * m >= h2 * normal.length_squared()
-        })
-    }
-
     /// Appends the triangle; `false` when it is flat.
     fn push(&mut self, corners: [u32; 3]) -> bool {
         match Triangle::new(corners, &self.points) {

@@ -224,9 +224,10 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     let max_steps = 4 * (input.a.num_faces() + input.b.num_faces()) as u32 + 64;
     let mut steps = 0;
     // The inscribed polytope proves a facet the minimum or names a smaller one, and covers
-    // the neighbours either way. In a coherent sequence (a cache) each facet the walk
-    // reaches goes to it first, the kept surface re-placed or a new one grown; a cold walk
-    // first descends to a local minimum, where a new surface is grown once (from a
+    // the neighbours either way. In a coherent sequence (a cache warm-started from its
+    // last facet) each facet the walk reaches goes to it first, the kept surface re-placed
+    // or a new one grown; a cold walk (a new cache's first query too: it has no last
+    // facet) first descends to a local minimum, where a new surface is grown once (from a
     // facet far from the minimum most support values undercut the goal, and the walk's
     // neighbour steps are cheaper than surfaces abandoned one after another). Small bodies
     // ask it after the first step down in shallow contact (a facet within SHALLOW of the
@@ -236,7 +237,7 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     // 0.56 of EPA's time, deep 0.66 -> 0.59; 32: 0.71 -> 0.58, 0.68 -> 0.65; after the
     // first step on deep or larger bodies it was slower). Where it settles nothing, the
     // candidates' check (standing, else full) decides.
-    let eager = standing.is_some();
+    let eager = standing.is_some() && input.start.is_some();
     let small = input.a.num_vertices() <= SCAN_UP_TO && input.b.num_vertices() <= SCAN_UP_TO;
     let mut tried: Option<Facet> = None;
     loop {
