@@ -67,7 +67,7 @@ enum Revived {
 }
 
 /// A triangle of the surface, counter-clockwise seen from outside.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Triangle {
     corners: [u32; 3],
     /// The cross product of its sides: outward, not normalised.
@@ -176,13 +176,7 @@ impl Surface {
     fn place_triangles(&mut self, corners: &[[u32; 3]], facet_low: f64) -> bool {
         self.facet_low = facet_low;
         self.pool_placed = false;
-        let blank = Triangle {
-            corners: [0; 3],
-            normal: DVec3::ZERO,
-            offset: 0.0,
-            low: 0.0,
-        };
-        self.triangles.resize(corners.len(), blank);
+        self.triangles.resize(corners.len(), Triangle::default());
         let points = &self.points;
         self.triangles.iter_mut().zip(corners).all(|(t, &c)| {
             t.corners = c;
@@ -432,9 +426,7 @@ impl Triangle {
     fn new(corners: [u32; 3], points: &[DVec3]) -> Option<Triangle> {
         let mut t = Triangle {
             corners,
-            normal: DVec3::ZERO,
-            offset: 0.0,
-            low: 0.0,
+            ..Triangle::default()
         };
         t.replace(points).then_some(t)
     }
