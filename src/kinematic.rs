@@ -9,7 +9,10 @@
 //! 3. Walls: a body whose reach crosses a wall while it moves outward turns back.
 //! 4. Impacts: with those velocities, every pair that would meet during the frame
 //!    ([`World::impacts`]) stops both its bodies for this frame and exchanges the normal
-//!    parts of their velocities for the next. Stopping a body changes its pairs, so the
+//!    parts of their velocities for the next; a pair whose normal parts already part it
+//!    was brought together by its spins, which stop (a crate facing another tips a corner
+//!    toward it turning either way: with their spins, two stopped bodies would meet again
+//!    every frame and never move again). Stopping a body changes its pairs, so the
 //!    impacts of the pairs with a newly stopped body are asked again, until none hits
 //!    (the swept boxes' broadphase runs once: a stopped body's box only shrinks).
 //!    Then no pair meets during the frame's motions (each round stops at least one more
@@ -211,8 +214,13 @@ impl KinematicCrowd {
                 if stopped[a] && stopped[b] {
                     continue;
                 }
-                if hit.output.state == ToiState::Hit {
-                    exchange(&mut next, a, b, hit.output.normal);
+                // A pair whose linear parts already part it was brought together by its
+                // spins, and would be whichever way they turned.
+                if hit.output.state == ToiState::Hit
+                    && !exchange(&mut next, a, b, hit.output.normal)
+                {
+                    next[a].angular = DVec3::ZERO;
+                    next[b].angular = DVec3::ZERO;
                 }
                 for i in [a, b] {
                     if !stopped[i] {

@@ -1,11 +1,11 @@
 //! The main job's crowd: the default scene's overlapping start parted, then 100 frames in
 //! which no pair overlaps at a frame's start and no body passes through another, checked
 //! on every frame's actual motions by all-pairs conservative advancement and by sampling
-//! the exact collision test along them.
+//! the exact collision test along them, and in which bodies that meet part again.
 
 mod common;
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use proxima::Pipeline;
 use proxima::bodies::Pose;
@@ -34,10 +34,25 @@ fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
     );
     let dt = 1.0 / 20.0;
     let (mut impacts, mut checked, mut moved) = (0, 0, 0);
+    // Frames running in which each pair met: a pair stopped frame after frame stays put.
+    let mut meeting: HashMap<[u32; 2], u32> = HashMap::new();
     for frame in 0..100 {
         let start: Vec<Pose> = crowd.world.bodies().iter().map(|b| b.pose).collect();
         let step = crowd.frame(dt).unwrap();
         impacts += step.impacts.len();
+        meeting = step
+            .impacts
+            .iter()
+            .map(|i| (i.bodies, meeting.get(&i.bodies).map_or(1, |n| n + 1)))
+            .collect();
+        // Stopped pairs part: no pair is held by its own impacts for long (with their
+        // spins kept, pairs met every frame from their first meeting on).
+        if let Some((pair, n)) = meeting.iter().max_by_key(|(_, n)| **n) {
+            assert!(
+                *n <= 10,
+                "frame {frame}: bodies {pair:?} met {n} frames running"
+            );
+        }
         let overlapping: HashSet<[u32; 2]> = step
             .report
             .contacts
