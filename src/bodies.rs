@@ -124,8 +124,10 @@ impl GpuAabb {
 pub const MAX_BODIES: usize = 1 << 28;
 
 /// How far a pose's quaternion norm may stray from 1 before it is rejected rather than
-/// normalised (queries and motions read poses by this one rule).
-pub const UNIT_TOLERANCE: f64 = 1e-6;
+/// normalised (queries and motions read poses by this one rule): wide enough for a
+/// quaternion written to four decimals (`[0, 0, 0.7071, 0.7071]`, norm 1 − 7.6e-6), narrow
+/// enough to reject what is no rotation (`[0, 0, 0, 2]`, or Euler angles in its place).
+pub const UNIT_TOLERANCE: f64 = 1e-3;
 
 /// The largest coordinate a shape or a pose may have. Face normals (Newell's sums of
 /// products of two coordinates) and the cross products of two edges are normalised, which

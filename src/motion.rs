@@ -6,7 +6,7 @@
 //! and whose path a bound on ω does not cover). A point fixed in the body moves as
 //! `x(t) = R(t) x_local + T0 + t (T1 − T0)`, `t` in `[0, 1]`.
 //!
-//! Rules for the poses: both must be finite with unit quaternions (within 1e-6, then
+//! Rules for the poses: both must be finite with unit quaternions (within 1e-3, then
 //! normalised); a rotation of more than half a turn between them is read as the shorter
 //! arc the other way (a quaternion and its negation are the same rotation, so no other
 //! reading exists), and a rotation of exactly half a turn (within [`HALF_TURN_MARGIN`]),

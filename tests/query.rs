@@ -119,6 +119,32 @@ fn answers(input: &str) -> Vec<Value> {
 }
 
 #[test]
+fn a_quaternion_written_to_four_decimals_reads_as_its_rotation() {
+    // A box turned a quarter about z, written by hand and exactly, beside a box it nearly
+    // touches at its turned long side: the answers agree to the writing's precision, and a
+    // quaternion that is no rotation stays an error.
+    let line = |id: u32, q: &str| {
+        format!(
+            r#"{{"id": {id}, "query": "distance", "a": {{"box": [2,0.5,0.5]}}, "pose_a": {{"rotation": {q}}}, "b": {{"box": [0.5,0.5,0.5]}}, "pose_b": {{"translation": [0, 2.6, 0]}}}}"#
+        )
+    };
+    let exact = format!("[0, 0, {s}, {s}]", s = std::f64::consts::FRAC_1_SQRT_2);
+    let input = [
+        line(1, &exact),
+        line(2, "[0, 0, 0.7071, 0.7071]"),
+        line(3, "[0, 0, 0.7, 0.7]"),
+    ]
+    .join("\n");
+    let a = answers(&input);
+    let distance = |v: &Value| v["distance"].as_f64().unwrap_or_else(|| panic!("{v}"));
+    // The turned box reaches y = 2, the other box starts at 2.1.
+    assert!((distance(&a[0]) - 0.1).abs() < 1e-12, "{}", a[0]);
+    assert!((distance(&a[1]) - 0.1).abs() < 1e-4, "{}", a[1]);
+    let e = a[2]["error"].as_str().unwrap_or_else(|| panic!("{}", a[2]));
+    assert!(e.contains("not a unit quaternion"), "{e}");
+}
+
+#[test]
 fn jsonl_answers_in_order_and_bad_lines_do_not_stop_the_batch() {
     let input = r#"{"id": 1, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}, "pose_b": {"translation": [2.5, 0, 0]}}
 {"id": "two", "query": "collide", "a": {"box": [1,1,1]}, "b": {"icosphere": {"radius": 1, "subdivisions": 2}}, "pose_b": {"translation": [1.9, 0, 0], "rotation": [0, 0, 0.7071067811865476, 0.7071067811865476]}}
