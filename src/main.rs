@@ -214,7 +214,8 @@ struct RunArgs {
     /// Write per-frame pairs, contacts, impacts and stage times here (JSON).
     #[arg(long)]
     report: Option<PathBuf>,
-    /// Render the last frame here (PNG): touching bodies highlighted, contact normals drawn.
+    /// Render the last frame here (PNG): bodies in contact highlighted (orange: touching or
+    /// overlapping; yellow: within the speculative distance), contact normals drawn.
     #[arg(long)]
     png: Option<PathBuf>,
     /// Size of the `--png` picture, WIDTHxHEIGHT.
@@ -506,7 +507,7 @@ fn run(args: &RunArgs) -> Result<()> {
     );
     println!("result: {}", summarize(&crowd.world, &last));
     if let Some(path) = &args.png {
-        picture(&crowd.world, &last, path, args.png_size)?;
+        picture(&mut crowd.world, path, args.png_size)?;
     }
     if let Some(path) = &args.report {
         let doc = serde_json::json!({
@@ -531,9 +532,13 @@ fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
-/// Renders the last frame: on the world's GPU, or on any adapter there is when the frames
-/// ran on the CPU twins; with none at all, an error that says how to get one.
-fn picture(world: &World, last: &CrowdFrame, path: &Path, (w, h): (u32, u32)) -> Result<()> {
+/// Renders the world as the last frame left it, with its contacts there (the last frame's
+/// report holds those at the frame's start): on the world's GPU, or on any adapter there
+/// is when the frames ran on the CPU twins; with none at all, an error that says how to
+/// get one.
+fn picture(world: &mut World, path: &Path, (w, h): (u32, u32)) -> Result<()> {
+    let report = world.step(0.0)?;
+    let world = &*world;
     let fresh;
     let ctx = match world.gpu_context() {
         Some(ctx) => ctx,
@@ -548,7 +553,7 @@ fn picture(world: &World, last: &CrowdFrame, path: &Path, (w, h): (u32, u32)) ->
         }
     };
     let t = Instant::now();
-    let image = proxima::picture::render(ctx, world, Some(&last.report), w, h)?;
+    let image = proxima::picture::render(ctx, world, Some(&report), w, h)?;
     image.write_png(path)?;
     println!(
         "picture: {} ({w}x{h}, {:.0} ms on {})",

@@ -1,5 +1,7 @@
-//! A picture of a frame: a headless wgpu render of every body at its pose, bodies that
-//! touch another highlighted, contact normals drawn as lines, written as a PNG.
+//! A picture of a frame: a headless wgpu render of every body at its pose, bodies in
+//! contact highlighted (orange where they touch or overlap another, yellow where they are
+//! only within the speculative distance of one), contact normals drawn as lines, written
+//! as a PNG.
 //!
 //! The bodies are drawn from the same body table the frame uploads (`GpuBody`: position,
 //! rotation, shape), one instanced draw per shape with the vertices pulled from storage
@@ -111,8 +113,9 @@ fn rounded_hull(r: &Rounded) -> Result<ConvexPolytope> {
     ConvexPolytope::from_points(&points)
 }
 
-/// Renders the world's bodies at their poses, `report`'s touching bodies highlighted and
-/// its contact normals drawn, looking at every body from above one corner.
+/// Renders the world's bodies at their poses, the bodies of `report`'s contacts highlighted
+/// (touching or overlapping, or only near) and its contact normals drawn, looking at every
+/// body from above one corner.
 pub fn render(
     ctx: &GpuContext,
     world: &World,
@@ -158,10 +161,15 @@ pub fn render(
         / bodies.len().max(1) as f64;
     if let Some(report) = report {
         for c in &report.contacts {
-            if c.manifold.min_separation() <= 0.0 {
-                for b in c.bodies {
-                    touching[b as usize] = 1;
-                }
+            // 2: touching or overlapping; 1: near (the crowd's bodies stop short of
+            // touching, so its contacts are all near).
+            let kind = if c.manifold.min_separation() <= 0.0 {
+                2
+            } else {
+                1
+            };
+            for b in c.bodies {
+                touching[b as usize] = touching[b as usize].max(kind);
             }
             for p in &c.manifold.points {
                 let at = (p.point_a + p.point_b) / 2.0;

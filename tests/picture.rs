@@ -1,6 +1,6 @@
 //! The picture of a frame: the right size, unsheared (rows padded to 256 bytes on the GPU
-//! and unpadded on the way out), touching bodies highlighted, and the PNG reads back the
-//! same.
+//! and unpadded on the way out), bodies in contact highlighted (touching, and only near),
+//! and the PNG reads back the same.
 
 mod common;
 
@@ -54,8 +54,8 @@ fn a_ball_at_the_centre_is_drawn_unsheared() {
 }
 
 #[test]
-fn touching_bodies_are_highlighted_and_the_png_reads_back() {
-    let Some(ctx) = common::gpu("touching_bodies_are_highlighted_and_the_png_reads_back") else {
+fn bodies_in_contact_are_highlighted_and_the_png_reads_back() {
+    let Some(ctx) = common::gpu("bodies_in_contact_are_highlighted_and_the_png_reads_back") else {
         return;
     };
     let mut world = World::on(Pipeline::cpu());
@@ -76,10 +76,17 @@ fn touching_bodies_are_highlighted_and_the_png_reads_back() {
             Pose::new(DVec3::new(3.0, 0.0, 0.0), DQuat::IDENTITY),
         )
         .unwrap();
+    // Two more 0.005 apart: within the speculative distance, not touching.
+    for x in [-3.0, -1.995] {
+        world
+            .add_body(crate_, Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY))
+            .unwrap();
+    }
+    world.set_speculative(0.01).unwrap();
     let report = world.step(0.0).unwrap();
-    assert_eq!(report.contacts.len(), 1);
+    assert_eq!(report.contacts.len(), 2);
     let p = render(&ctx, &world, Some(&report), 320, 240).unwrap();
-    let (mut warm, mut cool, mut line) = (0, 0, 0);
+    let (mut warm, mut near, mut cool, mut line) = (0, 0, 0, 0);
     for y in 0..p.height {
         for x in 0..p.width {
             let [r, g, b, _] = p.pixel(x, y);
@@ -88,14 +95,16 @@ fn touching_bodies_are_highlighted_and_the_png_reads_back() {
                 line += 1;
             } else if r > 2 * g && r > 3 * b {
                 warm += 1;
+            } else if r > 3 * b && g > 3 * b && g > r / 2 + r / 4 {
+                near += 1;
             } else if b > r && b > 60 {
                 cool += 1;
             }
         }
     }
     assert!(
-        warm > 500 && cool > 200 && line > 5,
-        "warm {warm} cool {cool} line {line}"
+        warm > 500 && near > 500 && cool > 200 && line > 5,
+        "warm {warm} near {near} cool {cool} line {line}"
     );
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("picture.png");
     p.write_png(&path).unwrap();

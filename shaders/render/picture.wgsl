@@ -33,8 +33,12 @@ fn vs_body(@builtin(vertex_index) v: u32, @builtin(instance_index) i: u32) -> Su
     var out: Surface;
     out.clip = camera.view_proj * vec4<f32>(p, 1.0);
     out.world = p;
-    if touching[order[i]] != 0u {
+    // 2: touching or overlapping another body; 1: within the speculative distance of one.
+    let contact = touching[order[i]];
+    if contact == 2u {
         out.colour = vec3<f32>(0.95, 0.45, 0.15);
+    } else if contact == 1u {
+        out.colour = vec3<f32>(0.92, 0.80, 0.25);
     } else {
         out.colour = vec3<f32>(0.55, 0.62, 0.75);
     }
