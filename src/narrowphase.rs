@@ -540,6 +540,12 @@ impl ContactState {
         self.pairs = held;
     }
 
+    /// Drops the warm starts of every pair that names one of `bodies`.
+    pub fn forget(&mut self, bodies: [u32; 2]) {
+        self.pairs
+            .retain(|(pair, _)| !pair.iter().any(|b| bodies.contains(b)));
+    }
+
     /// The closest features the last walk found for `pair` (of two convex bodies), if
     /// held: where a query at the same poses starts its walk.
     pub fn walk_start(&self, pair: [u32; 2]) -> Option<(FeatureId, FeatureId)> {

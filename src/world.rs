@@ -309,6 +309,25 @@ impl World {
         Ok(BodyId(id))
     }
 
+    /// Removes a body. The last body takes its id, as [`Vec::swap_remove`] does: the
+    /// answer is that body's old id when one moved (`None` when the removed body was the
+    /// last), so a caller's handles can follow it, and a renderer whose pose buffer is
+    /// bound moves its instance the same way (body `i` is instance `i`). The warm starts
+    /// of the two bodies' pairs are dropped (the moved body's pairs start cold once); every
+    /// other pair keeps its own.
+    pub fn remove_body(&mut self, body: BodyId) -> Result<Option<BodyId>> {
+        let i = self.index(body)?;
+        let last = self.bodies.len() - 1;
+        self.bodies.swap_remove(i);
+        self.velocities.swap_remove(i);
+        self.crowd.bodies.swap_remove(i);
+        self.crowd.motions.swap_remove(i);
+        self.state.forget([i as u32, last as u32]);
+        // Motions kept and the contacts' separations were for the old numbering.
+        self.poses_changed += 1;
+        Ok((i != last).then_some(BodyId(last as u32)))
+    }
+
     /// Number of bodies.
     pub fn len(&self) -> usize {
         self.bodies.len()

@@ -385,6 +385,84 @@ fn a_block_of_touching_crates_has_every_neighbour_in_contact() {
     }
 }
 
+/// Bodies removed from a world that has run (its pairs holding warm starts) leave the
+/// world a fresh one built from the bodies left would be: the same pairs, contacts and
+/// impacts, on the CPU twins and on the GPU. The last body takes a removed body's id, and
+/// the answer names it.
+#[test]
+fn removing_bodies_leaves_the_world_a_fresh_one_would_be() {
+    removing_bodies_on(cpu_world(), "cpu twins");
+    if let Some(ctx) = common::gpu("removing_bodies_leaves_the_world_a_fresh_one_would_be") {
+        let mut gpu = World::on_context(ctx);
+        gpu.set_decomposition_cache(proxima::geometry::decompose::Cache::At(
+            std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("hull-cache"),
+        ));
+        removing_bodies_on(gpu, "gpu");
+    }
+}
+
+fn removing_bodies_on(mut world: World, label: &str) {
+    let (n, seed, dt) = (300, 11, 1.0 / 30.0);
+    mixed_world(&mut world, n, seed);
+    world.set_speculative(0.05).unwrap();
+    let mut rng = Rng::new(99);
+    let velocities: Vec<Velocity> = (0..n)
+        .map(|_| Velocity {
+            linear: rng.unit_vector() * 2.0,
+            angular: rng.unit_vector() * 3.0,
+        })
+        .collect();
+    for (i, v) in velocities.iter().enumerate() {
+        world.set_velocity(BodyId(i as u32), *v).unwrap();
+    }
+    for _ in 0..2 {
+        world.step(dt).unwrap();
+        world.advance(dt).unwrap();
+    }
+    // Which original body each id holds, removed as the world removes.
+    let mut model: Vec<usize> = (0..n).collect();
+    let original: Vec<(u32, Pose)> = world.bodies().iter().map(|b| (b.shape, b.pose)).collect();
+    for _ in 0..60 {
+        let i = rng.below(model.len() as u64) as usize;
+        let moved = world.remove_body(BodyId(i as u32)).unwrap();
+        let last = model.len() - 1;
+        model.swap_remove(i);
+        assert_eq!(moved, (i != last).then_some(BodyId(last as u32)), "{label}");
+    }
+    assert!(world.remove_body(BodyId(model.len() as u32)).is_err());
+    assert_eq!(world.len(), model.len());
+    let mut fresh = cpu_world();
+    mixed_world(&mut fresh, 0, seed);
+    fresh.set_speculative(0.05).unwrap();
+    for (i, &o) in model.iter().enumerate() {
+        let (shape, pose) = original[o];
+        assert_eq!(world.bodies()[i].shape, shape, "{label}");
+        assert_eq!(world.bodies()[i].pose, pose, "{label}");
+        let b = fresh.add_body(ShapeId(shape), pose).unwrap();
+        fresh.set_velocity(b, velocities[o]).unwrap();
+    }
+    let (ours, want) = (world.step(dt).unwrap(), fresh.step(dt).unwrap());
+    assert_eq!(ours.pairs, want.pairs, "{label}");
+    assert!(want.contacts.len() > 30, "{}", want.contacts.len());
+    assert_eq!(ours.contacts.len(), want.contacts.len(), "{label}");
+    for (c, w) in ours.contacts.iter().zip(&want.contacts) {
+        assert_eq!((c.bodies, c.pieces), (w.bodies, w.pieces), "{label}");
+        let (s, t) = (c.manifold.min_separation(), w.manifold.min_separation());
+        assert!((s - t).abs() < 1e-9, "{label} {:?}: {s} vs {t}", c.bodies);
+        assert!(
+            c.manifold.normal.distance(w.manifold.normal) < 1e-6,
+            "{label} {:?}",
+            c.bodies
+        );
+    }
+    assert!(!want.impacts.is_empty());
+    assert_eq!(ours.impacts.len(), want.impacts.len(), "{label}");
+    for (c, w) in ours.impacts.iter().zip(&want.impacts) {
+        assert_eq!(c.bodies, w.bodies, "{label}");
+        assert!((c.time - w.time).abs() < 1e-9, "{label} {:?}", c.bodies);
+    }
+}
+
 #[test]
 fn impacts_equal_all_pairs_advancement() {
     let (shapes, moving) = common::moving_crowd(600, 0x1a7);
