@@ -463,6 +463,128 @@ fn removing_bodies_on(mut world: World, label: &str) {
     }
 }
 
+/// A crate touching a floor at the start is an impact only where it can close on it:
+/// sliding, turning about the floor's normal, lifting off or standing still it stays in
+/// its contact (the exact depth along the motion, sampled, never passes the tolerance),
+/// pressing in or tipping it is an impact at 0, and a crate above the floor falling onto
+/// it meets it later. A ball rolling on the floor is the same.
+#[test]
+fn a_crate_sliding_on_a_floor_is_no_impact() {
+    use proxima::geometry::rounded::Rounded;
+    let dt = 1.0 / 60.0;
+    let slide = DVec3::new(3.0, 1.0, 0.0);
+    // (label, crate's height, linear, angular, an impact at 0 expected)
+    let cases = [
+        ("standing still", 1.0, DVec3::ZERO, DVec3::ZERO, false),
+        ("sliding", 1.0, slide, DVec3::ZERO, false),
+        (
+            "sliding and turning about z",
+            1.0,
+            slide,
+            DVec3::Z * 2.0,
+            false,
+        ),
+        ("lifting off", 1.0, DVec3::Z, DVec3::ZERO, false),
+        (
+            "a hair above, sliding",
+            1.0 + 1e-12,
+            slide,
+            DVec3::ZERO,
+            false,
+        ),
+        ("pressing in", 1.0, -DVec3::Z, DVec3::ZERO, true),
+        ("tipping", 1.0, slide, DVec3::X * 2.0, true),
+    ];
+    for ball in [false, true] {
+        for (label, z, linear, angular, hit) in cases {
+            let mut world = cpu_world();
+            let body = if ball {
+                let r = Rounded::sphere(0.5).unwrap();
+                world
+                    .add_shape(&ShapeGeometry::Rounded(Arc::new(r)), &mut |_| {})
+                    .unwrap()
+            } else {
+                world
+                    .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+                    .unwrap()
+            };
+            let floor = world
+                .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+                .unwrap();
+            world.add_body(floor, Pose::IDENTITY).unwrap();
+            let pose = Pose::new(DVec3::new(0.0, 0.0, z), DQuat::IDENTITY);
+            let b = world.add_body(body, pose).unwrap();
+            world.set_velocity(b, Velocity { linear, angular }).unwrap();
+            let report = world.step(dt).unwrap();
+            let label = format!("{} {label}", if ball { "ball" } else { "crate" });
+            assert_eq!(report.contacts.len(), 1, "{label}");
+            let at_zero = report.impacts.iter().any(|i| i.time == 0.0);
+            assert_eq!(at_zero, hit, "{label}: {:?}", report.impacts);
+            if hit {
+                continue;
+            }
+            assert!(report.impacts.is_empty(), "{label}: {:?}", report.impacts);
+            // Oracle: the exact depth along the motion stays within the tolerance.
+            let motion = world.motions(dt).unwrap()[1];
+            let shapes = world.shapes();
+            let floor_pose = Pose::IDENTITY;
+            for k in 0..=16 {
+                let at = motion.at(f64::from(k) / 16.0);
+                let depth = -brute_distance_signed(&shapes[0], &at, &shapes[1], &floor_pose);
+                assert!(depth <= 1e-8, "{label}: {depth} deep at {k}/16");
+            }
+        }
+    }
+    // Above the floor and falling onto it: met later in the step, not at 0.
+    let mut world = cpu_world();
+    let crate_ = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    let floor = world
+        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+        .unwrap();
+    world.add_body(floor, Pose::IDENTITY).unwrap();
+    let b = world
+        .add_body(
+            crate_,
+            Pose::new(DVec3::new(0.0, 0.0, 1.01), DQuat::IDENTITY),
+        )
+        .unwrap();
+    let falling = Velocity {
+        linear: DVec3::new(1.0, 0.0, -1.2),
+        angular: DVec3::ZERO,
+    };
+    world.set_velocity(b, falling).unwrap();
+    let report = world.step(dt).unwrap();
+    assert_eq!(report.impacts.len(), 1);
+    // Never later than the truth, and short of it by at most the tolerance (1e-9 of the
+    // bodies' size) over the closing speed.
+    let (t, truth) = (report.impacts[0].time, 0.01 / 1.2);
+    assert!(t <= truth && truth - t < 2e-8, "{t} against {truth}");
+}
+
+/// Signed distance of a body to a convex one: the distance apart, minus the exact depth
+/// where they overlap.
+fn brute_distance_signed(a: &ExactShape, pa: &Pose, b: &ExactShape, pb: &Pose) -> f64 {
+    let d = brute_distance(a, pa, b, pb);
+    if d > 0.0 {
+        return d;
+    }
+    let ExactShape::Convex(q) = b else {
+        unreachable!("the floor is a box")
+    };
+    match a {
+        ExactShape::Convex(p) => {
+            -proxima::exact::depth::walk(&proxima::exact::depth::DepthInput::new(p, *pa, q, *pb))
+                .map_or(0.0, |x| x.depth)
+        }
+        ExactShape::Rounded(r) => {
+            -rounded::penetration(r, pa, &rounded::plain(q.clone()), pb).map_or(0.0, |x| x.depth)
+        }
+        ExactShape::Tree(_) => unreachable!("no trees here"),
+    }
+}
+
 #[test]
 fn impacts_equal_all_pairs_advancement() {
     let (shapes, moving) = common::moving_crowd(600, 0x1a7);

@@ -184,6 +184,27 @@ pub fn apart_throughout(
     distance - approach > goal
 }
 
+/// Whether two convex bodies touching at the start of the step, with contact normal `n`
+/// (unit, from A to B), stay in that contact or part over it: no point of either body
+/// moves toward the other along `n` by more than `τ/2` (half the default tolerance) over
+/// the whole step. A point fixed in a body moves along `n` at `v·n + (ω × r)·n`, with
+/// `|(ω × r)·n| ≤ |ω × n|·|r|` and `|r|` at most the body's reach, so their separation
+/// along `n`, and with it their distance, never falls more than `τ/2` below its start: a
+/// crate sliding on a floor, turning about the floor's normal or lifting off it is in its
+/// contact throughout, and meets the floor at no later time. For callers that report the
+/// contacts at the start poses apart and want only new ones. Convex bodies only: one
+/// plane separates them, where a non-convex body's other pieces may meet later.
+pub fn holds_or_parts(
+    n: DVec3,
+    (reach_a, motion_a): (f64, &ScrewMotion),
+    (reach_b, motion_b): (f64, &ScrewMotion),
+) -> bool {
+    let approach = (motion_a.linear() - motion_b.linear()).dot(n).max(0.0)
+        + motion_a.angular().cross(n).length() * reach_a
+        + motion_b.angular().cross(n).length() * reach_b;
+    approach <= default_tolerance((reach_a, motion_a), (reach_b, motion_b)) / 2.0
+}
+
 /// Default iteration cap.
 pub const MAX_ITERATIONS: u32 = 10_000;
 
