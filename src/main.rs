@@ -387,6 +387,16 @@ fn run(args: &RunArgs) -> Result<()> {
         scene.geometry.len(),
         args.frames,
     );
+    // A body that turns half a turn or more in a frame has no motion the exact stage can
+    // follow: said before any work rather than at the first frame.
+    let dt = 1.0 / 60.0;
+    crowd.world.motions(dt).map_err(|e| {
+        Error::Usage(format!(
+            "scene {}: {e} (the main job's frames are 1/60 s: spins under {:.0} rad/s)",
+            scene.path.display(),
+            std::f64::consts::PI * 60.0
+        ))
+    })?;
     // A scene placed at random starts with overlapping pairs: part them first, so that no
     // pair overlaps at any frame's start.
     let t = Instant::now();
@@ -402,7 +412,6 @@ fn run(args: &RunArgs) -> Result<()> {
             String::new()
         }
     );
-    let dt = 1.0 / 60.0;
     let bar = indicatif::ProgressBar::new(u64::from(args.frames));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec} {msg}")

@@ -197,7 +197,11 @@ impl Scene {
                 return Err(scene_error(
                     r.span(),
                     field,
-                    format!("min {lo} must be ≤ max {hi}, both finite in f32 (±3.4e38)"),
+                    format!(
+                        "min {} must be ≤ max {}, both finite in f32 (±3.4e38)",
+                        short(lo),
+                        short(hi)
+                    ),
                 ));
             }
             Ok((c - h, c + h))
@@ -216,7 +220,7 @@ impl Scene {
                         r.span(),
                         field,
                         format!(
-                            "[{a}, {b}] must be finite in f32 (±3.4e38), ordered and {}",
+                            "[{a:?}, {b:?}] must be finite in f32 (±3.4e38), ordered and {}",
                             if positive { "positive" } else { "non-negative" }
                         ),
                     ));
@@ -318,4 +322,10 @@ impl Scene {
             geometry,
         })
     }
+}
+
+/// A point as `[x, y, z]` with each coordinate as `{:?}` writes it: 1e300 rather than 301
+/// digits.
+fn short(v: DVec3) -> String {
+    format!("[{:?}, {:?}, {:?}]", v.x, v.y, v.z)
 }

@@ -763,8 +763,10 @@ impl World {
     /// Body `i`'s motion over `dt` from the pose in `b` under its velocity.
     fn motion_of(&self, i: usize, b: &ExactBody, dt: f64) -> Result<ScrewMotion> {
         let v = &self.velocities[i];
-        ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt)
-            .map_err(|e| Error::Motion(format!("body {i}: {e}")))
+        ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt).map_err(|e| match e {
+            Error::Motion(what) => Error::Motion(format!("body {i}: {what}")),
+            other => other,
+        })
     }
 
     /// The motions over `dt` of the bodies `which` (in that order) at the poses `bodies`

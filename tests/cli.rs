@@ -386,6 +386,37 @@ fn bad_usage_is_reported() {
     }
 }
 
+/// Scenes the main job cannot run are named before any work: a spin past half a turn a
+/// frame, and a speed past f32 (written short).
+#[test]
+fn a_scene_the_main_job_cannot_run_is_named() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let group = |extra: &str| {
+        format!(
+            "seed = 1\n[[group]]\nshape = {{ box = [0.5, 0.5, 0.5] }}\ncount = 10\n\
+             region = {{ min = [0, 0, 0], max = [4, 4, 4] }}\n{extra}\n"
+        )
+    };
+    for (name, extra, want) in [
+        ("spin.toml", "spin = [0.0, 400.0]", "spins under 188 rad/s"),
+        (
+            "speed.toml",
+            "speed = [0.0, 1e308]",
+            "[0.0, 1e308] must be finite",
+        ),
+    ] {
+        let path = dir.join(name);
+        std::fs::write(&path, group(extra)).unwrap();
+        let o = proxima(&["run", "--device", "cpu", path.to_str().unwrap()], &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{name}");
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{name}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bench_broadphase_prints_rows_and_writes_the_plot() {
     let svg = std::env::temp_dir().join(format!("proxima-bp-{}.svg", std::process::id()));
