@@ -77,7 +77,9 @@ impl ScrewMotion {
 
     /// The motion of a body with constant linear and angular velocity (world frame, per
     /// second) over `dt` seconds from `start`: the end pose turns by `|angular| dt`, which
-    /// must be less than half a turn.
+    /// must be less than half a turn. The motion turns by `angular · dt` as given (what
+    /// [`Self::between`] the two poses would work out again from the end's quaternion, to
+    /// rounding, with an arctangent and three square roots a body more).
     pub fn from_velocity(start: Pose, linear: DVec3, angular: DVec3, dt: f64) -> Result<Self> {
         let turn = angular * dt;
         if !(linear * dt).is_finite() || !turn.is_finite() {
@@ -91,11 +93,20 @@ impl ScrewMotion {
                 turn.length()
             )));
         }
-        let end = Pose::new(
-            start.translation + linear * dt,
-            (DQuat::from_scaled_axis(turn) * start.rotation).normalize(),
-        );
-        Self::between(start, end)
+        let start = checked(start, "start")?;
+        let end = checked(
+            Pose::new(
+                start.translation + linear * dt,
+                DQuat::from_scaled_axis(turn) * start.rotation,
+            ),
+            "end",
+        )?;
+        Ok(Self {
+            start,
+            end,
+            linear: end.translation - start.translation,
+            angular: turn,
+        })
     }
 
     /// The pose at `t` (0: the start pose, 1: the end pose, both exactly).

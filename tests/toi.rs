@@ -151,6 +151,49 @@ fn the_motion_is_the_screw_motion_between_the_poses() {
     assert_eq!(m.swing_radius(&[DVec3::new(3.0, 4.0, 100.0)]), 5.0);
 }
 
+/// A motion made from velocities turns by the velocity's turn as given, and is the screw
+/// motion between its two poses to rounding: the same end pose, the same angular velocity
+/// to 1e-14, the same pose at every time.
+#[test]
+fn a_motion_from_velocities_is_the_motion_between_its_poses() {
+    let mut rng = Rng::new(21);
+    for _ in 0..2000 {
+        let start = pose(
+            rng.point_in(DVec3::splat(-100.0), DVec3::splat(100.0)),
+            rng.rotation(),
+        );
+        let (v, w) = (
+            rng.unit_vector() * 5.0,
+            rng.unit_vector() * rng.range(0.0, 3.0),
+        );
+        let dt = rng.range(0.01, 1.0);
+        let m = ScrewMotion::from_velocity(start, v, w, dt).unwrap();
+        let between = screw(m.start(), m.end());
+        assert!((m.angular() - w * dt).length() == 0.0);
+        assert!(
+            (m.angular() - between.angular()).length() < 1e-14 * (1.0 + w.length() * dt),
+            "{} vs {}",
+            m.angular(),
+            between.angular()
+        );
+        assert!((m.end().translation - (start.translation + v * dt)).length() < 1e-12);
+        for k in 0..=4 {
+            let s = f64::from(k) / 4.0;
+            let (p, q) = (m.at(s), between.at(s));
+            assert!(p.translation.distance(q.translation) < 1e-12);
+            // The quaternions' difference: an angle by acos loses half the digits.
+            let (a, b) = (p.rotation, q.rotation);
+            assert!((a - b).length().min((a + b).length()) < 1e-14, "{a} vs {b}");
+        }
+    }
+    // A start that is no pose is named.
+    let nan = pose(DVec3::new(f64::NAN, 0.0, 0.0), DQuat::IDENTITY);
+    let e = ScrewMotion::from_velocity(nan, DVec3::X, DVec3::ZERO, 1.0)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("start translation"), "{e}");
+}
+
 #[test]
 fn bad_motions_are_named_errors() {
     let half_turn = pose(DVec3::ZERO, DQuat::from_rotation_x(PI));
