@@ -926,49 +926,56 @@ impl World {
         let motions = self.motions_for(bodies, at, dt, &named)?;
         // The contacts' separations hold for these poses: a pair they show apart by more
         // than its bodies can approach over the step needs no walk.
-        let separations = (self.separations_at == Some(at)).then_some(&self.state);
+        let separations = self.separations_at == Some(at);
         let motion = |i: u32| motions[slot[i as usize] as usize];
         let (narrow, shapes) = (&self.narrow, self.narrow.shapes());
-        let mut impacts: Vec<Impact> = par_map(pairs, PAIRS_A_THREAD, |i, &[a, b]| {
-            narrow.prefetch_shapes(
-                pairs
-                    .get(i + 1)
-                    .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
-            );
-            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-            let (sa, sb) = (&shapes[ba.shape as usize], &shapes[bb.shape as usize]);
-            let (ma, mb) = (motion(a), motion(b));
-            // Only contacts are asked for: a pair whose balls stay apart is no walk's.
-            if balls_stay_apart((sa.reach(), &ma), (sb.reach(), &mb)) {
-                return None;
+        // Each thread walks its run of the (sorted) pairs and of the held ones together,
+        // and keeps only the impacts.
+        let mut impacts: Vec<Impact> = par_chunks(pairs, PAIRS_A_THREAD, |offset, part| {
+            let mut held = self.state.cursor();
+            let mut found = Vec::new();
+            for (k, &[a, b]) in part.iter().enumerate() {
+                narrow.prefetch_shapes(
+                    pairs
+                        .get(offset + k + 1)
+                        .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
+                );
+                let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+                let (sa, sb) = (&shapes[ba.shape as usize], &shapes[bb.shape as usize]);
+                let (ma, mb) = (motion(a), motion(b));
+                // Only contacts are asked for: a pair whose balls stay apart is no walk's.
+                if balls_stay_apart((sa.reach(), &ma), (sb.reach(), &mb)) {
+                    continue;
+                }
+                if separations
+                    && let Some(d) = held.separation([a, b])
+                    && apart_throughout(d, (sa.reach(), &ma), (sb.reach(), &mb))
+                {
+                    continue;
+                }
+                let (output, pieces) =
+                    narrow.time_of_impact(sa, ma, sb, mb, held.walk_start([a, b]));
+                // Convex bodies touching at the start that stay in that contact or part
+                // are the contacts' (a crate sliding on a floor), not an impact at 0.
+                if output.state == ToiState::Hit
+                    && output.toi == 0.0
+                    && !matches!(sa, ExactShape::Tree(_))
+                    && !matches!(sb, ExactShape::Tree(_))
+                    && holds_or_parts(output.normal, (sa.reach(), &ma), (sb.reach(), &mb))
+                {
+                    continue;
+                }
+                if matches!(output.state, ToiState::Hit | ToiState::Capped) {
+                    found.push(Impact {
+                        bodies: [a, b],
+                        pieces,
+                        time: output.toi * dt,
+                        output,
+                    });
+                }
             }
-            if let Some(d) = separations.and_then(|s| s.separation([a, b]))
-                && apart_throughout(d, (sa.reach(), &ma), (sb.reach(), &mb))
-            {
-                return None;
-            }
-            let (output, pieces) =
-                narrow.time_of_impact(sa, ma, sb, mb, self.state.walk_start([a, b]));
-            // Convex bodies touching at the start that stay in that contact or part are
-            // the contacts' (a crate sliding on a floor), not an impact at 0.
-            if output.state == ToiState::Hit
-                && output.toi == 0.0
-                && !matches!(sa, ExactShape::Tree(_))
-                && !matches!(sb, ExactShape::Tree(_))
-                && holds_or_parts(output.normal, (sa.reach(), &ma), (sb.reach(), &mb))
-            {
-                return None;
-            }
-            matches!(output.state, ToiState::Hit | ToiState::Capped).then(|| Impact {
-                bodies: [a, b],
-                pieces,
-                time: output.toi * dt,
-                output,
-            })
-        })
-        .into_iter()
-        .flatten()
-        .collect();
+            found
+        });
         impacts.sort_by(|x, y| x.time.total_cmp(&y.time).then(x.bodies.cmp(&y.bodies)));
         Ok(impacts)
     }
@@ -1082,24 +1089,32 @@ fn par_map<T: Sync, R: Send>(
     at_least: usize,
     f: impl Fn(usize, &T) -> R + Sync,
 ) -> Vec<R> {
+    par_chunks(items, at_least, |offset, part| {
+        part.iter()
+            .enumerate()
+            .map(|(k, x)| f(offset + k, x))
+            .collect()
+    })
+}
+
+/// `f` over consecutive chunks of `items` (each with the index of its first item) on all
+/// cores, a chunk of at least `at_least` a thread, the chunks' answers joined in order.
+fn par_chunks<T: Sync, R: Send>(
+    items: &[T],
+    at_least: usize,
+    f: impl Fn(usize, &[T]) -> Vec<R> + Sync,
+) -> Vec<R> {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = items.len().div_ceil(threads).max(at_least);
     if items.len() <= chunk {
-        return items.iter().enumerate().map(|(i, x)| f(i, x)).collect();
+        return f(0, items);
     }
     let f = &f;
     std::thread::scope(|scope| {
         let handles: Vec<_> = items
             .chunks(chunk)
             .enumerate()
-            .map(|(c, part)| {
-                scope.spawn(move || {
-                    part.iter()
-                        .enumerate()
-                        .map(|(k, x)| f(c * chunk + k, x))
-                        .collect::<Vec<R>>()
-                })
-            })
+            .map(|(c, part)| scope.spawn(move || f(c * chunk, part)))
             .collect();
         handles
             .into_iter()
