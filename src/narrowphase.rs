@@ -18,7 +18,7 @@ use std::sync::Arc;
 use glam::DVec3;
 
 use crate::bodies::{GpuBody, Pose};
-use crate::exact::advance::{self, ToiInput, ToiOutput};
+use crate::exact::advance::{self, ToiInput, ToiOutput, ToiState};
 use crate::exact::depth::Toward;
 use crate::exact::manifold::{self, Manifold, ManifoldCache};
 use crate::exact::rounded::{self, plain};
@@ -336,8 +336,11 @@ impl Narrowphase {
         }
     }
 
-    /// The first contact of two exact shapes over their motions (`t` in `[0, 1]`), and the
-    /// pieces that make it (0 for a convex or rounded body).
+    /// The first new contact of two exact shapes over their motions (`t` in `[0, 1]`), and
+    /// the pieces that make it (0 for a convex or rounded body): bodies, or pieces of
+    /// non-convex ones, touching at the start that stay in that contact or part
+    /// ([`advance::holds_or_parts`]: a crate or a cow sliding on a floor) make no contact;
+    /// touching ones that can close make one at 0.
     pub fn time_of_impact(
         &self,
         a: &ExactShape,
@@ -347,32 +350,54 @@ impl Narrowphase {
         start: Option<(FeatureId, FeatureId)>,
     ) -> (ToiOutput, (u32, u32)) {
         use ExactShape::{Convex, Rounded as Round, Tree};
+        // Convex bodies held in contact from the start: no new one (the trees' pieces are
+        // checked one by one, since another piece may come down later).
+        let convex = |out: ToiOutput| {
+            let held = out.state == ToiState::Hit
+                && out.toi == 0.0
+                && advance::holds_or_parts(
+                    out.normal,
+                    (a.reach(), &motion_a),
+                    (b.reach(), &motion_b),
+                );
+            if held {
+                ToiOutput {
+                    state: ToiState::Miss,
+                    toi: 1.0,
+                    ..out
+                }
+            } else {
+                out
+            }
+        };
         match (a, b) {
             (Convex(x), Convex(y)) => (
-                advance::time_of_impact(&ToiInput {
+                convex(advance::time_of_impact(&ToiInput {
                     start,
                     ..ToiInput::new(x, motion_a, y, motion_b)
-                }),
+                })),
                 (0, 0),
             ),
             (Tree(t), Round(r)) => {
-                let hit = tree_toi::time_of_impact_rounded(t, motion_a, r, motion_b);
+                let hit = tree_toi::first_new_contact_rounded(t, motion_a, r, motion_b);
                 (hit.output, (hit.pieces.0, 0))
             }
             (Round(r), Tree(t)) => {
-                let hit = tree_toi::time_of_impact_rounded(t, motion_b, r, motion_a);
+                let hit = tree_toi::first_new_contact_rounded(t, motion_b, r, motion_a);
                 (swapped_toi(hit.output), (0, hit.pieces.0))
             }
             (Round(_), _) | (_, Round(_)) => match (a.rounded(), b.rounded()) {
                 (Some(x), Some(y)) => (
-                    rounded_toi::time_of_impact(&x, motion_a, &y, motion_b, None, None),
+                    convex(rounded_toi::time_of_impact(
+                        &x, motion_a, &y, motion_b, None, None,
+                    )),
                     (0, 0),
                 ),
                 _ => unreachable!("a tree against a rounded body is matched above"),
             },
             _ => match (a.tree(), b.tree()) {
                 (Some(x), Some(y)) => {
-                    let hit = tree_toi::time_of_impact(&x, motion_a, &y, motion_b);
+                    let hit = tree_toi::first_new_contact(&x, motion_a, &y, motion_b);
                     (hit.output, hit.pieces)
                 }
                 _ => unreachable!("rounded bodies are matched above"),

@@ -45,9 +45,7 @@ use glam::{DVec3, Vec3};
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose};
 use crate::broadphase::Choice;
 use crate::crowd::{Crowd, Motion};
-use crate::exact::advance::{
-    ToiOutput, ToiState, apart_throughout, balls_stay_apart, holds_or_parts,
-};
+use crate::exact::advance::{ToiOutput, ToiState, apart_throughout, balls_stay_apart};
 use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::polytope::{round_down, round_up};
@@ -808,9 +806,10 @@ impl World {
     /// First contacts over the next `dt` under the current velocities, earliest first:
     /// swept boxes, the broadphase over them (on the GPU, or the CPU twin), then
     /// conservative advancement of every candidate pair on all cores. Pairs that overlap at
-    /// the start are not impacts (the contacts report them), nor are convex bodies touching
-    /// at the start that stay in that contact or part ([`holds_or_parts`]: a crate sliding
-    /// on a floor or lifting off it); touching bodies that close are, at 0.
+    /// the start are not impacts (the contacts report them), nor are bodies (or pieces of
+    /// non-convex ones) touching at the start that stay in that contact or part
+    /// ([`crate::exact::advance::holds_or_parts`]: a crate sliding on a floor or lifting
+    /// off it); touching bodies that close are, at 0.
     pub fn impacts(&mut self, dt: f64) -> Result<Vec<Impact>> {
         self.impacts_where(dt, |_, _| true)
     }
@@ -953,18 +952,10 @@ impl World {
                 {
                     continue;
                 }
+                // Bodies held in contact from the start (a crate sliding on a floor) are
+                // the contacts', not an impact at 0: the narrowphase answers new contacts.
                 let (output, pieces) =
                     narrow.time_of_impact(sa, ma, sb, mb, held.walk_start([a, b]));
-                // Convex bodies touching at the start that stay in that contact or part
-                // are the contacts' (a crate sliding on a floor), not an impact at 0.
-                if output.state == ToiState::Hit
-                    && output.toi == 0.0
-                    && !matches!(sa, ExactShape::Tree(_))
-                    && !matches!(sb, ExactShape::Tree(_))
-                    && holds_or_parts(output.normal, (sa.reach(), &ma), (sb.reach(), &mb))
-                {
-                    continue;
-                }
                 if matches!(output.state, ToiState::Hit | ToiState::Capped) {
                     found.push(Impact {
                         bodies: [a, b],

@@ -13,7 +13,7 @@ use std::collections::BinaryHeap;
 
 use glam::DVec3;
 
-use super::advance::{Advancement, Progress, ToiInput, ToiOutput, ToiState};
+use super::advance::{self, Advancement, Progress, ToiInput, ToiOutput, ToiState};
 use super::dynamic_obb;
 use super::{rounded, rounded_toi};
 use crate::geometry::obb::Obb;
@@ -76,6 +76,40 @@ pub fn time_of_impact(
     b: &HullTree,
     motion_b: ScrewMotion,
 ) -> TreeToi {
+    first_contact(a, motion_a, b, motion_b, false)
+}
+
+/// [`time_of_impact`] of the contacts that are new: a piece pair touching at the start
+/// that stays in that contact or parts ([`advance::holds_or_parts`] on the two pieces,
+/// each convex) is no contact, and the other piece pairs go on (a non-convex body sliding
+/// on a floor meets it nowhere new, unless another of its pieces comes down on it).
+pub fn first_new_contact(
+    a: &HullTree,
+    motion_a: ScrewMotion,
+    b: &HullTree,
+    motion_b: ScrewMotion,
+) -> TreeToi {
+    first_contact(a, motion_a, b, motion_b, true)
+}
+
+/// Whether a piece pair's answer is a contact held from the start ([`first_new_contact`]).
+fn held_from_start(
+    out: &ToiOutput,
+    (reach_a, motion_a): (f64, &ScrewMotion),
+    (reach_b, motion_b): (f64, &ScrewMotion),
+) -> bool {
+    out.state == ToiState::Hit
+        && out.toi == 0.0
+        && advance::holds_or_parts(out.normal, (reach_a, motion_a), (reach_b, motion_b))
+}
+
+fn first_contact(
+    a: &HullTree,
+    motion_a: ScrewMotion,
+    b: &HullTree,
+    motion_b: ScrewMotion,
+    new_only: bool,
+) -> TreeToi {
     let candidates = dynamic_obb::candidates_during(a, &motion_a, b, &motion_b, FILTER_DEPTH);
     let mut heap: BinaryHeap<Waiting<'_>> = candidates
         .iter()
@@ -103,6 +137,14 @@ pub fn time_of_impact(
             Progress::Done(out) if out.state == ToiState::Miss => {
                 miss.get_or_insert((out, w.pieces));
             }
+            // A contact held from the start: no contact of this pair, the others go on.
+            Progress::Done(out)
+                if new_only
+                    && held_from_start(
+                        &out,
+                        (a.piece(w.pieces.0).radius(), &motion_a),
+                        (b.piece(w.pieces.1).radius(), &motion_b),
+                    ) => {}
             Progress::Done(output) => {
                 return TreeToi {
                     output,
@@ -137,6 +179,26 @@ pub fn time_of_impact_rounded(
     b: &Rounded,
     motion_b: ScrewMotion,
 ) -> TreeToi {
+    first_contact_rounded(a, motion_a, b, motion_b, false)
+}
+
+/// [`time_of_impact_rounded`] of the contacts that are new (see [`first_new_contact`]).
+pub fn first_new_contact_rounded(
+    a: &HullTree,
+    motion_a: ScrewMotion,
+    b: &Rounded,
+    motion_b: ScrewMotion,
+) -> TreeToi {
+    first_contact_rounded(a, motion_a, b, motion_b, true)
+}
+
+fn first_contact_rounded(
+    a: &HullTree,
+    motion_a: ScrewMotion,
+    b: &Rounded,
+    motion_b: ScrewMotion,
+    new_only: bool,
+) -> TreeToi {
     let core = b.core_points();
     let mut body_box = Obb::fit(&core);
     body_box.half += DVec3::splat(b.radius);
@@ -160,6 +222,15 @@ pub fn time_of_impact_rounded(
             c.apart_until,
         );
         evaluations += out.iterations;
+        if new_only
+            && held_from_start(
+                &out,
+                (a.piece(piece).radius(), &motion_a),
+                (b.reach(), &motion_b),
+            )
+        {
+            continue;
+        }
         if out.state != ToiState::Miss && best.is_none_or(|(o, _)| out.toi < o.toi) {
             best = Some((out, piece));
         }
