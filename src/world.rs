@@ -926,7 +926,7 @@ impl World {
         // The contacts' separations hold for these poses: a pair they show apart by more
         // than its bodies can approach over the step needs no walk.
         let separations = self.separations_at == Some(at);
-        let motion = |i: u32| motions[slot[i as usize] as usize];
+        let motion = |i: u32| &motions[slot[i as usize] as usize];
         let (narrow, shapes) = (&self.narrow, self.narrow.shapes());
         // Each thread walks its run of the (sorted) pairs and of the held ones together,
         // and keeps only the impacts.
@@ -943,19 +943,19 @@ impl World {
                 let (sa, sb) = (&shapes[ba.shape as usize], &shapes[bb.shape as usize]);
                 let (ma, mb) = (motion(a), motion(b));
                 // Only contacts are asked for: a pair whose balls stay apart is no walk's.
-                if balls_stay_apart((sa.reach(), &ma), (sb.reach(), &mb)) {
+                if balls_stay_apart((sa.reach(), ma), (sb.reach(), mb)) {
                     continue;
                 }
                 if separations
                     && let Some(d) = held.separation([a, b])
-                    && apart_throughout(d, (sa.reach(), &ma), (sb.reach(), &mb))
+                    && apart_throughout(d, (sa.reach(), ma), (sb.reach(), mb))
                 {
                     continue;
                 }
                 // Bodies held in contact from the start (a crate sliding on a floor) are
                 // the contacts', not an impact at 0: the narrowphase answers new contacts.
                 let (output, pieces) =
-                    narrow.time_of_impact(sa, ma, sb, mb, held.walk_start([a, b]));
+                    narrow.time_of_impact(sa, *ma, sb, *mb, held.walk_start([a, b]));
                 if matches!(output.state, ToiState::Hit | ToiState::Capped) {
                     found.push(Impact {
                         bodies: [a, b],
