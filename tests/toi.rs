@@ -11,8 +11,8 @@ use std::f64::consts::PI;
 use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
 use proxima::exact::advance::{
-    Advancement, ToiInput, ToiOutput, ToiState, apart_throughout, balls_stay_apart, time_of_impact,
-    times_of_impact,
+    Advancement, ToiInput, ToiOutput, ToiState, apart_throughout, balls_stay_apart, holds_or_parts,
+    time_of_impact, times_of_impact,
 };
 use proxima::exact::sat;
 use proxima::geometry::brute::polytope_distance;
@@ -192,6 +192,89 @@ fn a_motion_from_velocities_is_the_motion_between_its_poses() {
         .unwrap_err()
         .to_string();
     assert!(e.contains("start translation"), "{e}");
+}
+
+/// A crate touching another from above holds or parts that contact exactly where no point
+/// of it can come down by more than half the tolerance over the step: sliding, turning
+/// about the normal, lifting off, or pressing in by a quarter of the tolerance; pressing
+/// in by twice it or tipping by a thousandth of a radian can close. Where it holds, the
+/// exact depth along the motion, sampled, stays within half the tolerance.
+#[test]
+fn a_contact_holds_where_no_point_approaches_along_the_normal() {
+    let unit = cuboid(0.5, 0.5, 0.5);
+    let below = ScrewMotion::resting(Pose::IDENTITY);
+    let start = pose(DVec3::new(0.3, -0.2, 1.0), DQuat::from_rotation_z(0.4));
+    let tau = Advancement::new(ToiInput::new(
+        &unit,
+        below,
+        &unit,
+        ScrewMotion::resting(start),
+    ))
+    .tolerance();
+    let moved = |shift: DVec3, turn: DQuat| {
+        screw(
+            start,
+            pose(start.translation + shift, turn * start.rotation),
+        )
+    };
+    let cases = [
+        (
+            "sliding",
+            moved(DVec3::new(2.0, 1.0, 0.0), DQuat::IDENTITY),
+            true,
+        ),
+        (
+            "turning about z",
+            moved(DVec3::ZERO, DQuat::from_rotation_z(2.5)),
+            true,
+        ),
+        (
+            "lifting",
+            moved(DVec3::Z, DQuat::from_rotation_z(-1.0)),
+            true,
+        ),
+        (
+            "pressing a quarter of τ",
+            moved(-DVec3::Z * tau / 4.0, DQuat::IDENTITY),
+            true,
+        ),
+        (
+            "pressing twice τ",
+            moved(-DVec3::Z * tau * 2.0, DQuat::IDENTITY),
+            false,
+        ),
+        (
+            "tipping",
+            moved(DVec3::ZERO, DQuat::from_rotation_x(1e-3)),
+            false,
+        ),
+    ];
+    for (label, m, holds) in cases {
+        // B's reach about its origin: a unit cube's half diagonal.
+        let said = holds_or_parts(DVec3::Z, (unit.radius(), &below), (unit.radius(), &m));
+        assert_eq!(said, holds, "{label}");
+        let depth_at = |s: f64| {
+            proxima::exact::depth::walk(&proxima::exact::depth::DepthInput::new(
+                &unit,
+                Pose::IDENTITY,
+                &unit,
+                m.at(s),
+            ))
+            .map_or(0.0, |p| p.depth)
+        };
+        if holds {
+            for k in 0..=16 {
+                let depth = depth_at(f64::from(k) / 16.0);
+                assert!(
+                    depth <= tau / 2.0 + 1e-15,
+                    "{label}: {depth} deep at {k}/16"
+                );
+            }
+        } else {
+            // And these do close: deeper than half the tolerance by the end.
+            assert!(depth_at(1.0) > tau / 2.0, "{label}");
+        }
+    }
 }
 
 #[test]
