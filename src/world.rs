@@ -82,11 +82,34 @@ pub struct Velocity {
 /// The motions made for the poses counted `at` over a step of `dt`: each body's with the
 /// velocity it was made from. A frame asks for the same motions several times (the swept
 /// boxes, each impact round, the advance): bodies whose velocity stands are not made again.
+/// The table keeps its allocation from frame to frame and its entries are read in place
+/// (at a million bodies, making it anew and copying the motions out took more than making
+/// them): an entry counts only when made in the table's current generation, which moves
+/// on with the poses or the step.
 #[derive(Clone, Debug, Default)]
 struct MadeMotions {
     at: u64,
     dt: f64,
-    of: Vec<Option<(Velocity, ScrewMotion)>>,
+    generation: u64,
+    of: Vec<Made>,
+}
+
+/// One body's entry in [`MadeMotions`].
+#[derive(Clone, Copy, Debug)]
+struct Made {
+    generation: u64,
+    velocity: Velocity,
+    motion: ScrewMotion,
+}
+
+impl Default for Made {
+    fn default() -> Self {
+        Made {
+            generation: 0,
+            velocity: Velocity::default(),
+            motion: ScrewMotion::resting(Pose::IDENTITY),
+        }
+    }
 }
 
 /// The first contact of one pair during the step.
@@ -145,7 +168,7 @@ pub struct World {
     /// they hold for the current poses.
     separations_at: Option<u64>,
     /// Motions made for a step, kept while the poses and the step stand (see
-    /// [`World::motions_for`]).
+    /// [`World::make_motions`]).
     made: MadeMotions,
     speculative: f64,
     frame: u64,
@@ -740,10 +763,10 @@ impl World {
     /// on a line, the rotation at constant angular velocity).
     pub fn advance(&mut self, dt: f64) -> Result<()> {
         let bodies = std::mem::take(&mut self.bodies);
-        let all: Vec<usize> = (0..bodies.len()).collect();
-        let motions = self.motions_for(&bodies, self.poses_changed, dt, &all);
+        let made = self.make_motions(&bodies, self.poses_changed, dt, None);
         self.bodies = bodies;
-        let ends = motions?.into_iter().map(|m| m.end()).collect::<Vec<_>>();
+        made?;
+        let ends: Vec<Pose> = self.made.of.iter().map(|m| m.motion.end()).collect();
         self.set_poses(&ends)
     }
 
@@ -753,54 +776,67 @@ impl World {
     }
 
     fn motions_of(&self, bodies: &[ExactBody], dt: f64) -> Result<Vec<ScrewMotion>> {
-        par_map(bodies, MOTIONS_A_THREAD, |i, b| self.motion_of(i, b, dt))
-            .into_iter()
-            .collect()
-    }
-
-    /// Body `i`'s motion over `dt` from the pose in `b` under its velocity.
-    fn motion_of(&self, i: usize, b: &ExactBody, dt: f64) -> Result<ScrewMotion> {
-        let v = &self.velocities[i];
-        ScrewMotion::from_velocity(b.pose, v.linear, v.angular, dt).map_err(|e| match e {
-            Error::Motion(what) => Error::Motion(format!("body {i}: {what}")),
-            other => other,
+        par_map(bodies, MOTIONS_A_THREAD, |i, b| {
+            motion_of(i, b, &self.velocities[i], dt)
         })
+        .into_iter()
+        .collect()
     }
 
-    /// The motions over `dt` of the bodies `which` (in that order) at the poses `bodies`
-    /// counted `at` ([`World::poses_changed`]), made on all cores where not made already
-    /// for these poses, this step and the body's velocity now: the same motions
-    /// [`World::motion_of`] makes.
-    fn motions_for(
+    /// Makes the motions over `dt` of the bodies `which` (all of them for `None`) at the
+    /// poses `bodies` counted `at` ([`World::poses_changed`]) in the table, on all cores,
+    /// where not made already for these poses, this step and the body's velocity now: the
+    /// same motions [`motion_of`] makes. They are read from `self.made.of` in place.
+    fn make_motions(
         &mut self,
         bodies: &[ExactBody],
         at: u64,
         dt: f64,
-        which: &[usize],
-    ) -> Result<Vec<ScrewMotion>> {
+        which: Option<&[usize]>,
+    ) -> Result<()> {
         let made = &mut self.made;
-        if made.at != at || made.dt != dt || made.of.len() != bodies.len() {
-            *made = MadeMotions {
-                at,
-                dt,
-                of: vec![None; bodies.len()],
-            };
+        if made.at != at || made.dt != dt || made.of.len() != bodies.len() || made.generation == 0 {
+            made.at = at;
+            made.dt = dt;
+            made.generation += 1;
+            made.of.resize(bodies.len(), Made::default());
         }
-        let stale: Vec<usize> = which
-            .iter()
-            .copied()
-            .filter(|&i| !matches!(made.of[i], Some((v, _)) if v == self.velocities[i]))
-            .collect();
-        let fresh = par_map(&stale, MOTIONS_A_THREAD, |_, &i| {
-            self.motion_of(i, &bodies[i], dt)
-        });
-        for (&i, m) in stale.iter().zip(fresh) {
-            self.made.of[i] = Some((self.velocities[i], m?));
+        let generation = made.generation;
+        let velocities = &self.velocities;
+        let stale = |i: usize, m: &Made| m.generation != generation || m.velocity != velocities[i];
+        let fresh = |i: usize| -> Result<Made> {
+            Ok(Made {
+                generation,
+                velocity: velocities[i],
+                motion: motion_of(i, &bodies[i], &velocities[i], dt)?,
+            })
+        };
+        match which {
+            // Every body: each thread makes its run of the table in place.
+            None => par_chunks_mut(&mut made.of, MOTIONS_A_THREAD, |offset, part| {
+                for (k, m) in part.iter_mut().enumerate() {
+                    let i = offset + k;
+                    if stale(i, m) {
+                        *m = fresh(i)?;
+                    }
+                }
+                Ok(())
+            }),
+            // A few bodies (a round of impacts after some stopped): the stale ones made on
+            // all cores, then written in.
+            Some(which) => {
+                let stale: Vec<usize> = which
+                    .iter()
+                    .copied()
+                    .filter(|&i| stale(i, &made.of[i]))
+                    .collect();
+                let made_now = par_map(&stale, MOTIONS_A_THREAD, |_, &i| fresh(i));
+                for (&i, m) in stale.iter().zip(made_now) {
+                    made.of[i] = m?;
+                }
+                Ok(())
+            }
         }
-        Ok(which
-            .iter()
-            .map(|&i| self.made.of[i].expect("made above").1)
-            .collect())
     }
 
     /// First contacts over the next `dt` under the current velocities, earliest first:
@@ -863,8 +899,8 @@ impl World {
         if dt == 0.0 || !self.moving() {
             return Ok(Vec::new());
         }
-        let all: Vec<usize> = (0..bodies.len()).collect();
-        let motions = self.motions_for(bodies, at, dt, &all)?;
+        self.make_motions(bodies, at, dt, None)?;
+        let made = &self.made.of;
         // The boxes only meet one another: measured from the world's origin, or from the
         // middle of these bodies where they have strayed from it (impacts asked before
         // any frame ran, or of other poses).
@@ -873,7 +909,12 @@ impl World {
         // Each body's box, on all cores.
         let boxes: Vec<GpuAabb> = par_map(bodies, MOTIONS_A_THREAD, |i, b| {
             let shape = b.shape as usize;
-            swept_box(&self.bounds[shape], self.reach[shape], &motions[i], origin)
+            swept_box(
+                &self.bounds[shape],
+                self.reach[shape],
+                &made[i].motion,
+                origin,
+            )
         });
         match self.pipeline.box_pairs(&boxes) {
             Err(e) if self.pipeline.gpu_gone(&e) => {
@@ -911,22 +952,23 @@ impl World {
             }
         }
         // The motions of the bodies the pairs name only (a few pairs of a large world are
-        // asked again after some bodies stop): `slot[body]` indexes them.
-        let mut slot = vec![u32::MAX; bodies.len()];
+        // asked again after some bodies stop).
+        let mut seen = vec![false; bodies.len()];
         let mut named = Vec::new();
         for &[a, b] in pairs {
-            for i in [a, b] {
-                if slot[i as usize] == u32::MAX {
-                    slot[i as usize] = named.len() as u32;
-                    named.push(i as usize);
+            for i in [a as usize, b as usize] {
+                if !seen[i] {
+                    seen[i] = true;
+                    named.push(i);
                 }
             }
         }
-        let motions = self.motions_for(bodies, at, dt, &named)?;
+        self.make_motions(bodies, at, dt, Some(&named))?;
+        let made = &self.made.of;
         // The contacts' separations hold for these poses: a pair they show apart by more
         // than its bodies can approach over the step needs no walk.
         let separations = self.separations_at == Some(at);
-        let motion = |i: u32| &motions[slot[i as usize] as usize];
+        let motion = |i: u32| &made[i as usize].motion;
         let (narrow, shapes) = (&self.narrow, self.narrow.shapes());
         // Each thread walks its run of the (sorted) pairs and of the held ones together,
         // and keeps only the impacts.
@@ -1072,6 +1114,40 @@ const MOTIONS_A_THREAD: usize = 4096;
 
 /// Pairs a thread advances at the least: threads pay for themselves past a few hundred.
 const PAIRS_A_THREAD: usize = 256;
+
+/// Body `i`'s motion over `dt` from its pose under `velocity`, or the error naming it.
+fn motion_of(i: usize, b: &ExactBody, velocity: &Velocity, dt: f64) -> Result<ScrewMotion> {
+    ScrewMotion::from_velocity(b.pose, velocity.linear, velocity.angular, dt).map_err(|e| match e {
+        Error::Motion(what) => Error::Motion(format!("body {i}: {what}")),
+        other => other,
+    })
+}
+
+/// `f` over consecutive chunks of `items`, in place (each with the index of its first
+/// item), on all cores, a chunk of at least `at_least` a thread: the first chunk's error,
+/// if any.
+fn par_chunks_mut<T: Send>(
+    items: &mut [T],
+    at_least: usize,
+    f: impl Fn(usize, &mut [T]) -> Result<()> + Sync,
+) -> Result<()> {
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let chunk = items.len().div_ceil(threads).max(at_least);
+    if items.len() <= chunk {
+        return f(0, items);
+    }
+    let f = &f;
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks_mut(chunk)
+            .enumerate()
+            .map(|(c, part)| scope.spawn(move || f(c * chunk, part)))
+            .collect();
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().expect("a world thread panicked"))
+    })
+}
 
 /// `f` over `items` (with each one's index), in order, on all cores in chunks of at least
 /// `at_least`.
