@@ -1131,22 +1131,11 @@ fn par_chunks_mut<T: Send>(
     at_least: usize,
     f: impl Fn(usize, &mut [T]) -> Result<()> + Sync,
 ) -> Result<()> {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = items.len().div_ceil(threads).max(at_least);
-    if items.len() <= chunk {
-        return f(0, items);
-    }
-    let f = &f;
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks_mut(chunk)
-            .enumerate()
-            .map(|(c, part)| scope.spawn(move || f(c * chunk, part)))
-            .collect();
-        handles
-            .into_iter()
-            .try_for_each(|h| h.join().expect("a world thread panicked"))
-    })
+    let chunk = chunk_len(items.len(), at_least);
+    let parts = items.chunks_mut(chunk).enumerate();
+    on_threads(parts.map(|(c, part)| (c * chunk, part)).collect(), &f)
+        .into_iter()
+        .collect()
 }
 
 /// `f` over `items` (with each one's index), in order, on all cores in chunks of at least
@@ -1171,21 +1160,41 @@ fn par_chunks<T: Sync, R: Send>(
     at_least: usize,
     f: impl Fn(usize, &[T]) -> Vec<R> + Sync,
 ) -> Vec<R> {
+    let chunk = chunk_len(items.len(), at_least);
+    let parts = items.chunks(chunk).enumerate();
+    on_threads(parts.map(|(c, part)| (c * chunk, part)).collect(), &f)
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// The length of the chunks `n` items are cut into: one a thread, and at least
+/// `at_least` (positive).
+fn chunk_len(n: usize, at_least: usize) -> usize {
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let chunk = items.len().div_ceil(threads).max(at_least);
-    if items.len() <= chunk {
-        return f(0, items);
+    n.div_ceil(threads).max(at_least)
+}
+
+/// `f` over each part (with the index of its first item), a thread a part; a single part
+/// runs on this thread.
+fn on_threads<P: Send, R: Send>(
+    parts: Vec<(usize, P)>,
+    f: &(impl Fn(usize, P) -> R + Sync),
+) -> Vec<R> {
+    if parts.len() <= 1 {
+        return parts
+            .into_iter()
+            .map(|(offset, part)| f(offset, part))
+            .collect();
     }
-    let f = &f;
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .enumerate()
-            .map(|(c, part)| scope.spawn(move || f(c * chunk, part)))
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|(offset, part)| scope.spawn(move || f(offset, part)))
             .collect();
         handles
             .into_iter()
-            .flat_map(|h| h.join().expect("a world thread panicked"))
+            .map(|h| h.join().expect("a world thread panicked"))
             .collect()
     })
 }
