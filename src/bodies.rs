@@ -234,13 +234,17 @@ pub enum PoseFault {
 
 impl std::fmt::Display for PoseFault {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Components as `{:?}` writes them: 2e75 rather than 76 digits.
-        let v = |t: &DVec3| format!("[{:?}, {:?}, {:?}]", t.x, t.y, t.z);
         match self {
-            PoseFault::TranslationNotFinite(t) => write!(f, "translation {} is not finite", v(t)),
+            PoseFault::TranslationNotFinite(t) => {
+                write!(f, "translation {} is not finite", short(*t))
+            }
             PoseFault::RotationNotFinite(q) => write!(f, "rotation {q} is not finite"),
             PoseFault::OutOfRange(t) => {
-                write!(f, "translation {} is outside ±{MAX_COORDINATE:e}", v(t))
+                write!(
+                    f,
+                    "translation {} is outside ±{MAX_COORDINATE:e}",
+                    short(*t)
+                )
             }
             PoseFault::NotUnit(norm) => {
                 write!(f, "rotation is not a unit quaternion (norm {norm})")
@@ -275,4 +279,10 @@ impl Aabb {
         let hi = (self.max - other.max).abs().max_element();
         lo.max(hi)
     }
+}
+
+/// A point as `[x, y, z]` with each coordinate as `{:?}` writes it: 2e75 rather than 76
+/// digits (the errors that name a pose or a scene's region).
+pub(crate) fn short(v: DVec3) -> String {
+    format!("[{:?}, {:?}, {:?}]", v.x, v.y, v.z)
 }

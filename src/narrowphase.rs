@@ -353,14 +353,7 @@ impl Narrowphase {
         // Convex bodies held in contact from the start: no new one (the trees' pieces are
         // checked one by one, since another piece may come down later).
         let convex = |out: ToiOutput| {
-            let held = out.state == ToiState::Hit
-                && out.toi == 0.0
-                && advance::holds_or_parts(
-                    out.normal,
-                    (a.reach(), &motion_a),
-                    (b.reach(), &motion_b),
-                );
-            if held {
+            if advance::held_from_start(&out, (a.reach(), &motion_a), (b.reach(), &motion_b)) {
                 ToiOutput {
                     state: ToiState::Miss,
                     toi: 1.0,
@@ -571,18 +564,6 @@ impl ContactState {
             .retain(|(pair, _)| !pair.iter().any(|b| bodies.contains(b)));
     }
 
-    /// The closest features the last walk found for `pair` (of two convex bodies), if
-    /// held: where a query at the same poses starts its walk.
-    pub fn walk_start(&self, pair: [u32; 2]) -> Option<(FeatureId, FeatureId)> {
-        self.get(pair)?.manifold.walk.features
-    }
-
-    /// At most the pair's distance at the poses of the last contacts query (see
-    /// [`Narrowphase::contacts`]): 0 where not known, `None` for a pair not held.
-    pub fn separation(&self, pair: [u32; 2]) -> Option<f64> {
-        Some(self.get(pair)?.separation)
-    }
-
     /// Pairs held.
     pub fn len(&self) -> usize {
         self.pairs.len()
@@ -591,11 +572,6 @@ impl ContactState {
     /// True when no pair is held.
     pub fn is_empty(&self) -> bool {
         self.pairs.is_empty()
-    }
-
-    fn get(&self, pair: [u32; 2]) -> Option<&PairState> {
-        let i = self.pairs.binary_search_by(|h| h.0.cmp(&pair)).ok()?;
-        Some(&self.pairs[i].1)
     }
 
     /// Looks pairs up one after another: pairs asked in sorted order are found by walking
@@ -641,12 +617,14 @@ impl<'a> HeldPairs<'a> {
         pairs.get(found).filter(|h| h.0 == pair).map(|h| &h.1)
     }
 
-    /// [`ContactState::walk_start`].
+    /// The closest features the last walk found for `pair` (of two convex bodies), if
+    /// held: where a query at the same poses starts its walk.
     pub fn walk_start(&mut self, pair: [u32; 2]) -> Option<(FeatureId, FeatureId)> {
         self.get(pair)?.manifold.walk.features
     }
 
-    /// [`ContactState::separation`].
+    /// At most the pair's distance at the poses of the last contacts query (see
+    /// [`Narrowphase::contacts`]): 0 where not known, `None` for a pair not held.
     pub fn separation(&mut self, pair: [u32; 2]) -> Option<f64> {
         Some(self.get(pair)?.separation)
     }
@@ -767,10 +745,15 @@ mod tests {
             shuffled.swap(i, rng.below(i as u64 + 1) as usize);
         }
         asked.extend(shuffled);
+        // Oracle: a binary search over the held pairs.
+        let search = |p: [u32; 2]| {
+            let i = state.pairs.binary_search_by(|h| h.0.cmp(&p)).ok()?;
+            mark(&state.pairs[i].1)
+        };
         let mut cursor = state.cursor();
         let mut hits = 0;
         for &p in &asked {
-            let want = state.get(p).and_then(mark);
+            let want = search(p);
             assert_eq!(cursor.get(p).and_then(mark), want, "{p:?}");
             assert_eq!(cursor.get(p).and_then(mark), want, "{p:?} again");
             hits += usize::from(want.is_some());

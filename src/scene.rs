@@ -26,7 +26,7 @@ use glam::DVec3;
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::bodies::{GpuBody, MAX_BODIES};
+use crate::bodies::{GpuBody, MAX_BODIES, short};
 use crate::crowd::{Crowd, Motion};
 use crate::rng::Rng;
 use crate::shape::{ShapeGeometry, ShapeSpec};
@@ -322,10 +322,4 @@ impl Scene {
             geometry,
         })
     }
-}
-
-/// A point as `[x, y, z]` with each coordinate as `{:?}` writes it: 1e300 rather than 301
-/// digits.
-fn short(v: DVec3) -> String {
-    format!("[{:?}, {:?}, {:?}]", v.x, v.y, v.z)
 }

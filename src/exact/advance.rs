@@ -205,6 +205,19 @@ pub fn holds_or_parts(
     approach <= default_tolerance((reach_a, motion_a), (reach_b, motion_b)) / 2.0
 }
 
+/// Whether an answer of advancement is a contact held from the start: a hit at 0 whose
+/// bodies (convex, of the given reaches and motions) stay in that contact or part
+/// ([`holds_or_parts`] along the answer's normal). For callers that want only new contacts.
+pub fn held_from_start(
+    out: &ToiOutput,
+    (reach_a, motion_a): (f64, &ScrewMotion),
+    (reach_b, motion_b): (f64, &ScrewMotion),
+) -> bool {
+    out.state == ToiState::Hit
+        && out.toi == 0.0
+        && holds_or_parts(out.normal, (reach_a, motion_a), (reach_b, motion_b))
+}
+
 /// Default iteration cap.
 pub const MAX_ITERATIONS: u32 = 10_000;
 

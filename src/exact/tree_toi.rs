@@ -92,17 +92,6 @@ pub fn first_new_contact(
     first_contact(a, motion_a, b, motion_b, true)
 }
 
-/// Whether a piece pair's answer is a contact held from the start ([`first_new_contact`]).
-fn held_from_start(
-    out: &ToiOutput,
-    (reach_a, motion_a): (f64, &ScrewMotion),
-    (reach_b, motion_b): (f64, &ScrewMotion),
-) -> bool {
-    out.state == ToiState::Hit
-        && out.toi == 0.0
-        && advance::holds_or_parts(out.normal, (reach_a, motion_a), (reach_b, motion_b))
-}
-
 fn first_contact(
     a: &HullTree,
     motion_a: ScrewMotion,
@@ -140,7 +129,7 @@ fn first_contact(
             // A contact held from the start: no contact of this pair, the others go on.
             Progress::Done(out)
                 if new_only
-                    && held_from_start(
+                    && advance::held_from_start(
                         &out,
                         (a.piece(w.pieces.0).radius(), &motion_a),
                         (b.piece(w.pieces.1).radius(), &motion_b),
@@ -223,7 +212,7 @@ fn first_contact_rounded(
         );
         evaluations += out.iterations;
         if new_only
-            && held_from_start(
+            && advance::held_from_start(
                 &out,
                 (a.piece(piece).radius(), &motion_a),
                 (b.reach(), &motion_b),
