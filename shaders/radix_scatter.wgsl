@@ -1,8 +1,8 @@
-// Radix sort, step 3 per pass (step 2 scans the counts): every key goes to its slot,
-// stably. Thread t owns keys [8t, 8t + 8) of the block, so thread order is key order;
-// a key's slot is the block's first slot for its digit (the scanned counts), plus the
-// same-digit keys of lower threads (a per-digit scan over the threads), plus those before
-// it in its own thread. CPU twin: passes::radix::sort_pairs_cpu.
+// Radix sort, step 3 per pass (step 2 gave every (digit, block) its first slot): every key
+// goes to its slot, stably. Thread t owns keys [8t, 8t + 8) of the block, so thread order
+// is key order; a key's slot is the block's first slot for its digit (the scanned counts),
+// plus the same-digit keys of lower threads (a per-digit scan over the threads), plus
+// those before it in its own thread. CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_common
 #import dispatch

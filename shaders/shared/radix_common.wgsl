@@ -1,15 +1,16 @@
 // Shared by the radix-sort passes (4 bits per pass, 16 digits, stable). Rust twins:
-// passes::radix::{GpuRadixParams, RADIX_BLOCK}.
+// passes::radix::{GpuRadixParams, RADIX_BLOCK, RADIX_BITS}.
 
 const RADIX_THREADS: u32 = 128u;
 const RADIX_ITEMS: u32 = 8u;
 const RADIX_BLOCK: u32 = 1024u; // RADIX_THREADS × RADIX_ITEMS
+const RADIX_BITS: u32 = 4u;
 const RADIX_DIGITS: u32 = 16u;
 
 struct RadixParams {
     // Number of keys.
     count: u32,
-    // Bit position of this pass's digit.
+    // Bit position of this pass's digit (the pass is shift / RADIX_BITS).
     shift: u32,
     // Number of blocks of RADIX_BLOCK keys.
     blocks: u32,

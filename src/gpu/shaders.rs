@@ -87,6 +87,8 @@ entry_shaders! {
     ScanBlock => "scan_block.wgsl",
     /// Radix sort: digit histograms.
     RadixCount => "radix_count.wgsl",
+    /// Radix sort: each digit's block counts scanned from its first slot.
+    RadixSpine => "radix_spine.wgsl",
     /// Radix sort: stable scatter.
     RadixScatter => "radix_scatter.wgsl",
     /// Broadphase setup: per-workgroup box statistics.

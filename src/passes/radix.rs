@@ -1,16 +1,22 @@
 //! Stable least-significant-digit radix sort of (u32 key, u32 value) pairs on the GPU,
-//! 4 bits per pass (16 digits): per pass a digit histogram per block of 1024 keys, one
-//! exclusive scan of all histograms (digit-major, so the scan gives every block's first
-//! slot per digit), and a stable scatter. Only as many passes as the key has bits.
-//! CPU twin: [`sort_pairs_cpu`] (a stable sort by the same bits gives the same order).
+//! 4 bits per pass (16 digits), three dispatches a pass: a digit histogram per block of
+//! 1024 keys (also added into the pass's digit totals), a scan of each digit's row of
+//! block counts from the digit's first slot (one workgroup per digit), and a stable
+//! scatter. Only as many passes as the key has bits. Within the default 16 KiB of
+//! workgroup memory, so a renderer's device runs it. CPU twin: [`sort_pairs_cpu`] (a
+//! stable sort by the same bits gives the same order).
+//!
+//! The spine replaced a scan of all the counts (three dispatches of its own): on an H100,
+//! side by side in one run (`cargo bench --bench sort`, wall time of a submission), 1M
+//! pairs 1.61 -> 1.24 ms, 16M 5.50 -> 5.38 ms. A scatter that first ranks the block's keys
+//! in workgroup memory, so that each digit's run is written by neighbouring threads, was
+//! slower there (16M 6.40 ms): the H100's L2 merges the scattered writes anyway.
 //!
 //! Chosen over lampshade 0.13's sort: a pass of our own keeps the CPU twin, the stages'
-//! timings and the buffer pool in one frame graph, and side by side on resident buffers
-//! (`cargo bench --bench sort`, lavapipe) it sorts 1M pairs in 229 ms against lampshade's
-//! 367 ms (its SoA sorter takes a pack–sort–unpack bridge off NVIDIA). On NVIDIA Vulkan
-//! lampshade has a native subgroup kernel: that comparison is owed on a real GPU.
+//! timings and the buffer pool in one frame graph, and side by side on resident buffers it
+//! is the faster of the two on lavapipe and on an H100 (1M 1.24 against 1.98 ms, 16M 5.38
+//! against 7.73; benches/figures/README.md).
 
-use super::scan::record_exclusive_scan;
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
@@ -49,6 +55,8 @@ pub fn record_sort_pairs(
     let blocks = count.div_ceil(RADIX_BLOCK).max(1);
     let grid = dispatch_grid(blocks, 1, DEFAULT_MAX_GROUPS_X);
     let counts = rec.array_buffer::<u32>(16 * blocks as usize, "radix counts");
+    let totals = rec.array_buffer::<u32>(16 * passes as usize, "radix digit totals");
+    rec.clear(totals);
     let mut src = (keys, values);
     let mut dst = (
         rec.array_buffer::<u32>(count as usize, "radix keys"),
@@ -65,9 +73,8 @@ pub fn record_sort_pairs(
                 _pad: 0,
             }],
         );
-        rec.dispatch(ShaderId::RadixCount, grid, &[params, src.0, counts]);
-        let total = record_exclusive_scan(rec, counts, 16 * blocks);
-        rec.free(total);
+        rec.dispatch(ShaderId::RadixCount, grid, &[params, src.0, counts, totals]);
+        rec.dispatch(ShaderId::RadixSpine, [16, 1, 1], &[params, totals, counts]);
         rec.dispatch(
             ShaderId::RadixScatter,
             grid,
@@ -76,6 +83,7 @@ pub fn record_sort_pairs(
         rec.free(params);
         std::mem::swap(&mut src, &mut dst);
     }
+    rec.free(totals);
     rec.free(counts);
     // The scratch pair this function allocated, unless it holds the result.
     if dst.0 != keys {
