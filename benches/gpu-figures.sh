@@ -12,9 +12,12 @@
 # then copy .carry/ and this script over and run `bash benches/gpu-figures.sh .carry OUT`.
 # It unpacks the loader when none is installed, points the loader at the NVIDIA driver's
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
-# and JSON and plot of `proxima bench gpu` (with and without workgroup pair staging), the
-# radix sort against lampshade's, the main job on the GPU and on the CPU twins, and
-# `proxima bench toi` and `bench penetration`.
+# and JSON and plot of `proxima bench gpu` (the hash at every size, with and without
+# workgroup pair staging; the sweep at 100k and 1M: its CPU twin takes minutes on millions
+# of uniform bodies), the radix sort against lampshade's, the main job on the GPU and on
+# the CPU twins, `proxima bench toi` and `bench penetration`, and where nvidia-smi is there
+# the GPU's clock every 100 ms beside it all (clocks.csv). On an H100 the hash figures took
+# two minutes and the pair staging A/B and the sort half a minute each (2026-11-26).
 set -euo pipefail
 carry=${1:-.carry}
 out=${2:-gpu-figures}
@@ -27,14 +30,23 @@ icd=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 if [ -z "${VK_DRIVER_FILES:-}" ] && [ -f "$icd" ]; then
     export VK_DRIVER_FILES=$icd
 fi
+if command -v nvidia-smi >/dev/null; then
+    nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,utilization.gpu,power.draw \
+        --format=csv -lms 100 >"$out/clocks.csv" 2>&1 &
+    trap 'kill %1 2>/dev/null' EXIT
+fi
 "$carry/proxima" info | tee "$out/info.txt"
-"$carry/proxima" bench gpu --json "$out/bench-gpu.json" --svg "$out/bench-gpu.svg" \
-    | tee "$out/bench-gpu.txt"
+"$carry/proxima" bench gpu --methods hash --json "$out/bench-gpu.json" \
+    --svg "$out/bench-gpu.svg" | tee "$out/bench-gpu.txt"
+"$carry/proxima" bench gpu --bodies 100000,1000000 --methods sweep \
+    --json "$out/bench-gpu-sweep.json" --svg "$out/bench-gpu-sweep.svg" \
+    | tee "$out/bench-gpu-sweep.txt"
 "$carry/proxima" bench gpu --bodies 1000000,4000000 --methods hash --no-pair-staging \
     --json "$out/bench-gpu-unstaged.json" --svg "$out/bench-gpu-unstaged.svg" \
     | tee "$out/bench-gpu-unstaged.txt"
 if [ -x "$carry/sort-bench" ]; then
-    "$carry/sort-bench" --bench --noplot 2>&1 | grep -v '^$' | tee "$out/sort.txt"
+    "$carry/sort-bench" --bench --noplot --warm-up-time 1 --measurement-time 2 2>&1 \
+        | grep -v '^$' | tee "$out/sort.txt"
 fi
 # The main job on the GPU and on the CPU twins: stage timings per frame, the same state hash.
 "$carry/proxima" run --report "$out/run-gpu.json" 2>&1 | tee "$out/run-gpu.txt"

@@ -17,9 +17,12 @@
 //! checks that GPU and CPU found the same pairs (and the same sorted keys), and names the
 //! stage that dominates the faster GPU frame. A size the device cannot hold is reported
 //! with its named error and the next size still runs.
+//!
+//! Every timed GPU run starts on a GPU at its working clock (`ClockKeeper`), and the CPU
+//! twins run after a measurement's GPU runs, not between them.
 
 use std::collections::BTreeMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
@@ -28,7 +31,7 @@ use crate::broadphase::{Choice, cpu_pairs};
 use crate::estimate::{GpuDepthEstimator, estimate_cpu};
 use crate::frame::{self, stage};
 use crate::gpu::Engine;
-use crate::graph::Recording;
+use crate::graph::{BufferProxy, Recording};
 use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
@@ -47,6 +50,66 @@ pub const SORT_FLOOR_BYTES_PER_PAIR: f64 = 64.0;
 
 /// Seconds of simulated time between two timed frames: the bodies move.
 const FRAME_DT: f32 = 1.0 / 60.0;
+
+/// How long [`ClockKeeper::keep`] keeps the GPU busy before a timed run.
+const KEEP_BUSY: Duration = Duration::from_millis(250);
+
+/// Pairs the clock keeper sorts, and sorts per submission: about 5 ms of work a submission
+/// on an H100, so the GPU is busy most of the time the keeper runs.
+const KEEPER_PAIRS: usize = 4_000_000;
+const KEEPER_SORTS: usize = 4;
+
+/// Keeps a hardware GPU at its working clock for a timed run. Power management drops a
+/// GPU's clock within a second or two of light load: an H100 works at 1,980 MHz and idles
+/// at 345, and `nvidia-smi` read 345 through most of this bench's frames, whose uploads,
+/// readbacks and CPU twins kept the GPU busy about a tenth of the time. A pass timed on such
+/// a GPU read up to 5x its working time, and how much depended on what ran before it (the
+/// same frame of a million bodies 0.57 ms in one process and 1.73 ms in another). Before
+/// every timed run [`ClockKeeper::keep`] keeps the GPU fully busy for [`KEEP_BUSY`] with a
+/// load of its own (radix sorts of resident pairs), which brings the clock up and leaves it
+/// up for the run. A software adapter has no clock to keep.
+struct ClockKeeper {
+    pairs: Option<ResidentPairs>,
+}
+
+impl ClockKeeper {
+    /// A keeper for `engine`'s device (idle on a software adapter).
+    fn new(engine: &Engine) -> Self {
+        let pairs = (!engine.context().is_software()).then(|| {
+            let mut rng = Rng::new(KEEPER_PAIRS as u64);
+            let keys: Vec<u32> = (0..KEEPER_PAIRS).map(|_| rng.next_u64() as u32).collect();
+            let values: Vec<u32> = (0..KEEPER_PAIRS as u32).collect();
+            ResidentPairs::new(engine, &keys, &values)
+        });
+        ClockKeeper { pairs }
+    }
+
+    /// Keeps the GPU busy for [`KEEP_BUSY`].
+    fn keep(&self, engine: &mut Engine) -> Result<()> {
+        let Some(input) = &self.pairs else {
+            return Ok(());
+        };
+        let start = Instant::now();
+        while start.elapsed() < KEEP_BUSY {
+            let mut rec = Recording::new();
+            let (k0, v0) = input.record_copy(&mut rec);
+            let (mut k, mut v) = (k0.1, v0.1);
+            for _ in 0..KEEPER_SORTS {
+                (k, v) = record_sort_pairs(&mut rec, k, v, input.count, 32);
+            }
+            engine.run(&rec, &[(k0.0, &input.keys), (v0.0, &input.values)])?;
+        }
+        Ok(())
+    }
+}
+
+/// [`ClockKeeper::keep`] on `pipeline`'s GPU.
+fn keep_clock(pipeline: &mut Pipeline, keeper: &ClockKeeper) -> Result<()> {
+    match pipeline.backend_mut() {
+        Backend::Gpu(engine) => keeper.keep(engine),
+        _ => Ok(()),
+    }
+}
 
 /// What to measure.
 #[derive(Clone, Debug)]
@@ -110,6 +173,9 @@ pub struct SortFigures {
     pub versus: Versus,
     /// Pairs per second over [`SORT_FLOOR_BYTES_PER_PAIR`], in GB/s.
     pub floor_gb_per_s: f64,
+    /// Median wall time of a timed sort's submission, from recording to the GPU done, ms
+    /// (the GPU time plus what the host and the driver add).
+    pub wall_ms: f64,
 }
 
 /// A whole frame with one broadphase method at one size.
@@ -138,6 +204,9 @@ pub struct DepthFigures {
     pub pairs: usize,
     /// Pairs per second on the GPU.
     pub gpu_pairs_per_s: f64,
+    /// Pairs the CPU twin checked and was timed on (evenly spaced); its time is scaled to
+    /// all the pairs.
+    pub cpu_twin_pairs: usize,
 }
 
 /// The particle frame at one size.
@@ -241,15 +310,21 @@ pub fn run_gpu_bench(
         pair_staging: options.pair_staging,
         sizes: Vec::new(),
     };
+    let keeper = ClockKeeper::new(engine);
     for &n in &options.sizes {
-        let figures = size_figures(pipeline, options, n);
+        let figures = size_figures(pipeline, &keeper, options, n);
         progress(&figures);
         report.sizes.push(figures);
     }
     Ok(report)
 }
 
-fn size_figures(pipeline: &mut Pipeline, options: &GpuBenchOptions, n: usize) -> SizeFigures {
+fn size_figures(
+    pipeline: &mut Pipeline,
+    keeper: &ClockKeeper,
+    options: &GpuBenchOptions,
+    n: usize,
+) -> SizeFigures {
     let mut f = SizeFigures {
         bodies: n,
         pairs: None,
@@ -265,7 +340,7 @@ fn size_figures(pipeline: &mut Pipeline, options: &GpuBenchOptions, n: usize) ->
         dominant_stage: None,
         error: None,
     };
-    if let Err(e) = fill_size(pipeline, options, n, &mut f) {
+    if let Err(e) = fill_size(pipeline, keeper, options, n, &mut f) {
         f.error = Some(e.to_string());
     }
     f
@@ -273,6 +348,7 @@ fn size_figures(pipeline: &mut Pipeline, options: &GpuBenchOptions, n: usize) ->
 
 fn fill_size(
     pipeline: &mut Pipeline,
+    keeper: &ClockKeeper,
     options: &GpuBenchOptions,
     n: usize,
     f: &mut SizeFigures,
@@ -287,6 +363,9 @@ fn fill_size(
     let mut gpu = Vec::new();
     let mut gpu_boxes = Vec::new();
     for r in 0..=options.runs {
+        if r > 0 {
+            keep_clock(pipeline, keeper)?;
+        }
         let out = pipeline.bounds(world)?;
         if r > 0 {
             gpu.push(out.profile.stage_seconds(stage::BOUNDS));
@@ -307,19 +386,23 @@ fn fill_size(
             .count(),
     );
 
-    f.sort = Some(sort_figures(pipeline, options, n)?);
+    f.sort = Some(sort_figures(pipeline, keeper, options, n)?);
 
-    // Whole moving frames, one method at a time; the CPU twin frames run on the same poses.
+    // Whole moving frames, one method at a time; the CPU twin frames run afterwards on the
+    // last frame's poses.
     let mut last_pairs: Option<Vec<[u32; 2]>> = None;
     for &method in &options.methods {
         pipeline.set_broadphase(Choice::Method(method));
         let mut stages: BTreeMap<String, Vec<f64>> = BTreeMap::new();
         let (mut gpu, mut gpu_bp, mut wall) = (Vec::new(), Vec::new(), Vec::new());
-        let mut cpu = Vec::new();
-        let mut cpu_bp = Vec::new();
+        let mut pairs = Vec::new();
         for r in 0..=options.runs {
             world.advance(FRAME_DT);
+            if r > 0 {
+                keep_clock(pipeline, keeper)?;
+            }
             let out = pipeline.frame(world)?;
+            pairs = out.pairs;
             if r == 0 {
                 continue;
             }
@@ -333,19 +416,20 @@ fn fill_size(
                     .or_default()
                     .push(s.seconds);
             }
-            if r <= options.cpu_runs {
-                let t = Instant::now();
-                let twin = frame::cpu(&world.bodies, &world.shapes, Some(method))?;
-                cpu.push(t.elapsed().as_secs_f64());
-                cpu_bp.push(twin.profile.stage_seconds(stage::BROADPHASE));
-                // A pair frame keeps its boxes on the device: the same poses' bounds frame
-                // gives the boxes the GPU paired (the bounds pass is deterministic).
-                let boxes = pipeline.bounds(world)?.aabbs;
-                check_same_pairs(&out.pairs, &boxes, method)?;
-            }
-            f.pairs = Some(out.pairs.len());
-            last_pairs = Some(out.pairs);
         }
+        let (mut cpu, mut cpu_bp) = (Vec::new(), Vec::new());
+        for _ in 0..options.cpu_runs {
+            let t = Instant::now();
+            let twin = frame::cpu(&world.bodies, &world.shapes, Some(method))?;
+            cpu.push(t.elapsed().as_secs_f64());
+            cpu_bp.push(twin.profile.stage_seconds(stage::BROADPHASE));
+        }
+        // A pair frame keeps its boxes on the device: the same poses' bounds frame gives
+        // the boxes the GPU paired (the bounds pass is deterministic).
+        let boxes = pipeline.bounds(world)?.aabbs;
+        check_same_pairs(&pairs, &boxes, method)?;
+        f.pairs = Some(pairs.len());
+        last_pairs = Some(pairs);
         let stages_ms: BTreeMap<String, f64> = stages
             .into_iter()
             .map(|(k, mut v)| (k, median(&mut v) * 1e3))
@@ -370,11 +454,11 @@ fn fill_size(
     if let Some(pairs) = &last_pairs
         && pairs.len() <= options.depth_max_pairs
     {
-        f.depth = depth_figures(pipeline, options, &scene, pairs)?;
+        f.depth = depth_figures(pipeline, keeper, options, &scene, pairs)?;
     }
     // A particle frame the device cannot bind even in slabs (a pile denser than a frame
     // holds): its limit error is this size's note, and the figures above stand.
-    match particle_figures(pipeline, options, n) {
+    match particle_figures(pipeline, keeper, options, n) {
         Ok(p) => f.particles = Some(p),
         Err(e @ Error::BufferLimit { .. }) => f.error = Some(format!("particle frame: {e}")),
         Err(e) => return Err(e),
@@ -400,6 +484,7 @@ fn fill_size(
 /// of its stages, with the same pairs checked.
 fn particle_figures(
     pipeline: &mut Pipeline,
+    keeper: &ClockKeeper,
     options: &GpuBenchOptions,
     n: usize,
 ) -> Result<ParticleFigures> {
@@ -415,6 +500,10 @@ fn particle_figures(
         };
         table.push(GpuRoundShape::new(r)?);
     }
+    // The boxes the GPU pairs (its bounds pass, deterministic) for the pair check: the
+    // twin's own boxes may differ in the last bit (a fused multiply-add), and so may a
+    // pair whose boxes just touch.
+    let gpu_boxes = pipeline.bounds(&scene.crowd)?.aabbs;
     let Backend::Gpu(engine) = pipeline.backend_mut() else {
         return Err(Error::Usage(
             "the particle frame is measured on a GPU only".into(),
@@ -425,6 +514,9 @@ fn particle_figures(
     let (mut gpu, mut gpu_contacts) = (Vec::new(), Vec::new());
     let mut last = None;
     for r in 0..=options.runs {
+        if r > 0 {
+            keeper.keep(engine)?;
+        }
         let f = pass.frame(engine, bodies, bounds, Method::Hash, 0.0)?;
         if r > 0 {
             let p = &f.profile;
@@ -447,13 +539,13 @@ fn particle_figures(
         std::hint::black_box(touching_cpu(&twin.pairs, &contacts, 0.0));
         cpu_contacts.push(c.elapsed().as_secs_f64());
         cpu.push(t.elapsed().as_secs_f64());
-        if twin.pairs.len() != last.pairs as usize {
-            return Err(Error::Gpu(format!(
-                "particle frame: the GPU found {} pairs, the CPU twins {}",
-                last.pairs,
-                twin.pairs.len()
-            )));
-        }
+    }
+    let twin_pairs = cpu_pairs(&gpu_boxes, Method::Hash)?.len();
+    if twin_pairs != last.pairs as usize {
+        return Err(Error::Gpu(format!(
+            "particle frame: the GPU found {} pairs, the CPU twin {twin_pairs} on the same boxes",
+            last.pairs
+        )));
     }
     Ok(ParticleFigures {
         versus: Versus::new(median(&mut gpu), median(&mut cpu)),
@@ -463,10 +555,17 @@ fn particle_figures(
     })
 }
 
-/// The sampled depth estimate over `pairs` of the scene's bodies, GPU against CPU twin;
+/// Pairs of a size the depth estimate's CPU twin checks and is timed on, at most: at k = 16
+/// a pair of the crowd's icospheres (162 vertices) costs the twin over a million dot
+/// products, so all of a million bodies' pairs took it minutes on 16 threads.
+const DEPTH_TWIN_PAIRS: usize = 20_000;
+
+/// The sampled depth estimate over `pairs` of the scene's bodies, GPU against CPU twin
+/// (the twin on at most DEPTH_TWIN_PAIRS of them, evenly spaced, its time scaled to all);
 /// `None` when a shape is not convex.
 fn depth_figures(
     pipeline: &mut Pipeline,
+    keeper: &ClockKeeper,
     options: &GpuBenchOptions,
     scene: &Scene,
     pairs: &[[u32; 2]],
@@ -486,24 +585,34 @@ fn depth_figures(
     };
     let bodies = &scene.crowd.bodies;
     let estimator = GpuDepthEstimator::new(engine, tables);
+    // The twin checks and is timed on evenly spaced pairs, at most DEPTH_TWIN_PAIRS.
+    let step = pairs.len().div_ceil(DEPTH_TWIN_PAIRS).max(1);
+    let sample: Vec<[u32; 2]> = pairs.iter().step_by(step).copied().collect();
     let mut gpu = Vec::new();
     for r in 0..=options.runs {
+        if r > 0 {
+            keeper.keep(engine)?;
+        }
         let run = estimator.run(engine, bodies, pairs, DEFAULT_K)?;
         if r == 0 {
-            let twin = estimate_cpu(estimator.shapes(), bodies, pairs, DEFAULT_K)?;
-            check_same_estimates(&run.estimates, &twin)?;
+            let twin = estimate_cpu(estimator.shapes(), bodies, &sample, DEFAULT_K)?;
+            let gpu_sample: Vec<GpuDepthEstimate> =
+                run.estimates.iter().step_by(step).copied().collect();
+            check_same_estimates(&gpu_sample, &twin)?;
         } else {
             gpu.push(run.gpu_time);
         }
     }
-    let cpu = timed(options.cpu_runs, || {
-        estimate_cpu(estimator.shapes(), bodies, pairs, DEFAULT_K).map(drop)
+    let cpu_sample = timed(options.cpu_runs, || {
+        estimate_cpu(estimator.shapes(), bodies, &sample, DEFAULT_K).map(drop)
     })?;
+    let cpu = cpu_sample * pairs.len() as f64 / sample.len().max(1) as f64;
     let gpu = median(&mut gpu);
     Ok(Some(DepthFigures {
         versus: Versus::new(gpu, cpu),
         pairs: pairs.len(),
         gpu_pairs_per_s: pairs.len() as f64 / gpu,
+        cpu_twin_pairs: sample.len(),
     }))
 }
 
@@ -547,8 +656,12 @@ fn check_same_pairs(pairs: &[[u32; 2]], boxes: &[GpuAabb], method: Method) -> Re
     Ok(())
 }
 
+/// Random key/value pairs as many as bodies, resident on the device: the GPU sort (its
+/// stage time, and the wall time of its submission) against the twin, the first sort
+/// checked against it.
 fn sort_figures(
     pipeline: &mut Pipeline,
+    keeper: &ClockKeeper,
     options: &GpuBenchOptions,
     n: usize,
 ) -> Result<SortFigures> {
@@ -559,8 +672,12 @@ fn sort_figures(
     let keys: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
     let values: Vec<u32> = (0..n as u32).collect();
     let input = ResidentPairs::new(engine, &keys, &values);
-    let mut gpu = Vec::new();
+    let (mut gpu, mut wall) = (Vec::new(), Vec::new());
     for r in 0..=options.runs {
+        if r > 0 {
+            keeper.keep(engine)?;
+        }
+        let start = Instant::now();
         let (seconds, sorted) = gpu_sort(engine, &input, r == 0)?;
         if let Some((k, v)) = sorted {
             let (mut ck, mut cv) = (keys.clone(), values.clone());
@@ -572,6 +689,7 @@ fn sort_figures(
             }
         } else {
             gpu.push(seconds);
+            wall.push(start.elapsed().as_secs_f64());
         }
     }
     let cpu = timed(options.cpu_runs, || {
@@ -584,6 +702,7 @@ fn sort_figures(
     Ok(SortFigures {
         versus: Versus::new(gpu, cpu),
         floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / gpu / 1e9,
+        wall_ms: median(&mut wall) * 1e3,
     })
 }
 
@@ -615,6 +734,22 @@ impl ResidentPairs {
             count: keys.len() as u32,
         }
     }
+
+    /// Records copies of the pairs into pooled buffers: for keys and for values, the
+    /// resident buffer's proxy (bound by the caller) and the copy's.
+    fn record_copy(
+        &self,
+        rec: &mut Recording,
+    ) -> ((BufferProxy, BufferProxy), (BufferProxy, BufferProxy)) {
+        let n = self.count as usize;
+        let k0 = rec.external(self.keys.size(), "unsorted keys");
+        let v0 = rec.external(self.values.size(), "unsorted values");
+        let k = rec.array_buffer::<u32>(n, "sort keys");
+        let v = rec.array_buffer::<u32>(n, "sort values");
+        rec.copy(k0, 0, k, 0, self.keys.size());
+        rec.copy(v0, 0, v, 0, self.values.size());
+        ((k0, k), (v0, v))
+    }
 }
 
 /// One GPU sort: its stage time, and the sorted pairs when `read` (the warm-up run checks
@@ -624,15 +759,9 @@ fn gpu_sort(
     input: &ResidentPairs,
     read: bool,
 ) -> Result<(f64, Option<SortedPairs>)> {
-    let n = input.count as usize;
     let mut rec = Recording::new();
     rec.stage(stage::UPLOAD);
-    let k0 = rec.external(input.keys.size(), "unsorted keys");
-    let v0 = rec.external(input.values.size(), "unsorted values");
-    let k = rec.array_buffer::<u32>(n, "sort keys");
-    let v = rec.array_buffer::<u32>(n, "sort values");
-    rec.copy(k0, 0, k, 0, input.keys.size());
-    rec.copy(v0, 0, v, 0, input.values.size());
+    let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
     rec.stage("sort");
     let (sk, sv) = record_sort_pairs(&mut rec, k, v, input.count, 32);
     let readbacks = read.then(|| {
@@ -763,12 +892,13 @@ impl GpuBenchReport {
             if let Some(d) = &f.depth {
                 s += &format!(
                     "{:>9}   depth estimate (k = 16) over {} pairs: gpu {:.3} ms ({:.3e} pairs/s), \
-                     cpu twin {:.3} ms, {:.1}x\n",
+                     cpu twin {:.3} ms (timed on {} pairs, scaled), {:.1}x\n",
                     "",
                     d.pairs,
                     d.versus.gpu_ms,
                     d.gpu_pairs_per_s,
                     d.versus.cpu_ms,
+                    d.cpu_twin_pairs,
                     d.versus.ratio
                 );
             }
