@@ -67,14 +67,16 @@ const KEEPER_SORTS: usize = 4;
 /// same frame of a million bodies 0.57 ms in one process and 1.73 ms in another). Before
 /// every timed run [`ClockKeeper::keep`] keeps the GPU fully busy for [`KEEP_BUSY`] with a
 /// load of its own (radix sorts of resident pairs), which brings the clock up and leaves it
-/// up for the run. A software adapter has no clock to keep.
-struct ClockKeeper {
+/// up for the run. A software adapter has no clock to keep. The GPU benches (`bench gpu`,
+/// `bench bounds`, `bench broadphase`) call it before every timed GPU run.
+#[derive(Debug)]
+pub struct ClockKeeper {
     pairs: Option<ResidentPairs>,
 }
 
 impl ClockKeeper {
     /// A keeper for `engine`'s device (idle on a software adapter).
-    fn new(engine: &Engine) -> Self {
+    pub fn new(engine: &Engine) -> Self {
         let pairs = (!engine.context().is_software()).then(|| {
             let mut rng = Rng::new(KEEPER_PAIRS as u64);
             let keys: Vec<u32> = (0..KEEPER_PAIRS).map(|_| rng.next_u64() as u32).collect();
@@ -84,8 +86,16 @@ impl ClockKeeper {
         ClockKeeper { pairs }
     }
 
+    /// A keeper for `pipeline`'s GPU (idle on the CPU twins).
+    pub fn of(pipeline: &Pipeline) -> Self {
+        match pipeline.backend() {
+            Backend::Gpu(engine) => Self::new(engine),
+            Backend::Cpu => ClockKeeper { pairs: None },
+        }
+    }
+
     /// Keeps the GPU busy for [`KEEP_BUSY`].
-    fn keep(&self, engine: &mut Engine) -> Result<()> {
+    pub fn keep(&self, engine: &mut Engine) -> Result<()> {
         let Some(input) = &self.pairs else {
             return Ok(());
         };
@@ -103,8 +113,8 @@ impl ClockKeeper {
     }
 }
 
-/// [`ClockKeeper::keep`] on `pipeline`'s GPU.
-fn keep_clock(pipeline: &mut Pipeline, keeper: &ClockKeeper) -> Result<()> {
+/// [`ClockKeeper::keep`] on `pipeline`'s GPU (nothing on the CPU twins).
+pub fn keep_clock(pipeline: &mut Pipeline, keeper: &ClockKeeper) -> Result<()> {
     match pipeline.backend_mut() {
         Backend::Gpu(engine) => keeper.keep(engine),
         _ => Ok(()),
@@ -711,6 +721,7 @@ type SortedPairs = (Vec<u32>, Vec<u32>);
 /// The unsorted pairs, resident on the device: each timed sort starts from a device copy
 /// of them, so no host upload (whose copy a first pass's begin timestamp may overlap)
 /// lands in the sort's time.
+#[derive(Debug)]
 struct ResidentPairs {
     keys: wgpu::Buffer,
     values: wgpu::Buffer,

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use proxima::bench::median;
+use proxima::bench::{ClockKeeper, keep_clock, median};
 use proxima::crowd::Crowd;
 use proxima::frame;
 use proxima::gpu::{ContextOptions, GpuContext};
@@ -674,6 +674,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
     }
     let mut gpu = open_pipeline(DeviceArg::Auto)?;
     let has_gpu = matches!(gpu.backend(), Backend::Gpu(_));
+    let keeper = ClockKeeper::of(&gpu);
     println!("bounds pass on {}", gpu.device_name());
     println!(
         "{:>10} {:>14} {:>14} {:>14} {:>10}",
@@ -691,6 +692,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
             let cpu_t = t.elapsed().as_secs_f64();
             std::hint::black_box(&cpu.aabbs);
             let (p, w) = if has_gpu {
+                keep_clock(&mut gpu, &keeper)?;
                 let r = gpu.bounds(&world)?;
                 (
                     r.profile.stage_seconds(frame::stage::BOUNDS),
@@ -733,6 +735,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         return Err(Error::Usage("--runs must be at least 1".into()));
     }
     let mut pipeline = open_pipeline(DeviceArg::Auto)?;
+    let keeper = ClockKeeper::of(&pipeline);
     println!(
         "broadphase on {}; default scene resized, boxes from the bounds pass",
         pipeline.device_name()
@@ -794,6 +797,9 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
             if let Backend::Gpu(engine) = pipeline.backend_mut() {
                 let mut t = Vec::new();
                 for r in 0..=args.runs {
+                    if r > 0 {
+                        keeper.keep(engine)?;
+                    }
                     let run = gpu.run(engine, &aabbs, method)?;
                     if run.pairs.len() != pairs {
                         return Err(Error::Gpu(format!(
