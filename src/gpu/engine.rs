@@ -87,9 +87,12 @@ struct CountedRead {
 #[derive(Debug)]
 struct TimestampLayout {
     offset: u64,
-    /// Stage index of each timed pass (pass k wrote queries 2k and 2k+1).
+    /// Stage index of each timed span (span k wrote queries 2k and 2k+1).
     pass_stage: Vec<usize>,
     stage_names: Vec<&'static str>,
+    /// Per compute pass in encoding order: whether it begins its stage's span (writes the
+    /// span's begin timestamp) and whether it ends it (writes the end).
+    pass_ends: Vec<[bool; 2]>,
 }
 
 /// What a frame produced.
@@ -248,7 +251,7 @@ impl Engine {
         // the timestamps. It is one buffer, within the device's max_buffer_size: the plain
         // readbacks and the timestamps must fit, and counted heads shrink to what is left
         // (their tails come after the frame).
-        let passes = timed_passes(recording);
+        let (spans, pass_ends) = timed_spans(recording);
         let plain: u64 = recording
             .commands()
             .iter()
@@ -262,7 +265,7 @@ impl Engine {
             })
             .sum();
         let limit = self.ctx.limits().max_buffer_size;
-        let reserved = plain + 256 + u64::from(passes) * 2 * 8;
+        let reserved = plain + 256 + u64::from(spans) * 2 * 8;
         if reserved > limit {
             return Err(Error::BufferLimit {
                 label: "readback staging".into(),
@@ -305,23 +308,24 @@ impl Engine {
                 used_bytes += copy.next_multiple_of(wgpu::MAP_ALIGNMENT);
             }
         }
-        // A frame with more passes than one query set holds is timed on the CPU.
+        // A frame with more timed spans than one query set holds is timed on the CPU.
         let clock = match self.clock() {
-            Clock::GpuTimestamps if passes * 2 > wgpu::QUERY_SET_MAX_QUERIES => Clock::Cpu,
+            Clock::GpuTimestamps if spans * 2 > wgpu::QUERY_SET_MAX_QUERIES => Clock::Cpu,
             clock => clock,
         };
-        let timestamps = (clock == Clock::GpuTimestamps && passes > 0).then(|| {
+        let timestamps = (clock == Clock::GpuTimestamps && spans > 0).then(|| {
             let offset = used_bytes.next_multiple_of(256);
-            used_bytes = offset + u64::from(passes) * 2 * 8;
+            used_bytes = offset + u64::from(spans) * 2 * 8;
             TimestampLayout {
                 offset,
                 pass_stage: Vec::new(),
                 stage_names: Vec::new(),
+                pass_ends,
             }
         });
         let staging = self.staging(slot, used_bytes.max(8));
         if timestamps.is_some() {
-            self.ensure_queries(passes * 2);
+            self.ensure_queries(spans * 2);
         }
 
         let mut run = FrameRun {
@@ -337,6 +341,7 @@ impl Engine {
             queries: self.queries.as_ref().map(|(q, _, _)| q),
             timestamps,
             pass_index: 0,
+            passes_encoded: 0,
             stage_index: 0,
             cpu_stages: Vec::new(),
             cpu_stage_start: None,
@@ -693,25 +698,44 @@ fn pool_size(size: u64, max: u64) -> u64 {
     if rounded > max { size } else { rounded }
 }
 
-/// Timed passes of a recording: one per dispatch (timestamps bracket compute passes; a
-/// stage of copies alone, such as upload or readback, has no GPU time to report).
-fn timed_passes(recording: &Recording) -> u32 {
-    recording
-        .commands()
-        .iter()
-        .filter(|c| {
-            matches!(
-                c,
-                Command::Dispatch { .. } | Command::DispatchIndirect { .. }
-            )
-        })
-        .count() as u32
+/// Timed spans of a recording: the run of compute passes (one per dispatch) between two
+/// stage marks, timed as one, its first pass writing the begin timestamp and its last the
+/// end (a stage of copies alone, such as upload or readback, has no GPU time to report).
+/// Returns the number of spans and each pass's `[begins, ends]`. Timestamps around every
+/// pass cost GPU time: on an H100 a radix sort of 24 passes took 0.12 to 0.28 ms longer
+/// with them than timed by the CPU alone (`cargo bench --bench sort`).
+fn timed_spans(recording: &Recording) -> (u32, Vec<[bool; 2]>) {
+    let mut ends: Vec<[bool; 2]> = Vec::new();
+    let mut spans = 0;
+    let mut in_span = false;
+    for c in recording.commands() {
+        match c {
+            Command::Stage(_) => {
+                if let Some(last) = ends.last_mut().filter(|_| in_span) {
+                    last[1] = true;
+                }
+                in_span = false;
+            }
+            Command::Dispatch { .. } | Command::DispatchIndirect { .. } => {
+                ends.push([!in_span, false]);
+                if !in_span {
+                    spans += 1;
+                }
+                in_span = true;
+            }
+            _ => {}
+        }
+    }
+    if let Some(last) = ends.last_mut().filter(|_| in_span) {
+        last[1] = true;
+    }
+    (spans, ends)
 }
 
-/// Seconds per stage from the timed passes' (begin, end) ticks, in encoding order. A
-/// pass's begin timestamp may be written before the work ahead of it has finished (a
+/// Seconds per stage from the timed spans' (begin, end) ticks, in encoding order. A
+/// span's begin timestamp may be written before the work ahead of it has finished (a
 /// begin-of-pass timestamp waits for nothing; the end one waits for everything before it),
-/// so a pass counts from the later of its begin and the previous pass's end: no GPU time
+/// so a span counts from the later of its begin and the previous span's end: no GPU time
 /// is counted twice, and the stages sum to the frame's busy span.
 pub fn stage_seconds_from_ticks(
     ticks: &[[u64; 2]],
@@ -824,7 +848,10 @@ struct FrameRun<'a> {
     encoder: Option<wgpu::CommandEncoder>,
     queries: Option<&'a wgpu::QuerySet>,
     timestamps: Option<TimestampLayout>,
+    /// Spans begun so far.
     pass_index: u32,
+    /// Compute passes encoded so far.
+    passes_encoded: usize,
     stage_index: usize,
     cpu_stages: Vec<StageTime>,
     cpu_stage_start: Option<(&'static str, Instant)>,
@@ -1071,16 +1098,23 @@ impl<'a> FrameRun<'a> {
     {
         let set = self.queries?;
         let layout = self.timestamps.as_mut()?;
+        let [begins, ends] = layout.pass_ends.get(self.passes_encoded).copied()?;
+        self.passes_encoded += 1;
+        if !begins && !ends {
+            return None;
+        }
         if layout.stage_names.is_empty() {
             layout.stage_names.push("unnamed");
         }
-        layout.pass_stage.push(self.stage_index);
-        let index = self.pass_index;
-        self.pass_index += 1;
+        if begins {
+            layout.pass_stage.push(self.stage_index);
+            self.pass_index += 1;
+        }
+        let index = self.pass_index - 1;
         Some(wgpu::ComputePassTimestampWrites {
             query_set: set,
-            beginning_of_pass_write_index: Some(2 * index),
-            end_of_pass_write_index: Some(2 * index + 1),
+            beginning_of_pass_write_index: begins.then_some(2 * index),
+            end_of_pass_write_index: ends.then_some(2 * index + 1),
         })
     }
 
@@ -1107,7 +1141,41 @@ impl<'a> FrameRun<'a> {
 
 #[cfg(test)]
 mod tests {
-    use super::{pool_size, stage_seconds_from_ticks};
+    use super::{pool_size, stage_seconds_from_ticks, timed_spans};
+    use crate::gpu::shaders::ShaderId;
+    use crate::graph::Recording;
+
+    /// Each stage's run of dispatches is one span, begun by its first pass and ended by
+    /// its last; a stage of copies alone has none, and dispatches before any stage mark
+    /// make a span of their own.
+    #[test]
+    fn a_stage_of_passes_is_timed_as_one_span() {
+        let mut rec = Recording::new();
+        let data = rec.buffer(16, "data");
+        let dispatch = |rec: &mut Recording| rec.dispatch(ShaderId::Bounds, [1, 1, 1], &[]);
+        dispatch(&mut rec);
+        rec.stage("a");
+        dispatch(&mut rec);
+        rec.upload(data, &[0u32; 4]);
+        dispatch(&mut rec);
+        dispatch(&mut rec);
+        rec.stage("copies");
+        rec.clear(data);
+        rec.stage("c");
+        dispatch(&mut rec);
+        let (spans, ends) = timed_spans(&rec);
+        assert_eq!(spans, 3);
+        assert_eq!(
+            ends,
+            vec![
+                [true, true],
+                [true, false],
+                [false, false],
+                [false, true],
+                [true, true],
+            ]
+        );
+    }
 
     #[test]
     fn overlapping_pass_timestamps_are_counted_once() {
