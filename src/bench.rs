@@ -65,7 +65,7 @@ const KEEPER_SORTS: usize = 4;
 /// readbacks and CPU twins kept the GPU busy about a tenth of the time. A pass timed on such
 /// a GPU read up to 5x its working time, and how much depended on what ran before it (the
 /// same frame of a million bodies 0.57 ms in one process and 1.73 ms in another). Before
-/// every timed run [`ClockKeeper::keep`] keeps the GPU fully busy for [`KEEP_BUSY`] with a
+/// every timed run [`ClockKeeper::keep`] keeps the GPU fully busy for 250 ms with a
 /// load of its own (radix sorts of resident pairs), which brings the clock up and leaves it
 /// up for the run. A software adapter has no clock to keep. The GPU benches (`bench gpu`,
 /// `bench bounds`, `bench broadphase`) call it before every timed GPU run.
@@ -94,7 +94,7 @@ impl ClockKeeper {
         }
     }
 
-    /// Keeps the GPU busy for [`KEEP_BUSY`].
+    /// Keeps the GPU busy for 250 ms (`KEEP_BUSY`).
     pub fn keep(&self, engine: &mut Engine) -> Result<()> {
         let Some(input) = &self.pairs else {
             return Ok(());
