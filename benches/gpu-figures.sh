@@ -13,8 +13,8 @@
 # It unpacks the loader when none is installed, points the loader at the NVIDIA driver's
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
 # and JSON and plot of `proxima bench gpu` (the hash at every size, with and without
-# workgroup pair staging; the sweep at 100k and 1M: its CPU twin takes minutes on millions
-# of uniform bodies), the radix sort against lampshade's, the main job on the GPU and on
+# workgroup pair staging, and with timestamps around every pass; the sweep at 100k and 1M:
+# its CPU twin takes minutes on millions of uniform bodies), the radix sort against lampshade's, the main job on the GPU and on
 # the CPU twins, `proxima bench toi` and `bench penetration`, and where nvidia-smi is there
 # the GPU's clock every 100 ms beside it all (clocks.csv). On an H100 the hash figures took
 # two minutes and the pair staging A/B and the sort half a minute each (2026-11-26).
@@ -44,6 +44,10 @@ fi
 "$carry/proxima" bench gpu --bodies 1000000,4000000 --methods hash --no-pair-staging \
     --json "$out/bench-gpu-unstaged.json" --svg "$out/bench-gpu-unstaged.svg" \
     | tee "$out/bench-gpu-unstaged.txt"
+# The engine's timestamps around every pass (the old way) against around each stage.
+"$carry/proxima" bench gpu --bodies 10000,1000000,4000000 --methods hash --pass-timestamps \
+    --depth-max-pairs 0 --json "$out/bench-gpu-pass-timestamps.json" \
+    --svg "$out/bench-gpu-pass-timestamps.svg" | tee "$out/bench-gpu-pass-timestamps.txt"
 if [ -x "$carry/sort-bench" ]; then
     "$carry/sort-bench" --bench --noplot --warm-up-time 1 --measurement-time 2 2>&1 \
         | grep -v '^$' | tee "$out/sort.txt"

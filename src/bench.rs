@@ -138,6 +138,9 @@ pub struct GpuBenchOptions {
     /// Pairs staged in workgroup memory before one global reservation per workgroup (the
     /// default); off, every pair takes the global counter (the A/B baseline).
     pub pair_staging: bool,
+    /// GPU timestamps around every pass instead of each stage's run of passes (the A/B
+    /// baseline).
+    pub pass_timestamps: bool,
 }
 
 impl GpuBenchOptions {
@@ -284,6 +287,8 @@ pub struct GpuBenchReport {
     pub cpu_runs: usize,
     /// Whether pairs were staged per workgroup.
     pub pair_staging: bool,
+    /// Whether every pass had its own timestamps.
+    pub pass_timestamps: bool,
     /// One entry per size.
     pub sizes: Vec<SizeFigures>,
 }
@@ -307,6 +312,7 @@ pub fn run_gpu_bench(
         ));
     };
     engine.set_override("PAIR_STAGING", f64::from(u8::from(options.pair_staging)));
+    engine.set_pass_timestamps(options.pass_timestamps);
     let ctx = engine.context();
     let info = &ctx.info;
     let mut report = GpuBenchReport {
@@ -318,6 +324,7 @@ pub fn run_gpu_bench(
         runs: options.runs,
         cpu_runs: options.cpu_runs,
         pair_staging: options.pair_staging,
+        pass_timestamps: options.pass_timestamps,
         sizes: Vec::new(),
     };
     let keeper = ClockKeeper::new(engine);
@@ -849,10 +856,11 @@ impl GpuBenchReport {
             self.cpu_threads,
             self.runs,
             self.cpu_runs,
-            if self.pair_staging {
-                ""
-            } else {
-                "; pair staging off"
+            match (self.pair_staging, self.pass_timestamps) {
+                (true, false) => "",
+                (false, false) => "; pair staging off",
+                (true, true) => "; timestamps around every pass",
+                (false, true) => "; pair staging off, timestamps around every pass",
             }
         );
         s += &format!(

@@ -152,6 +152,10 @@ struct GpuBenchArgs {
     /// Every pair takes the global counter instead of a workgroup stage (the A/B baseline).
     #[arg(long)]
     no_pair_staging: bool,
+    /// GPU timestamps around every pass instead of each stage's run of passes (the A/B
+    /// baseline: the timestamps' own cost).
+    #[arg(long)]
+    pass_timestamps: bool,
     /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at
     /// most this many [default: 1200000 on a hardware GPU, 5000 on a software adapter]
     #[arg(long)]
@@ -980,6 +984,7 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         runs: args.runs,
         cpu_runs: args.cpu_runs,
         pair_staging: !args.no_pair_staging,
+        pass_timestamps: args.pass_timestamps,
         depth_max_pairs: args
             .depth_max_pairs
             .unwrap_or(if hardware { 1_200_000 } else { 5_000 }),

@@ -130,6 +130,9 @@ pub struct Engine {
     belt: wgpu::util::StagingBelt,
     queries: Option<(wgpu::QuerySet, u32, wgpu::Buffer)>,
     timing: TimingMode,
+    /// Timestamps around every pass instead of every stage's run of passes (the A/B
+    /// baseline of `bench gpu --pass-timestamps`).
+    pass_timestamps: bool,
     overrides: Vec<(&'static str, f64)>,
 }
 
@@ -162,6 +165,7 @@ impl Engine {
             belt,
             queries: None,
             timing: TimingMode::Auto,
+            pass_timestamps: false,
             overrides: Vec::new(),
         }
     }
@@ -183,6 +187,12 @@ impl Engine {
     /// Chooses how stages are timed.
     pub fn set_timing(&mut self, timing: TimingMode) {
         self.timing = timing;
+    }
+
+    /// With `true`, GPU timestamps bracket every pass rather than each stage's run of
+    /// passes: the same stage times, at the cost the timestamps add (for an A/B).
+    pub fn set_pass_timestamps(&mut self, every_pass: bool) {
+        self.pass_timestamps = every_pass;
     }
 
     /// The clock the next frame will be timed with.
@@ -251,7 +261,7 @@ impl Engine {
         // the timestamps. It is one buffer, within the device's max_buffer_size: the plain
         // readbacks and the timestamps must fit, and counted heads shrink to what is left
         // (their tails come after the frame).
-        let (spans, pass_ends) = timed_spans(recording);
+        let (spans, pass_ends) = timed_spans(recording, self.pass_timestamps);
         let plain: u64 = recording
             .commands()
             .iter()
@@ -703,8 +713,9 @@ fn pool_size(size: u64, max: u64) -> u64 {
 /// end (a stage of copies alone, such as upload or readback, has no GPU time to report).
 /// Returns the number of spans and each pass's `[begins, ends]`. Timestamps around every
 /// pass cost GPU time: on an H100 a radix sort of 24 passes took 0.12 to 0.28 ms longer
-/// with them than timed by the CPU alone (`cargo bench --bench sort`).
-fn timed_spans(recording: &Recording) -> (u32, Vec<[bool; 2]>) {
+/// with them than timed by the CPU alone (`cargo bench --bench sort`). With `every_pass`,
+/// each pass is a span of its own.
+fn timed_spans(recording: &Recording, every_pass: bool) -> (u32, Vec<[bool; 2]>) {
     let mut ends: Vec<[bool; 2]> = Vec::new();
     let mut spans = 0;
     let mut in_span = false;
@@ -717,6 +728,11 @@ fn timed_spans(recording: &Recording) -> (u32, Vec<[bool; 2]>) {
                 in_span = false;
             }
             Command::Dispatch { .. } | Command::DispatchIndirect { .. } => {
+                if every_pass {
+                    ends.push([true, true]);
+                    spans += 1;
+                    continue;
+                }
                 ends.push([!in_span, false]);
                 if !in_span {
                     spans += 1;
@@ -1163,7 +1179,9 @@ mod tests {
         rec.clear(data);
         rec.stage("c");
         dispatch(&mut rec);
-        let (spans, ends) = timed_spans(&rec);
+        let (spans, ends) = timed_spans(&rec, true);
+        assert_eq!((spans, ends), (5, vec![[true, true]; 5]));
+        let (spans, ends) = timed_spans(&rec, false);
         assert_eq!(spans, 3);
         assert_eq!(
             ends,
