@@ -14,8 +14,9 @@
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
 # and JSON and plot of `proxima bench gpu` (the hash at every size, with and without
 # workgroup pair staging, and with timestamps around every pass; the sweep at 100k and 1M:
-# its CPU twin takes minutes on millions of uniform bodies), the radix sort against lampshade's, the main job on the GPU and on
-# the CPU twins, `proxima bench toi` and `bench penetration`, and where nvidia-smi is there
+# its CPU twin takes minutes on millions of uniform bodies), the radix sort against
+# lampshade's, the main job on the GPU and on the CPU twins, `proxima bench toi` and
+# `bench penetration`, and where nvidia-smi is there
 # the GPU's clock every 100 ms beside it all (clocks.csv). On an H100 the hash figures took
 # two minutes and the pair staging A/B and the sort half a minute each (2026-11-26).
 set -euo pipefail
