@@ -150,9 +150,7 @@ impl KinematicCrowd {
         let report = self.world.step(0.0)?;
         let t = Instant::now();
         let n = self.world.len();
-        let mut velocity: Vec<Velocity> = (0..n)
-            .map(|i| self.world.velocity(BodyId(i as u32)))
-            .collect::<Result<_>>()?;
+        let mut velocity: Vec<Velocity> = self.world.velocities().to_vec();
         let mut bounced = 0;
         for c in &report.contacts {
             if c.manifold.min_separation() > 0.0 {
@@ -186,20 +184,13 @@ impl KinematicCrowd {
         let mut stopped = vec![false; n];
         let mut changed = vec![true; n];
         let (mut impacts, mut rounds) = (Vec::new(), 0);
-        for (i, v) in velocity.iter().enumerate() {
-            self.world.set_velocity(BodyId(i as u32), *v)?;
-        }
+        self.world.set_velocities(&velocity)?;
         // One broadphase over the swept boxes: stopping bodies only shrinks their boxes.
-        let candidates: Vec<[u32; 2]> = self
-            .world
-            .impact_candidates(dt)?
-            .into_iter()
-            .filter(|p| !overlapping.contains(p))
-            .collect();
+        let mut candidates = self.world.impact_candidates(dt)?;
+        if !overlapping.is_empty() {
+            candidates.retain(|p| !overlapping.contains(p));
+        }
         loop {
-            for (i, v) in velocity.iter().enumerate() {
-                self.world.set_velocity(BodyId(i as u32), *v)?;
-            }
             rounds += 1;
             let asked: Vec<[u32; 2]> = candidates
                 .iter()
@@ -225,7 +216,8 @@ impl KinematicCrowd {
                 for i in [a, b] {
                     if !stopped[i] {
                         (stopped[i], changed[i], progress) = (true, true, true);
-                        velocity[i] = Velocity::default();
+                        self.world
+                            .set_velocity(BodyId(i as u32), Velocity::default())?;
                     }
                 }
             }
@@ -235,9 +227,7 @@ impl KinematicCrowd {
             }
         }
         self.world.advance(dt)?;
-        for (i, v) in next.iter().enumerate() {
-            self.world.set_velocity(BodyId(i as u32), *v)?;
-        }
+        self.world.set_velocities(&next)?;
         Ok(CrowdFrame {
             report,
             impacts,

@@ -392,23 +392,34 @@ impl World {
                 self.bodies.len()
             )));
         }
-        let poses = poses
-            .iter()
-            .enumerate()
-            .map(|(i, p)| checked(i as u32, *p))
-            .collect::<Result<Vec<_>>>()?;
+        // On all cores (a crowd's frame moves every body): first every pose checked, so
+        // that one bad pose changes nothing, then each set.
+        let bad = par_chunks(poses, MOTIONS_A_THREAD, |offset, part| {
+            part.iter()
+                .enumerate()
+                .find_map(|(k, p)| checked((offset + k) as u32, *p).err())
+                .into_iter()
+                .collect()
+        });
+        if let Some(e) = bad.into_iter().next() {
+            return Err(e);
+        }
         let origin = self.origin;
         self.poses_changed += 1;
-        for ((body, gpu), pose) in self
-            .bodies
-            .iter_mut()
-            .zip(&mut self.crowd.bodies)
-            .zip(poses)
-        {
-            body.pose = pose;
-            *gpu = gpu_body(&pose, body.shape, origin);
-        }
-        Ok(())
+        par_chunks_mut(&mut self.bodies, MOTIONS_A_THREAD, |offset, part| {
+            for (k, body) in part.iter_mut().enumerate() {
+                body.pose = checked((offset + k) as u32, poses[offset + k])?;
+            }
+            Ok(())
+        })?;
+        let bodies = &self.bodies;
+        par_chunks_mut(&mut self.crowd.bodies, MOTIONS_A_THREAD, |offset, part| {
+            for (k, gpu) in part.iter_mut().enumerate() {
+                let body = &bodies[offset + k];
+                *gpu = gpu_body(&body.pose, body.shape, origin);
+            }
+            Ok(())
+        })
     }
 
     /// Moves the origin the GPU's f32 positions are measured from to the middle of the
@@ -465,14 +476,31 @@ impl World {
     /// Sets a body's velocities (for the impacts of the coming steps).
     pub fn set_velocity(&mut self, body: BodyId, velocity: Velocity) -> Result<()> {
         let i = self.index(body)?;
-        if !(velocity.linear.is_finite() && velocity.angular.is_finite()) {
-            return Err(Error::Motion(format!(
-                "body {}: velocity {} / {} is not finite",
-                body.0, velocity.linear, velocity.angular
-            )));
-        }
+        finite(body.0, &velocity)?;
         self.velocities[i] = velocity;
         Ok(())
+    }
+
+    /// Sets every body's velocities (one per body, in body order). Every velocity is
+    /// checked first: one that is not finite is a named error and changes nothing.
+    pub fn set_velocities(&mut self, velocities: &[Velocity]) -> Result<()> {
+        if velocities.len() != self.bodies.len() {
+            return Err(Error::Usage(format!(
+                "{} velocities for {} bodies",
+                velocities.len(),
+                self.bodies.len()
+            )));
+        }
+        for (i, v) in velocities.iter().enumerate() {
+            finite(i as u32, v)?;
+        }
+        self.velocities.copy_from_slice(velocities);
+        Ok(())
+    }
+
+    /// Every body's velocities, in body order.
+    pub fn velocities(&self) -> &[Velocity] {
+        &self.velocities
     }
 
     /// A body's velocities.
@@ -766,7 +794,7 @@ impl World {
         let made = self.make_motions(&bodies, self.poses_changed, dt, None);
         self.bodies = bodies;
         made?;
-        let ends: Vec<Pose> = self.made.of.iter().map(|m| m.motion.end()).collect();
+        let ends: Vec<Pose> = par_map(&self.made.of, MOTIONS_A_THREAD, |_, m| m.motion.end());
         self.set_poses(&ends)
     }
 
@@ -825,11 +853,13 @@ impl World {
             // A few bodies (a round of impacts after some stopped): the stale ones made on
             // all cores, then written in.
             Some(which) => {
-                let stale: Vec<usize> = which
-                    .iter()
-                    .copied()
-                    .filter(|&i| stale(i, &made.of[i]))
-                    .collect();
+                let table = &made.of;
+                let stale: Vec<usize> = par_chunks(which, MOTIONS_A_THREAD, |_, part| {
+                    part.iter()
+                        .copied()
+                        .filter(|&i| stale(i, &table[i]))
+                        .collect()
+                });
                 let made_now = par_map(&stale, MOTIONS_A_THREAD, |_, &i| fresh(i));
                 for (&i, m) in stale.iter().zip(made_now) {
                     made.of[i] = m?;
@@ -1027,6 +1057,18 @@ impl World {
 }
 
 /// A body's pose the exact stage can use ([`Pose::checked`]), or the error naming the body.
+/// `velocity` of `body` when it is finite, else the named error.
+fn finite(body: u32, velocity: &Velocity) -> Result<()> {
+    if velocity.linear.is_finite() && velocity.angular.is_finite() {
+        Ok(())
+    } else {
+        Err(Error::Motion(format!(
+            "body {body}: velocity {} / {} is not finite",
+            velocity.linear, velocity.angular
+        )))
+    }
+}
+
 fn checked(body: u32, pose: Pose) -> Result<Pose> {
     pose.checked().map_err(|fault| Error::InvalidPose {
         body,

@@ -803,7 +803,23 @@ fn bad_input_is_a_named_error_and_changes_nothing() {
             )
             .is_err()
     );
+    let before = world.velocities().to_vec();
+    assert!(world.set_velocities(&[spin]).is_err());
+    let nan_spin = Velocity {
+        angular: DVec3::new(0.0, f64::INFINITY, 0.0),
+        ..spin
+    };
+    let err = world
+        .set_velocities(&[spin, nan_spin])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("body 1") && err.contains("not finite"),
+        "{err}"
+    );
+    assert_eq!(world.velocities(), before.as_slice());
     world.set_velocity(a, spin).unwrap();
+    assert_eq!(world.velocities()[0], spin);
     let err = world.step(1.0).unwrap_err().to_string();
     assert!(
         err.contains("body 0") && err.contains("half a turn"),
