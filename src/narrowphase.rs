@@ -209,52 +209,116 @@ impl Narrowphase {
         }
         let shape_of: Vec<u32> = bodies.iter().map(|b| b.shape).collect();
         self.check_pairs(&shape_of, pairs)?;
-        let mut warm = state.take(pairs);
+        // One pair: its manifolds into `out`, its warm start updated.
+        let one = |[a, b]: [u32; 2],
+                   dir: Option<Toward>,
+                   cache: &mut PairState,
+                   out: &mut Vec<PairContact>| {
+            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
+            // Farther apart than `speculative`: no manifold, and the pair's warm start
+            // stays as it was.
+            let (sa, sb) = (
+                &self.shapes[ba.shape as usize],
+                &self.shapes[bb.shape as usize],
+            );
+            let within = within(speculative, (sa, ba), (sb, bb));
+            let gap = balls_gap((sa, &ba.pose), (sb, &bb.pose));
+            if gap > within {
+                cache.separation = gap;
+                return;
+            }
+            let found = self.manifolds(ba, bb, dir, within, cache);
+            cache.separation = match (sa, sb) {
+                (ExactShape::Convex(_), ExactShape::Convex(_)) => cache.manifold.distance.max(gap),
+                _ => gap.max(0.0),
+            };
+            for (pieces, manifold) in found {
+                out.push(PairContact {
+                    bodies: [a, b],
+                    pieces,
+                    manifold,
+                });
+            }
+        };
+        let prefetch_next = |part: &[[u32; 2]], i: usize| {
+            self.prefetch_shapes(
+                part.get(i + 1)
+                    .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
+            );
+        };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = pairs.len().div_ceil(threads).max(1);
-        let parts: Vec<Vec<PairContact>> = std::thread::scope(|scope| {
+        let toward_of = |k: usize, len: usize| toward.map(|t| &t[k * chunk..k * chunk + len]);
+        if !pairs.windows(2).all(|w| w[0] < w[1]) {
+            // Unsorted or repeated pairs: the warm starts taken out in one merge and kept
+            // back afterwards.
+            let mut warm = state.take(pairs);
+            let parts: Vec<Vec<PairContact>> = std::thread::scope(|scope| {
+                let handles: Vec<_> = pairs
+                    .chunks(chunk)
+                    .zip(warm.chunks_mut(chunk))
+                    .enumerate()
+                    .map(|(k, (part, caches))| {
+                        let toward = toward_of(k, part.len());
+                        scope.spawn(move || {
+                            let mut out = Vec::new();
+                            for (i, (&pair, cache)) in part.iter().zip(caches).enumerate() {
+                                prefetch_next(part, i);
+                                one(pair, toward.map(|t| t[i]), cache, &mut out);
+                            }
+                            out
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a narrowphase thread panicked"))
+                    .collect()
+            });
+            state.keep(pairs, warm);
+            return Ok(parts.concat());
+        }
+        // Sorted pairs (a frame's): each thread takes its run of the held warm starts (from
+        // the first held pair not below its first pair), works its pairs and returns them
+        // with their warm starts, so the merge is on all cores, not one.
+        let mut held = std::mem::take(&mut state.pairs);
+        let mut runs: Vec<&mut [([u32; 2], PairState)]> = Vec::new();
+        let mut rest: &mut [([u32; 2], PairState)] = &mut held;
+        for part in pairs.chunks(chunk).skip(1) {
+            let end = rest.partition_point(|h| h.0 < part[0]);
+            let (run, after) = rest.split_at_mut(end);
+            runs.push(run);
+            rest = after;
+        }
+        runs.push(rest);
+        let parts: Vec<(Vec<PairContact>, HeldRun)> = std::thread::scope(|scope| {
             let handles: Vec<_> = pairs
                 .chunks(chunk)
-                .zip(warm.chunks_mut(chunk))
+                .zip(runs)
                 .enumerate()
-                .map(|(k, (part, caches))| {
-                    let toward = toward.map(|t| &t[k * chunk..k * chunk + part.len()]);
+                .map(|(k, (part, run))| {
+                    let toward = toward_of(k, part.len());
                     scope.spawn(move || {
-                        let mut out = Vec::new();
-                        for (i, (&[a, b], cache)) in part.iter().zip(caches).enumerate() {
-                            self.prefetch_shapes(part.get(i + 1).map(|&[a, b]| {
-                                [bodies[a as usize].shape, bodies[b as usize].shape]
-                            }));
-                            let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
-                            // Farther apart than `speculative`: no manifold, and the pair's
-                            // warm start stays as it was.
-                            let (sa, sb) = (
-                                &self.shapes[ba.shape as usize],
-                                &self.shapes[bb.shape as usize],
-                            );
-                            let within = within(speculative, (sa, ba), (sb, bb));
-                            let gap = balls_gap((sa, &ba.pose), (sb, &bb.pose));
-                            if gap > within {
-                                cache.separation = gap;
-                                continue;
+                        let (mut out, mut kept) = (Vec::new(), Vec::with_capacity(part.len()));
+                        let mut at = 0;
+                        for (i, &pair) in part.iter().enumerate() {
+                            prefetch_next(part, i);
+                            while at < run.len() && run[at].0 < pair {
+                                at += 1;
                             }
-                            let dir = toward.map(|t| t[i]);
-                            let found = self.manifolds(ba, bb, dir, within, cache);
-                            cache.separation = match (sa, sb) {
-                                (ExactShape::Convex(_), ExactShape::Convex(_)) => {
-                                    cache.manifold.distance.max(gap)
-                                }
-                                _ => gap.max(0.0),
+                            let mut cache = if run.get(at).is_some_and(|h| h.0 == pair) {
+                                std::mem::take(&mut run[at].1)
+                            } else {
+                                PairState::default()
                             };
-                            for (pieces, manifold) in found {
-                                out.push(PairContact {
-                                    bodies: [a, b],
-                                    pieces,
-                                    manifold,
-                                });
-                            }
+                            one(pair, toward.map(|t| t[i]), &mut cache, &mut out);
+                            kept.push((pair, cache));
                         }
-                        out
+                        // The warm starts of pairs gone, dropped here, not on one core.
+                        for h in run.iter_mut() {
+                            drop(std::mem::take(&mut h.1));
+                        }
+                        (out, kept)
                     })
                 })
                 .collect();
@@ -263,8 +327,14 @@ impl Narrowphase {
                 .map(|h| h.join().expect("a narrowphase thread panicked"))
                 .collect()
         });
-        state.keep(pairs, warm);
-        Ok(parts.concat())
+        drop(held);
+        let (mut contacts, mut kept) = (Vec::new(), Vec::with_capacity(pairs.len()));
+        for (out, run) in parts {
+            contacts.extend(out);
+            kept.extend(run);
+        }
+        state.pairs = kept;
+        Ok(contacts)
     }
 
     /// The manifolds of one pair, each with its pieces (0 for a convex or rounded body).
@@ -513,6 +583,9 @@ struct TreeState {
     /// Per piece pair.
     pieces: HashMap<(u32, u32), ManifoldCache>,
 }
+
+/// A run of held pairs and their warm starts, in pair order.
+type HeldRun = Vec<([u32; 2], PairState)>;
 
 /// Warm starts of every pair of the last frame, kept across frames.
 #[derive(Clone, Debug, Default)]
@@ -805,6 +878,71 @@ mod tests {
             }
         }
         assert!(apart > pairs / 5, "{apart} of {pairs} pairs apart");
+    }
+
+    /// A frame's sorted pairs take and keep their warm starts thread by thread: bodies far
+    /// apart leave a pair's warm start as it was, so the marks show that every held pair
+    /// asked again kept its own, new pairs started fresh and pairs not asked were
+    /// dropped, the same as the one-merge path over the same pairs unsorted.
+    #[test]
+    fn sorted_frames_keep_warm_starts_thread_by_thread() {
+        use crate::rng::Rng;
+        let mut narrow = Narrowphase::default();
+        narrow.push(ExactShape::Rounded(Arc::new(Rounded::sphere(0.1).unwrap())));
+        let bodies: Vec<ExactBody> = (0..200)
+            .map(|i| ExactBody {
+                shape: 0,
+                pose: Pose::new(
+                    DVec3::new(f64::from(i) * 10.0, 0.0, 0.0),
+                    glam::DQuat::IDENTITY,
+                ),
+            })
+            .collect();
+        let mut rng = Rng::new(0x5a1);
+        let mut random_pairs = |n: usize| {
+            let mut p: Vec<[u32; 2]> = (0..n)
+                .map(|_| {
+                    let a = rng.below(199) as u32;
+                    [a, a + 1 + rng.below(u64::from(199 - a)) as u32]
+                })
+                .collect();
+            p.sort();
+            p.dedup();
+            p
+        };
+        let held = random_pairs(3000);
+        let asked = random_pairs(3000);
+        let seeded = || ContactState {
+            pairs: held
+                .iter()
+                .enumerate()
+                .map(|(k, &p)| (p, marked(k as u32)))
+                .collect(),
+        };
+        let mut state = seeded();
+        let contacts = narrow
+            .contacts(&bodies, &asked, None, 0.01, &mut state)
+            .unwrap();
+        assert!(contacts.is_empty());
+        let kept: Vec<[u32; 2]> = state.pairs.iter().map(|h| h.0).collect();
+        assert_eq!(kept, asked);
+        let mut both = 0;
+        for (pair, s) in &state.pairs {
+            let want = held.binary_search(pair).ok().map(|k| k as u32);
+            assert_eq!(mark(s), want, "{pair:?}");
+            both += usize::from(want.is_some());
+        }
+        assert!(both > 100 && both < asked.len() - 100, "{both}");
+        // The same pairs unsorted take the one-merge path to the same held states.
+        let mut reversed = asked.clone();
+        reversed.reverse();
+        let mut other = seeded();
+        narrow
+            .contacts(&bodies, &reversed, None, 0.01, &mut other)
+            .unwrap();
+        let marks =
+            |s: &ContactState| -> Vec<_> { s.pairs.iter().map(|(p, w)| (*p, mark(w))).collect() };
+        assert_eq!(marks(&other), marks(&state));
     }
 
     /// Warm starts follow their pairs whatever order a caller passes them in: sorted
