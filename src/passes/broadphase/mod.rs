@@ -419,9 +419,16 @@ fn parallel_ranges<T: Send>(
                 scope.spawn(move || work(start..(start + chunk).min(n)))
             })
             .collect();
-        handles
+        let parts: Vec<Vec<T>> = handles
             .into_iter()
-            .flat_map(|h| h.join().expect("broadphase worker panicked"))
-            .collect()
+            .map(|h| h.join().expect("broadphase worker panicked"))
+            .collect();
+        // Joined into one allocation of the right size (an element-wise collect grew it
+        // by doubling).
+        let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
+        for part in parts {
+            all.extend(part);
+        }
+        all
     })
 }
