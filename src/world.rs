@@ -1204,10 +1204,13 @@ fn par_chunks<T: Sync, R: Send>(
 ) -> Vec<R> {
     let chunk = chunk_len(items.len(), at_least);
     let parts = items.chunks(chunk).enumerate();
-    on_threads(parts.map(|(c, part)| (c * chunk, part)).collect(), &f)
-        .into_iter()
-        .flatten()
-        .collect()
+    let answers = on_threads(parts.map(|(c, part)| (c * chunk, part)).collect(), &f);
+    // One allocation of the right size (a flattening collect grows it by doubling).
+    let mut all = Vec::with_capacity(answers.iter().map(Vec::len).sum());
+    for answer in answers {
+        all.extend(answer);
+    }
+    all
 }
 
 /// The length of the chunks `n` items are cut into: one a thread, and at least

@@ -405,7 +405,7 @@ fn threads() -> usize {
 
 /// Splits `0..n` into one contiguous range per thread and concatenates what `work`
 /// returns for each.
-fn parallel_ranges<T: Send>(
+fn parallel_ranges<T: Send + Clone>(
     n: usize,
     work: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync,
 ) -> Vec<T> {
@@ -419,16 +419,12 @@ fn parallel_ranges<T: Send>(
                 scope.spawn(move || work(start..(start + chunk).min(n)))
             })
             .collect();
-        let parts: Vec<Vec<T>> = handles
-            .into_iter()
-            .map(|h| h.join().expect("broadphase worker panicked"))
-            .collect();
         // Joined into one allocation of the right size (an element-wise collect grew it
         // by doubling).
-        let mut all = Vec::with_capacity(parts.iter().map(Vec::len).sum());
-        for part in parts {
-            all.extend(part);
-        }
-        all
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("broadphase worker panicked"))
+            .collect::<Vec<Vec<T>>>()
+            .concat()
     })
 }
