@@ -6,15 +6,14 @@
 // all the counts would take three. CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_common
+#import workgroup_scan
 
 @group(0) @binding(0) var<uniform> params: RadixParams;
 @group(0) @binding(1) var<storage, read> totals: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>;
 
-const SPINE_THREADS: u32 = 256u;
+const SPINE_THREADS: u32 = 256u; // workgroup_scan's
 const SPINE_ITEMS: u32 = 16u;
-
-var<workgroup> sums: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn main(
@@ -41,27 +40,15 @@ fn main(
             items[k] = s;
             s += v;
         }
-        // Hillis–Steele inclusive scan of the thread sums.
-        sums[lid.x] = s;
-        workgroupBarrier();
-        for (var stride = 1u; stride < SPINE_THREADS; stride <<= 1u) {
-            var add = 0u;
-            if lid.x >= stride {
-                add = sums[lid.x - stride];
-            }
-            workgroupBarrier();
-            sums[lid.x] += add;
-            workgroupBarrier();
-        }
-        let prefix = carry + sums[lid.x] - s;
+        let prefix = carry + workgroup_inclusive_scan(lid.x, s) - s;
         for (var k = 0u; k < SPINE_ITEMS; k++) {
             let i = base + k;
             if i < params.blocks {
                 counts[row + i] = prefix + items[k];
             }
         }
-        carry += sums[SPINE_THREADS - 1u];
-        // Every thread has read the chunk's total before the next chunk writes `sums`.
+        carry += scan_sums[SPINE_THREADS - 1u];
+        // Every thread has read the chunk's total before the next chunk writes it.
         workgroupBarrier();
     }
 }

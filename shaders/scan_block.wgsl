@@ -5,13 +5,12 @@
 
 #import dispatch
 #import scan_common
+#import workgroup_scan
 
 @group(0) @binding(0) var<uniform> params: ScanParams;
 @group(0) @binding(1) var<storage, read_write> data: array<u32>;
 @group(0) @binding(2) var<storage, read> offsets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> total: array<u32>;
-
-var<workgroup> sums: array<u32, 256>;
 
 @compute @workgroup_size(256)
 fn main(
@@ -32,19 +31,8 @@ fn main(
         items[k] = s;
         s += v;
     }
-    // Hillis–Steele inclusive scan of the thread sums.
-    sums[lid.x] = s;
-    workgroupBarrier();
-    for (var stride = 1u; stride < 256u; stride <<= 1u) {
-        var add = 0u;
-        if lid.x >= stride {
-            add = sums[lid.x - stride];
-        }
-        workgroupBarrier();
-        sums[lid.x] += add;
-        workgroupBarrier();
-    }
-    var prefix = sums[lid.x] - s;
+    let inclusive = workgroup_inclusive_scan(lid.x, s);
+    var prefix = inclusive - s;
     if params.use_offsets != 0u && group < params.groups {
         prefix += offsets[group];
     }
@@ -55,6 +43,6 @@ fn main(
         }
     }
     if params.use_offsets == 0u && group == 0u && lid.x == 255u {
-        total[0] = sums[255];
+        total[0] = inclusive;
     }
 }

@@ -24,6 +24,10 @@ pub const SHARED: &[(&str, &str)] = &[
     ("depth", include_str!("../../shaders/shared/depth.wgsl")),
     ("numeric", include_str!("../../shaders/shared/numeric.wgsl")),
     (
+        "workgroup_scan",
+        include_str!("../../shaders/shared/workgroup_scan.wgsl"),
+    ),
+    (
         "pair_append",
         include_str!("../../shaders/shared/pair_append.wgsl"),
     ),
