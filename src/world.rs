@@ -1056,7 +1056,6 @@ impl World {
     }
 }
 
-/// A body's pose the exact stage can use ([`Pose::checked`]), or the error naming the body.
 /// `velocity` of `body` when it is finite, else the named error.
 fn finite(body: u32, velocity: &Velocity) -> Result<()> {
     if velocity.linear.is_finite() && velocity.angular.is_finite() {
@@ -1069,6 +1068,7 @@ fn finite(body: u32, velocity: &Velocity) -> Result<()> {
     }
 }
 
+/// A body's pose the exact stage can use ([`Pose::checked`]), or the error naming the body.
 fn checked(body: u32, pose: Pose) -> Result<Pose> {
     pose.checked().map_err(|fault| Error::InvalidPose {
         body,
