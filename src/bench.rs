@@ -78,9 +78,7 @@ impl ClockKeeper {
     /// A keeper for `engine`'s device (idle on a software adapter).
     pub fn new(engine: &Engine) -> Self {
         let pairs = (!engine.context().is_software()).then(|| {
-            let mut rng = Rng::new(KEEPER_PAIRS as u64);
-            let keys: Vec<u32> = (0..KEEPER_PAIRS).map(|_| rng.next_u64() as u32).collect();
-            let values: Vec<u32> = (0..KEEPER_PAIRS as u32).collect();
+            let (keys, values) = random_pairs(KEEPER_PAIRS);
             ResidentPairs::new(engine, &keys, &values)
         });
         ClockKeeper { pairs }
@@ -685,9 +683,7 @@ fn sort_figures(
     let Backend::Gpu(engine) = pipeline.backend_mut() else {
         return Err(Error::Usage("the sort is measured on a GPU only".into()));
     };
-    let mut rng = Rng::new(n as u64);
-    let keys: Vec<u32> = (0..n).map(|_| rng.next_u64() as u32).collect();
-    let values: Vec<u32> = (0..n as u32).collect();
+    let (keys, values) = random_pairs(n);
     let input = ResidentPairs::new(engine, &keys, &values);
     let (mut gpu, mut wall) = (Vec::new(), Vec::new());
     for r in 0..=options.runs {
@@ -724,6 +720,13 @@ fn sort_figures(
 }
 
 type SortedPairs = (Vec<u32>, Vec<u32>);
+
+/// `n` random keys (seeded by `n`) and their indices as values.
+fn random_pairs(n: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut rng = Rng::new(n as u64);
+    let keys = (0..n).map(|_| rng.next_u64() as u32).collect();
+    (keys, (0..n as u32).collect())
+}
 
 /// The unsorted pairs, resident on the device: each timed sort starts from a device copy
 /// of them, so no host upload (whose copy a first pass's begin timestamp may overlap)
