@@ -155,6 +155,15 @@ impl Narrowphase {
         }
     }
 
+    /// [`Self::prefetch_shapes`] of `pair`'s bodies (the next pair's, while this one is
+    /// worked on).
+    #[inline]
+    pub fn prefetch_pair(&self, bodies: &[ExactBody], pair: Option<&[u32; 2]>) {
+        self.prefetch_shapes(
+            pair.map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
+        );
+    }
+
     /// Every body a pair names exists and has a shape.
     fn check_pairs(&self, shape_of: &[u32], pairs: &[[u32; 2]]) -> Result<()> {
         for (i, &[a, b]) in pairs.iter().enumerate() {
@@ -240,12 +249,6 @@ impl Narrowphase {
                 });
             }
         };
-        let prefetch_next = |part: &[[u32; 2]], i: usize| {
-            self.prefetch_shapes(
-                part.get(i + 1)
-                    .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
-            );
-        };
         let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
         let chunk = pairs.len().div_ceil(threads).max(1);
         let toward_of = |k: usize, len: usize| toward.map(|t| &t[k * chunk..k * chunk + len]);
@@ -263,7 +266,7 @@ impl Narrowphase {
                         scope.spawn(move || {
                             let mut out = Vec::new();
                             for (i, (&pair, cache)) in part.iter().zip(caches).enumerate() {
-                                prefetch_next(part, i);
+                                self.prefetch_pair(bodies, part.get(i + 1));
                                 one(pair, toward.map(|t| t[i]), cache, &mut out);
                             }
                             out
@@ -302,15 +305,8 @@ impl Narrowphase {
                         let (mut out, mut kept) = (Vec::new(), Vec::with_capacity(part.len()));
                         let mut at = 0;
                         for (i, &pair) in part.iter().enumerate() {
-                            prefetch_next(part, i);
-                            while at < run.len() && run[at].0 < pair {
-                                at += 1;
-                            }
-                            let mut cache = if run.get(at).is_some_and(|h| h.0 == pair) {
-                                std::mem::take(&mut run[at].1)
-                            } else {
-                                PairState::default()
-                            };
+                            self.prefetch_pair(bodies, part.get(i + 1));
+                            let mut cache = take_forward(run, &mut at, pair).unwrap_or_default();
                             one(pair, toward.map(|t| t[i]), &mut cache, &mut out);
                             kept.push((pair, cache));
                         }
@@ -587,6 +583,20 @@ struct TreeState {
 /// A run of held pairs and their warm starts, in pair order.
 type HeldRun = Vec<([u32; 2], PairState)>;
 
+/// The warm start of `pair` in `held` (sorted by pair), found by walking `at` forward past
+/// the pairs below it, and taken out; `None` when the walk passes it by.
+fn take_forward(
+    held: &mut [([u32; 2], PairState)],
+    at: &mut usize,
+    pair: [u32; 2],
+) -> Option<PairState> {
+    while *at < held.len() && held[*at].0 < pair {
+        *at += 1;
+    }
+    let h = held.get_mut(*at).filter(|h| h.0 == pair)?;
+    Some(std::mem::take(&mut h.1))
+}
+
 /// Warm starts of every pair of the last frame, kept across frames.
 #[derive(Clone, Debug, Default)]
 pub struct ContactState {
@@ -602,17 +612,13 @@ impl ContactState {
         let mut at = 0;
         pairs
             .iter()
-            .map(|p| {
+            .map(|&p| {
                 // Sorted input walks forward; any other order searches.
-                while at < held.len() && held[at].0 < *p {
-                    at += 1;
-                }
-                let i = if held.get(at).is_some_and(|h| h.0 == *p) {
-                    Some(at)
-                } else {
-                    held.binary_search_by(|h| h.0.cmp(p)).ok()
-                };
-                i.map(|i| std::mem::take(&mut held[i].1))
+                take_forward(&mut held, &mut at, p)
+                    .or_else(|| {
+                        let i = held.binary_search_by(|h| h.0.cmp(&p)).ok()?;
+                        Some(std::mem::take(&mut held[i].1))
+                    })
                     .unwrap_or_default()
             })
             .collect()

@@ -1006,11 +1006,7 @@ impl World {
             let mut held = self.state.cursor();
             let mut found = Vec::new();
             for (k, &[a, b]) in part.iter().enumerate() {
-                narrow.prefetch_shapes(
-                    pairs
-                        .get(offset + k + 1)
-                        .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
-                );
+                narrow.prefetch_pair(bodies, pairs.get(offset + k + 1));
                 let (ba, bb) = (&bodies[a as usize], &bodies[b as usize]);
                 let (sa, sb) = (&shapes[ba.shape as usize], &shapes[bb.shape as usize]);
                 let (ma, mb) = (motion(a), motion(b));
