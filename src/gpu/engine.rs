@@ -88,7 +88,7 @@ struct CountedRead {
 struct TimestampLayout {
     offset: u64,
     /// Stage index of each timed span (span k wrote queries 2k and 2k+1).
-    pass_stage: Vec<usize>,
+    span_stage: Vec<usize>,
     stage_names: Vec<&'static str>,
     /// Per compute pass in encoding order: whether it begins its stage's span (writes the
     /// span's begin timestamp) and whether it ends it (writes the end).
@@ -328,7 +328,7 @@ impl Engine {
             used_bytes = offset + u64::from(spans) * 2 * 8;
             TimestampLayout {
                 offset,
-                pass_stage: Vec::new(),
+                span_stage: Vec::new(),
                 stage_names: Vec::new(),
                 pass_ends,
             }
@@ -350,7 +350,7 @@ impl Engine {
             encoder: None,
             queries: self.queries.as_ref().map(|(q, _, _)| q),
             timestamps,
-            pass_index: 0,
+            spans_begun: 0,
             passes_encoded: 0,
             stage_index: 0,
             cpu_stages: Vec::new(),
@@ -372,7 +372,7 @@ impl Engine {
         } = run;
         let mut encoder = encoder.take().expect("encode leaves an encoder open");
         if let (Some(layout), Some((set, _, resolve))) = (&mut timestamps, &self.queries) {
-            let count = layout.pass_stage.len() as u32;
+            let count = layout.span_stage.len() as u32;
             if count > 0 {
                 encoder.resolve_query_set(set, 0..count * 2, resolve, 0);
                 encoder.copy_buffer_to_buffer(
@@ -479,11 +479,11 @@ impl Engine {
                 let period = f64::from(self.ctx.queue.get_timestamp_period());
                 let ticks: &[[u64; 2]] = bytemuck::cast_slice(
                     &view[layout.offset as usize
-                        ..layout.offset as usize + layout.pass_stage.len() * 16],
+                        ..layout.offset as usize + layout.span_stage.len() * 16],
                 );
                 let seconds = stage_seconds_from_ticks(
                     ticks,
-                    &layout.pass_stage,
+                    &layout.span_stage,
                     layout.stage_names.len(),
                     period,
                 );
@@ -755,13 +755,13 @@ fn timed_spans(recording: &Recording, every_pass: bool) -> (u32, Vec<[bool; 2]>)
 /// is counted twice, and the stages sum to the frame's busy span.
 pub fn stage_seconds_from_ticks(
     ticks: &[[u64; 2]],
-    pass_stage: &[usize],
+    span_stage: &[usize],
     stages: usize,
     period_ns: f64,
 ) -> Vec<Option<f64>> {
     let mut seconds = vec![None; stages];
     let mut last_end: Option<u64> = None;
-    for (&[begin, end], &stage) in ticks.iter().zip(pass_stage) {
+    for (&[begin, end], &stage) in ticks.iter().zip(span_stage) {
         let start = last_end.map_or(begin, |e| begin.max(e));
         let dt = end.saturating_sub(start) as f64 * period_ns * 1e-9;
         *seconds[stage].get_or_insert(0.0) += dt;
@@ -865,7 +865,7 @@ struct FrameRun<'a> {
     queries: Option<&'a wgpu::QuerySet>,
     timestamps: Option<TimestampLayout>,
     /// Spans begun so far.
-    pass_index: u32,
+    spans_begun: u32,
     /// Compute passes encoded so far.
     passes_encoded: usize,
     stage_index: usize,
@@ -1123,10 +1123,10 @@ impl<'a> FrameRun<'a> {
             layout.stage_names.push("unnamed");
         }
         if begins {
-            layout.pass_stage.push(self.stage_index);
-            self.pass_index += 1;
+            layout.span_stage.push(self.stage_index);
+            self.spans_begun += 1;
         }
-        let index = self.pass_index - 1;
+        let index = self.spans_begun - 1;
         Some(wgpu::ComputePassTimestampWrites {
             query_set: set,
             beginning_of_pass_write_index: begins.then_some(2 * index),
