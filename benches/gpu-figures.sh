@@ -49,6 +49,10 @@ fi
 "$carry/proxima" bench gpu --bodies 10000,1000000,4000000 --methods hash --pass-timestamps \
     --depth-max-pairs 0 --json "$out/bench-gpu-pass-timestamps.json" \
     --svg "$out/bench-gpu-pass-timestamps.svg" | tee "$out/bench-gpu-pass-timestamps.txt"
+# Shared compute passes (the engine's encoding) against a compute pass per dispatch.
+"$carry/proxima" bench gpu --bodies 10000,100000,1000000,4000000 --methods hash \
+    --pass-per-dispatch --depth-max-pairs 0 --json "$out/bench-gpu-pass-per-dispatch.json" \
+    --svg "$out/bench-gpu-pass-per-dispatch.svg" | tee "$out/bench-gpu-pass-per-dispatch.txt"
 if [ -x "$carry/sort-bench" ]; then
     "$carry/sort-bench" --bench --noplot --warm-up-time 1 --measurement-time 2 2>&1 \
         | grep -v '^$' | tee "$out/sort.txt"

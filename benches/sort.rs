@@ -1,5 +1,6 @@
 //! Key/value radix sort on resident GPU buffers: proxima's pass (4-bit LSD,
-//! reduce-then-scan) against lampshade 0.13's `KeyValueSoaSorter` (separate key and value
+//! reduce-then-scan; the engine's default, and with a compute pass per dispatch) against
+//! lampshade 0.13's `KeyValueSoaSorter` (separate key and value
 //! buffers, like ours), same random keys, side by side. Both record into a command buffer,
 //! submit and wait; neither reads back. Every iteration first copies the unsorted keys and
 //! values in from pristine buffers (a device copy, the same for both): sorting the last
@@ -46,27 +47,32 @@ fn sort(c: &mut Criterion) {
             buffer("pristine values", &values),
         );
         let (k, v) = (buffer("keys", &keys), buffer("values", &values));
-        let mut engine = Engine::new(ctx.clone());
-        group.bench_function(BenchmarkId::new("proxima", n), |b| {
-            b.iter(|| {
-                let mut rec = Recording::new();
-                let pk = rec.external(k.size(), "keys");
-                let pv = rec.external(v.size(), "values");
-                let pk0 = rec.external(k.size(), "pristine keys");
-                let pv0 = rec.external(v.size(), "pristine values");
-                rec.copy(pk0, 0, pk, 0, k.size());
-                rec.copy(pv0, 0, pv, 0, v.size());
-                let (sk, sv) = record_sort_pairs(&mut rec, pk, pv, n, 32);
-                // The result may sit in pooled buffers: copy it home, as a caller would.
-                if sk != pk {
-                    rec.copy(sk, 0, pk, 0, k.size());
-                    rec.copy(sv, 0, pv, 0, v.size());
-                }
-                engine
-                    .run(&rec, &[(pk, &k), (pv, &v), (pk0, &k0), (pv0, &v0)])
-                    .expect("sort")
+        // The engine's default (each run of dispatches in one compute pass), and a compute
+        // pass per dispatch (the A/B baseline).
+        for (name, pass_per_dispatch) in [("proxima", false), ("proxima-pass-per-dispatch", true)] {
+            let mut engine = Engine::new(ctx.clone());
+            engine.set_pass_per_dispatch(pass_per_dispatch);
+            group.bench_function(BenchmarkId::new(name, n), |b| {
+                b.iter(|| {
+                    let mut rec = Recording::new();
+                    let pk = rec.external(k.size(), "keys");
+                    let pv = rec.external(v.size(), "values");
+                    let pk0 = rec.external(k.size(), "pristine keys");
+                    let pv0 = rec.external(v.size(), "pristine values");
+                    rec.copy(pk0, 0, pk, 0, k.size());
+                    rec.copy(pv0, 0, pv, 0, v.size());
+                    let (sk, sv) = record_sort_pairs(&mut rec, pk, pv, n, 32);
+                    // The result may sit in pooled buffers: copy it home, as a caller would.
+                    if sk != pk {
+                        rec.copy(sk, 0, pk, 0, k.size());
+                        rec.copy(sv, 0, pv, 0, v.size());
+                    }
+                    engine
+                        .run(&rec, &[(pk, &k), (pv, &v), (pk0, &k0), (pv0, &v0)])
+                        .expect("sort")
+                });
             });
-        });
+        }
 
         let (k2, v2) = (buffer("keys", &keys), buffer("values", &values));
         let mut sorter = lampshade::KeyValueSoaSorter::new(&ctx.device, &ctx.queue);

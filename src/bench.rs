@@ -139,6 +139,9 @@ pub struct GpuBenchOptions {
     /// GPU timestamps around every pass instead of each stage's run of passes (the A/B
     /// baseline).
     pub pass_timestamps: bool,
+    /// A compute pass for every dispatch instead of one for each run of dispatches (the
+    /// A/B baseline).
+    pub pass_per_dispatch: bool,
 }
 
 impl GpuBenchOptions {
@@ -287,6 +290,8 @@ pub struct GpuBenchReport {
     pub pair_staging: bool,
     /// Whether every pass had its own timestamps.
     pub pass_timestamps: bool,
+    /// Whether every dispatch had a compute pass of its own.
+    pub pass_per_dispatch: bool,
     /// One entry per size.
     pub sizes: Vec<SizeFigures>,
 }
@@ -311,6 +316,7 @@ pub fn run_gpu_bench(
     };
     engine.set_override("PAIR_STAGING", f64::from(u8::from(options.pair_staging)));
     engine.set_pass_timestamps(options.pass_timestamps);
+    engine.set_pass_per_dispatch(options.pass_per_dispatch);
     let ctx = engine.context();
     let info = &ctx.info;
     let mut report = GpuBenchReport {
@@ -323,6 +329,7 @@ pub fn run_gpu_bench(
         cpu_runs: options.cpu_runs,
         pair_staging: options.pair_staging,
         pass_timestamps: options.pass_timestamps,
+        pass_per_dispatch: options.pass_per_dispatch,
         sizes: Vec::new(),
     };
     let keeper = ClockKeeper::new(engine);
@@ -849,6 +856,19 @@ impl SizeFigures {
 }
 
 impl GpuBenchReport {
+    /// What the run changed from the default, for the table's title ("" for none).
+    fn variant(&self) -> String {
+        [
+            (!self.pair_staging, "pair staging off"),
+            (self.pass_timestamps, "timestamps around every pass"),
+            (self.pass_per_dispatch, "a compute pass per dispatch"),
+        ]
+        .iter()
+        .filter(|(on, _)| *on)
+        .map(|(_, what)| format!("; {what}"))
+        .collect()
+    }
+
     /// The report as a fixed-width table, one row per size.
     pub fn table(&self) -> String {
         let mut s = format!(
@@ -859,12 +879,7 @@ impl GpuBenchReport {
             self.cpu_threads,
             self.runs,
             self.cpu_runs,
-            match (self.pair_staging, self.pass_timestamps) {
-                (true, false) => "",
-                (false, false) => "; pair staging off",
-                (true, true) => "; timestamps around every pass",
-                (false, true) => "; pair staging off, timestamps around every pass",
-            }
+            self.variant()
         );
         s += &format!(
             "{:>9} {:>9} | {:>8} {:>8} {:>6} | {:>8} {:>8} {:>6} {:>6} | {:>8} {:>8} {:>8} {:>8} {:>7} | {}\n",

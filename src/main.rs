@@ -156,6 +156,10 @@ struct GpuBenchArgs {
     /// baseline: the timestamps' own cost).
     #[arg(long)]
     pass_timestamps: bool,
+    /// A compute pass for every dispatch instead of one for each run of consecutive
+    /// dispatches (the A/B baseline: the passes' own cost).
+    #[arg(long)]
+    pass_per_dispatch: bool,
     /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at
     /// most this many [default: 1200000 on a hardware GPU, 5000 on a software adapter]
     #[arg(long)]
@@ -985,6 +989,7 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         cpu_runs: args.cpu_runs,
         pair_staging: !args.no_pair_staging,
         pass_timestamps: args.pass_timestamps,
+        pass_per_dispatch: args.pass_per_dispatch,
         depth_max_pairs: args
             .depth_max_pairs
             .unwrap_or(if hardware { 1_200_000 } else { 5_000 }),

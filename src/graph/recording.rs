@@ -125,6 +125,24 @@ pub enum Command {
     Free(BufferProxy),
 }
 
+impl Command {
+    /// The buffers the command names, in the order it names them.
+    pub fn buffers(&self) -> Vec<&BufferProxy> {
+        match self {
+            Command::Stage(_) => Vec::new(),
+            Command::Upload { buffer, .. }
+            | Command::Clear(buffer)
+            | Command::Readback { buffer, .. }
+            | Command::Free(buffer) => vec![buffer],
+            Command::Dispatch { bindings, .. } => bindings.iter().collect(),
+            Command::DispatchIndirect { args, bindings, .. } => {
+                std::iter::once(args).chain(bindings).collect()
+            }
+            Command::Copy { src, dst, .. } => vec![src, dst],
+        }
+    }
+}
+
 /// A frame as data. Build it with the methods below, in stage order.
 #[derive(Clone, Debug, Default)]
 pub struct Recording {
