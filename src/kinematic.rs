@@ -54,6 +54,12 @@ pub struct CrowdFrame {
     pub bounced: usize,
     /// Seconds spent in the impact rounds and the response.
     pub impact_seconds: f64,
+    /// Those seconds by phase, named as stages, in order: `impacts/velocities` (the
+    /// contacts' exchanges, the walls, the overlapping pairs, the velocities set),
+    /// `impacts/candidates` (the swept boxes and their broadphase), `impacts/rounds`
+    /// (conservative advancement of the candidates, round by round, and the bodies
+    /// stopped), `impacts/advance` (the end poses, the next velocities).
+    pub impact_phases: [(&'static str, f64); 4],
 }
 
 /// What [`KinematicCrowd::settle`] did.
@@ -185,11 +191,25 @@ impl KinematicCrowd {
         let mut changed = vec![true; n];
         let (mut impacts, mut rounds) = (Vec::new(), 0);
         self.world.set_velocities(&velocity)?;
+        let mut phases = [
+            ("impacts/velocities", 0.0),
+            ("impacts/candidates", 0.0),
+            ("impacts/rounds", 0.0),
+            ("impacts/advance", 0.0),
+        ];
+        let mut phase_start = t;
+        let mut lap = |phase: usize| {
+            let now = Instant::now();
+            phases[phase].1 = (now - phase_start).as_secs_f64();
+            phase_start = now;
+        };
+        lap(0);
         // One broadphase over the swept boxes: stopping bodies only shrinks their boxes.
         let mut candidates = self.world.impact_candidates(dt)?;
         if !overlapping.is_empty() {
             candidates.retain(|p| !overlapping.contains(p));
         }
+        lap(1);
         loop {
             rounds += 1;
             let asked: Vec<[u32; 2]> = candidates
@@ -226,8 +246,10 @@ impl KinematicCrowd {
                 break;
             }
         }
+        lap(2);
         self.world.advance(dt)?;
         self.world.set_velocities(&next)?;
+        lap(3);
         Ok(CrowdFrame {
             report,
             impacts,
@@ -235,6 +257,7 @@ impl KinematicCrowd {
             stopped: stopped.iter().filter(|&&s| s).count(),
             bounced,
             impact_seconds: t.elapsed().as_secs_f64(),
+            impact_phases: phases,
         })
     }
 }

@@ -449,7 +449,7 @@ fn run(args: &RunArgs) -> Result<()> {
                 .stages
                 .iter()
                 .map(|s| (s.name, s.seconds));
-            for (name, t) in stages.chain([("impacts", frame.impact_seconds)]) {
+            for (name, t) in stages.chain(impact_stages(&frame)) {
                 match totals.iter_mut().find(|(n, _)| *n == name) {
                     Some((_, sum)) => *sum += t,
                     None => totals.push((name, t)),
@@ -581,7 +581,11 @@ fn picture(world: &mut World, path: &Path, (w, h): (u32, u32)) -> Result<()> {
     Ok(())
 }
 
-/// One frame of the `--report` file.
+/// The impacts' time, then its phases, as stages.
+fn impact_stages(frame: &CrowdFrame) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+    std::iter::once(("impacts", frame.impact_seconds)).chain(frame.impact_phases)
+}
+
 /// One frame of the report; `index` counts the job's frames (the world's own count also
 /// holds the start's settling steps).
 fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value {
@@ -590,11 +594,9 @@ fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value 
         .profile
         .stages
         .iter()
-        .map(|s| (s.name.to_string(), serde_json::json!(s.seconds)))
-        .chain([(
-            "impacts".to_string(),
-            serde_json::json!(frame.impact_seconds),
-        )])
+        .map(|s| (s.name, s.seconds))
+        .chain(impact_stages(frame))
+        .map(|(name, seconds)| (name.to_string(), serde_json::json!(seconds)))
         .collect();
     serde_json::json!({
         "frame": index,
