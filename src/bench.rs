@@ -324,7 +324,7 @@ pub fn run_gpu_bench(
         backend: format!("{:?} {:?}", info.backend, info.device_type),
         driver: format!("{} {}", info.driver, info.driver_info),
         software: ctx.is_software(),
-        cpu_threads: std::thread::available_parallelism().map_or(1, |t| t.get()),
+        cpu_threads: crate::parallel::threads(),
         runs: options.runs,
         cpu_runs: options.cpu_runs,
         pair_staging: options.pair_staging,

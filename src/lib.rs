@@ -19,6 +19,7 @@ pub mod impacts;
 pub mod kinematic;
 pub mod motion;
 pub mod narrowphase;
+pub mod parallel;
 pub mod particles;
 pub mod passes;
 pub mod peer;

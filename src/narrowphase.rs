@@ -28,6 +28,7 @@ use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, FeatureId, HullTree};
 use crate::motion::ScrewMotion;
+use crate::parallel;
 use crate::shape::ShapeGeometry;
 use crate::{Error, Result};
 
@@ -106,35 +107,23 @@ impl Narrowphase {
     pub fn collide_pairs(&self, bodies: &[GpuBody], pairs: &[[u32; 2]]) -> Result<Vec<bool>> {
         let shape_of: Vec<u32> = bodies.iter().map(|b| b.shape).collect();
         self.check_pairs(&shape_of, pairs)?;
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = pairs.len().div_ceil(threads).max(1);
-        let parts: Vec<Vec<bool>> = std::thread::scope(|scope| {
-            let handles: Vec<_> = pairs
-                .chunks(chunk)
-                .map(|part| {
-                    scope.spawn(move || {
-                        part.iter()
-                            .enumerate()
-                            .map(|(i, &[a, b])| {
-                                self.prefetch_shapes(part.get(i + 1).map(|&[a, b]| {
-                                    [bodies[a as usize].shape, bodies[b as usize].shape]
-                                }));
-                                let (ga, gb) = (&bodies[a as usize], &bodies[b as usize]);
-                                let (sa, sb) = (
-                                    &self.shapes[ga.shape as usize],
-                                    &self.shapes[gb.shape as usize],
-                                );
-                                let (pa, pb) = (Pose::from_gpu(ga), Pose::from_gpu(gb));
-                                balls_gap((sa, &pa), (sb, &pb)) <= 0.0
-                                    && self.collide(sa, &pa, sb, &pb)
-                            })
-                            .collect()
-                    })
+        let chunk = pairs.len().div_ceil(parallel::threads()).max(1);
+        let parts: Vec<Vec<bool>> = parallel::on_threads(pairs.chunks(chunk).collect(), |part| {
+            part.iter()
+                .enumerate()
+                .map(|(i, &[a, b])| {
+                    self.prefetch_shapes(
+                        part.get(i + 1)
+                            .map(|&[a, b]| [bodies[a as usize].shape, bodies[b as usize].shape]),
+                    );
+                    let (ga, gb) = (&bodies[a as usize], &bodies[b as usize]);
+                    let (sa, sb) = (
+                        &self.shapes[ga.shape as usize],
+                        &self.shapes[gb.shape as usize],
+                    );
+                    let (pa, pb) = (Pose::from_gpu(ga), Pose::from_gpu(gb));
+                    balls_gap((sa, &pa), (sb, &pb)) <= 0.0 && self.collide(sa, &pa, sb, &pb)
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a narrowphase thread panicked"))
                 .collect()
         });
         Ok(parts.concat())
@@ -249,35 +238,27 @@ impl Narrowphase {
                 });
             }
         };
-        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let chunk = pairs.len().div_ceil(threads).max(1);
+        let chunk = pairs.len().div_ceil(parallel::threads()).max(1);
         let toward_of = |k: usize, len: usize| toward.map(|t| &t[k * chunk..k * chunk + len]);
         if !pairs.windows(2).all(|w| w[0] < w[1]) {
             // Unsorted or repeated pairs: the warm starts taken out in one merge and kept
             // back afterwards.
             let mut warm = state.take(pairs);
-            let parts: Vec<Vec<PairContact>> = std::thread::scope(|scope| {
-                let handles: Vec<_> = pairs
-                    .chunks(chunk)
-                    .zip(warm.chunks_mut(chunk))
-                    .enumerate()
-                    .map(|(k, (part, caches))| {
-                        let toward = toward_of(k, part.len());
-                        scope.spawn(move || {
-                            let mut out = Vec::new();
-                            for (i, (&pair, cache)) in part.iter().zip(caches).enumerate() {
-                                self.prefetch_pair(bodies, part.get(i + 1));
-                                one(pair, toward.map(|t| t[i]), cache, &mut out);
-                            }
-                            out
-                        })
-                    })
-                    .collect();
-                handles
-                    .into_iter()
-                    .map(|h| h.join().expect("a narrowphase thread panicked"))
-                    .collect()
-            });
+            let parts = pairs
+                .chunks(chunk)
+                .zip(warm.chunks_mut(chunk))
+                .enumerate()
+                .collect();
+            let parts: Vec<Vec<PairContact>> =
+                parallel::on_threads(parts, |(k, (part, caches))| {
+                    let toward = toward_of(k, part.len());
+                    let mut out = Vec::new();
+                    for (i, (&pair, cache)) in part.iter().zip(caches).enumerate() {
+                        self.prefetch_pair(bodies, part.get(i + 1));
+                        one(pair, toward.map(|t| t[i]), cache, &mut out);
+                    }
+                    out
+                });
             state.keep(pairs, warm);
             return Ok(parts.concat());
         }
@@ -294,35 +275,24 @@ impl Narrowphase {
             rest = after;
         }
         runs.push(rest);
-        let parts: Vec<(Vec<PairContact>, HeldRun)> = std::thread::scope(|scope| {
-            let handles: Vec<_> = pairs
-                .chunks(chunk)
-                .zip(runs)
-                .enumerate()
-                .map(|(k, (part, run))| {
-                    let toward = toward_of(k, part.len());
-                    scope.spawn(move || {
-                        let (mut out, mut kept) = (Vec::new(), Vec::with_capacity(part.len()));
-                        let mut at = 0;
-                        for (i, &pair) in part.iter().enumerate() {
-                            self.prefetch_pair(bodies, part.get(i + 1));
-                            let mut cache = take_forward(run, &mut at, pair).unwrap_or_default();
-                            one(pair, toward.map(|t| t[i]), &mut cache, &mut out);
-                            kept.push((pair, cache));
-                        }
-                        // The warm starts of pairs gone, dropped here, not on one core.
-                        for h in run.iter_mut() {
-                            drop(std::mem::take(&mut h.1));
-                        }
-                        (out, kept)
-                    })
-                })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| h.join().expect("a narrowphase thread panicked"))
-                .collect()
-        });
+        let parts = pairs.chunks(chunk).zip(runs).enumerate().collect();
+        let parts: Vec<(Vec<PairContact>, HeldRun)> =
+            parallel::on_threads(parts, |(k, (part, run))| {
+                let toward = toward_of(k, part.len());
+                let (mut out, mut kept) = (Vec::new(), Vec::with_capacity(part.len()));
+                let mut at = 0;
+                for (i, &pair) in part.iter().enumerate() {
+                    self.prefetch_pair(bodies, part.get(i + 1));
+                    let mut cache = take_forward(run, &mut at, pair).unwrap_or_default();
+                    one(pair, toward.map(|t| t[i]), &mut cache, &mut out);
+                    kept.push((pair, cache));
+                }
+                // The warm starts of pairs gone, dropped here, not on one core.
+                for h in run.iter_mut() {
+                    drop(std::mem::take(&mut h.1));
+                }
+                (out, kept)
+            });
         drop(held);
         let (mut contacts, mut kept) = (Vec::new(), Vec::with_capacity(pairs.len()));
         for (out, run) in parts {

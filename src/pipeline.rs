@@ -184,10 +184,7 @@ impl Pipeline {
                 let i = &engine.context().info;
                 format!("{} ({:?}, {:?})", i.name, i.backend, i.device_type)
             }
-            Backend::Cpu => format!(
-                "CPU twins ({} threads)",
-                std::thread::available_parallelism().map_or(1, |t| t.get())
-            ),
+            Backend::Cpu => format!("CPU twins ({} threads)", crate::parallel::threads()),
         }
     }
 

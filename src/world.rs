@@ -53,6 +53,7 @@ use crate::geometry::{ConvexPolytope, HullTree};
 use crate::gpu::{ContextOptions, GpuContext};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
+use crate::parallel;
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DepthShapes, check_resolution};
 use crate::passes::pose_gather::PoseLayout;
@@ -394,16 +395,7 @@ impl World {
         }
         // On all cores (a crowd's frame moves every body): first every pose checked, so
         // that one bad pose changes nothing, then each set.
-        let bad = par_chunks(poses, MOTIONS_A_THREAD, |offset, part| {
-            part.iter()
-                .enumerate()
-                .find_map(|(k, p)| checked((offset + k) as u32, *p).err())
-                .into_iter()
-                .collect()
-        });
-        if let Some(e) = bad.into_iter().next() {
-            return Err(e);
-        }
+        check_all(poses, |i, p| checked(i, *p).map(|_| ()))?;
         let origin = self.origin;
         self.poses_changed += 1;
         par_chunks_mut(&mut self.bodies, MOTIONS_A_THREAD, |offset, part| {
@@ -491,11 +483,13 @@ impl World {
                 self.bodies.len()
             )));
         }
-        for (i, v) in velocities.iter().enumerate() {
-            finite(i as u32, v)?;
-        }
-        self.velocities.copy_from_slice(velocities);
-        Ok(())
+        // On all cores, as the poses are: every velocity checked first, so that one bad
+        // velocity changes nothing, then each copied.
+        check_all(velocities, finite)?;
+        par_chunks_mut(&mut self.velocities, MOTIONS_A_THREAD, |offset, part| {
+            part.copy_from_slice(&velocities[offset..offset + part.len()]);
+            Ok(())
+        })
     }
 
     /// Every body's velocities, in body order.
@@ -1209,33 +1203,29 @@ fn par_chunks<T: Sync, R: Send>(
     all
 }
 
+/// `check` of every item (with its body index) on all cores: the first error, in body
+/// order, or none.
+fn check_all<T: Sync>(items: &[T], check: impl Fn(u32, &T) -> Result<()> + Sync) -> Result<()> {
+    let bad = par_chunks(items, MOTIONS_A_THREAD, |offset, part| {
+        part.iter()
+            .enumerate()
+            .find_map(|(k, x)| check((offset + k) as u32, x).err())
+            .into_iter()
+            .collect()
+    });
+    bad.into_iter().next().map_or(Ok(()), Err)
+}
+
 /// The length of the chunks `n` items are cut into: one a thread, and at least
 /// `at_least` (positive).
 fn chunk_len(n: usize, at_least: usize) -> usize {
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    n.div_ceil(threads).max(at_least)
+    n.div_ceil(parallel::threads()).max(at_least)
 }
 
-/// `f` over each part (with the index of its first item), a thread a part; a single part
-/// runs on this thread.
+/// `f` over each part (with the index of its first item), on all cores.
 fn on_threads<P: Send, R: Send>(
     parts: Vec<(usize, P)>,
     f: &(impl Fn(usize, P) -> R + Sync),
 ) -> Vec<R> {
-    if parts.len() <= 1 {
-        return parts
-            .into_iter()
-            .map(|(offset, part)| f(offset, part))
-            .collect();
-    }
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = parts
-            .into_iter()
-            .map(|(offset, part)| scope.spawn(move || f(offset, part)))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a world thread panicked"))
-            .collect()
-    })
+    parallel::on_threads(parts, |(offset, part)| f(offset, part))
 }

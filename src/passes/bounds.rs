@@ -22,6 +22,7 @@ use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
+use crate::parallel;
 use crate::{Error, Result, wgsl_twin};
 
 /// Relative inflation of every box (see the module comment).
@@ -103,29 +104,22 @@ pub fn bounds_cpu(
     let n = params.body_count as usize;
     aabbs.clear();
     aabbs.resize(n, GpuAabb::default());
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let chunk = n.div_ceil(threads).max(4096);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = aabbs
-            .chunks_mut(chunk)
-            .zip(bodies[..n].chunks(chunk))
-            .enumerate()
-            .map(|(c, (out, ins))| {
-                scope.spawn(move || {
-                    let mut status = GpuPassStatus::INITIAL;
-                    for (k, (o, b)) in out.iter_mut().zip(ins).enumerate() {
-                        let index = (c * chunk + k) as u32;
-                        *o = body_aabb(b, shapes, params, index, &mut status);
-                    }
-                    status
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("bounds worker panicked"))
-            .fold(GpuPassStatus::INITIAL, GpuPassStatus::merge)
+    let chunk = n.div_ceil(parallel::threads()).max(4096);
+    let parts = aabbs
+        .chunks_mut(chunk)
+        .zip(bodies[..n].chunks(chunk))
+        .enumerate()
+        .collect();
+    parallel::on_threads(parts, |(c, (out, ins))| {
+        let mut status = GpuPassStatus::INITIAL;
+        for (k, (o, b)) in out.iter_mut().zip(ins).enumerate() {
+            let index = (c * chunk + k) as u32;
+            *o = body_aabb(b, shapes, params, index, &mut status);
+        }
+        status
     })
+    .into_iter()
+    .fold(GpuPassStatus::INITIAL, GpuPassStatus::merge)
 }
 
 /// One body's box, exactly as `bounds.wgsl` computes it.

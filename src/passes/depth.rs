@@ -44,6 +44,7 @@ use crate::geometry::ConvexPolytope;
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
+use crate::parallel;
 use crate::passes::bounds::quat_to_mat3;
 use crate::passes::dispatch_args::record_dispatch_args_per_item;
 use crate::{Error, Result, wgsl_twin};
@@ -544,16 +545,12 @@ pub fn depth_estimate_cpu(
     pairs: &[[u32; 2]],
     params: &GpuDepthParams,
 ) -> Vec<GpuDepthEstimate> {
-    let threads = std::thread::available_parallelism().map_or(1, |t| t.get());
-    let chunk = pairs.len().div_ceil(threads).max(64);
+    let chunk = pairs.len().div_ceil(parallel::threads()).max(64);
     let mut out = vec![GpuDepthEstimate::default(); pairs.len()];
-    std::thread::scope(|scope| {
-        for (o, p) in out.chunks_mut(chunk).zip(pairs.chunks(chunk)) {
-            scope.spawn(move || {
-                for (e, &pair) in o.iter_mut().zip(p) {
-                    *e = estimate_pair(shapes, params, bodies, pair);
-                }
-            });
+    let parts = out.chunks_mut(chunk).zip(pairs.chunks(chunk)).collect();
+    parallel::on_threads(parts, |(o, p)| {
+        for (e, &pair) in o.iter_mut().zip(p) {
+            *e = estimate_pair(shapes, params, bodies, pair);
         }
     });
     out

@@ -51,6 +51,7 @@ pub use sweep::{sap_gather_cpu, sap_pairs_cpu, sap_reach_cpu, sortable_key};
 
 use crate::bodies::{GpuAabb, MAX_BODIES};
 use crate::gpu::sizes::items_in_binding;
+use crate::parallel::{on_threads, threads};
 use crate::wgsl_twin;
 
 /// A box spanning more cells than this along an axis is oversize (twin of `MAX_SPAN`).
@@ -399,32 +400,18 @@ fn corners_overlap(a_min: [f32; 3], a_max: [f32; 3], b_min: [f32; 3], b_max: [f3
     (0..3).all(|k| a_min[k] <= b_max[k] && b_min[k] <= a_max[k])
 }
 
-fn threads() -> usize {
-    std::thread::available_parallelism().map_or(1, |t| t.get())
-}
-
 /// Splits `0..n` into one contiguous range per thread and concatenates what `work`
 /// returns for each.
 fn parallel_ranges<T: Send + Clone>(
     n: usize,
-    work: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync,
+    work: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync + Send,
 ) -> Vec<T> {
-    let t = threads().max(1);
-    let chunk = n.div_ceil(t).max(1);
-    std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..n)
-            .step_by(chunk)
-            .map(|start| {
-                let work = &work;
-                scope.spawn(move || work(start..(start + chunk).min(n)))
-            })
-            .collect();
-        // Joined into one allocation of the right size (an element-wise collect grew it
-        // by doubling).
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("broadphase worker panicked"))
-            .collect::<Vec<Vec<T>>>()
-            .concat()
-    })
+    let chunk = n.div_ceil(threads()).max(1);
+    let ranges: Vec<_> = (0..n)
+        .step_by(chunk)
+        .map(|start| start..(start + chunk).min(n))
+        .collect();
+    // Joined into one allocation of the right size (an element-wise collect grew it by
+    // doubling).
+    on_threads(ranges, work).concat()
 }

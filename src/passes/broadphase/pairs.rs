@@ -17,47 +17,32 @@ pub fn sort_body_pairs(pairs: &mut [[u32; 2]]) {
         return;
     }
     let chunk = n.div_ceil(threads);
-    let high = std::thread::scope(|scope| {
-        let handles: Vec<_> = pairs
-            .chunks(chunk)
-            .map(|part| scope.spawn(move || part.iter().fold(0u32, |h, p| h | p[0])))
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a pair-sort thread panicked"))
-            .fold(0u32, |h, x| h | x)
-    });
+    let high = on_threads(pairs.chunks(chunk).collect(), |part| {
+        part.iter().fold(0u32, |h, p| h | p[0])
+    })
+    .into_iter()
+    .fold(0u32, |h, x| h | x);
     let shift = (u32::BITS - high.leading_zeros()).saturating_sub(BUCKETS.ilog2());
     let bucket = |p: &[u32; 2]| (p[0] >> shift) as usize;
     // Each chunk counted and scattered by bucket: (its bucket starts, its pairs).
-    let scattered: Vec<([usize; BUCKETS + 1], Vec<[u32; 2]>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = pairs
-            .chunks(chunk)
-            .map(|part| {
-                scope.spawn(move || {
-                    let mut start = [0usize; BUCKETS + 1];
-                    for p in part {
-                        start[bucket(p) + 1] += 1;
-                    }
-                    for k in 0..BUCKETS {
-                        start[k + 1] += start[k];
-                    }
-                    let mut out = vec![[0u32; 2]; part.len()];
-                    let mut cursor = start;
-                    for p in part {
-                        let k = bucket(p);
-                        out[cursor[k]] = *p;
-                        cursor[k] += 1;
-                    }
-                    (start, out)
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a pair-sort thread panicked"))
-            .collect()
-    });
+    let scattered: Vec<([usize; BUCKETS + 1], Vec<[u32; 2]>)> =
+        on_threads(pairs.chunks(chunk).collect(), |part| {
+            let mut start = [0usize; BUCKETS + 1];
+            for p in part {
+                start[bucket(p) + 1] += 1;
+            }
+            for k in 0..BUCKETS {
+                start[k + 1] += start[k];
+            }
+            let mut out = vec![[0u32; 2]; part.len()];
+            let mut cursor = start;
+            for p in part {
+                let k = bucket(p);
+                out[cursor[k]] = *p;
+                cursor[k] += 1;
+            }
+            (start, out)
+        });
     // Where each bucket starts in the output.
     let mut start = [0usize; BUCKETS + 1];
     for k in 0..BUCKETS {
@@ -80,20 +65,16 @@ pub fn sort_body_pairs(pairs: &mut [[u32; 2]]) {
         from = to;
     }
     let scattered = &scattered;
-    std::thread::scope(|scope| {
-        for (from, to, run) in runs {
-            scope.spawn(move || {
-                let (mut at, mut keys) = (0, Vec::new());
-                for k in from..to {
-                    let first = at;
-                    for (s, part) in scattered {
-                        let piece = &part[s[k]..s[k + 1]];
-                        run[at..at + piece.len()].copy_from_slice(piece);
-                        at += piece.len();
-                    }
-                    sort_as_keys(&mut run[first..at], &mut keys);
-                }
-            });
+    on_threads(runs, |(from, to, run)| {
+        let (mut at, mut keys) = (0, Vec::new());
+        for k in from..to {
+            let first = at;
+            for (s, part) in scattered {
+                let piece = &part[s[k]..s[k + 1]];
+                run[at..at + piece.len()].copy_from_slice(piece);
+                at += piece.len();
+            }
+            sort_as_keys(&mut run[first..at], &mut keys);
         }
     });
 }
