@@ -262,6 +262,30 @@ fn external_buffers_are_used_in_place_and_checked() {
         ),
         other => panic!("{other:?}"),
     }
+    // Found missing in the middle of a compute pass (a dispatch encoded, the next names
+    // the unsupplied buffer): the same named error, and the engine runs the next frame.
+    let mut mid = Recording::new();
+    let own = rec_bodies(&mut mid, &world);
+    let shapes = mid.array_buffer::<proxima::bodies::GpuShapeBounds>(world.shapes.len(), "shapes");
+    mid.upload(shapes, &world.shapes);
+    proxima::passes::bounds::record_bounds(&mut mid, own, shapes, params);
+    let outside = mid.external(instances.size(), "renderer instances");
+    proxima::passes::bounds::record_bounds(&mut mid, outside, shapes, params);
+    match engine.run(&mid, &[]) {
+        Err(Error::Recording(m)) => assert!(m.contains("was not supplied"), "{m}"),
+        other => panic!("{other:?}"),
+    }
+    let again = engine
+        .run(&rec, &[(bodies, &instances)])
+        .expect("the next frame");
+    assert_eq!(again.values::<proxima::bodies::GpuAabb>(rb), got);
+}
+
+/// The world's bodies in a pooled buffer of `rec`.
+fn rec_bodies(rec: &mut Recording, world: &Crowd) -> proxima::graph::BufferProxy {
+    let b = rec.array_buffer::<proxima::bodies::GpuBody>(world.len(), "bodies");
+    rec.upload(b, &world.bodies);
+    b
 }
 
 /// A window of an external buffer: bound, copied from, read back and written at its

@@ -961,6 +961,9 @@ struct FrameRun<'a> {
     live: HashMap<BufferId, wgpu::Buffer>,
     externals: &'a [(BufferProxy, &'a wgpu::Buffer)],
     recording: &'a Recording,
+    /// The open compute pass: consecutive dispatches share it ([`plan_passes`]). Declared
+    /// before the encoder it borrows, so that on an early return it ends first.
+    pass: Option<wgpu::ComputePass<'static>>,
     encoder: Option<wgpu::CommandEncoder>,
     queries: Option<&'a wgpu::QuerySet>,
     timestamps: Option<TimestampLayout>,
@@ -968,8 +971,6 @@ struct FrameRun<'a> {
     spans_begun: u32,
     /// Compute passes encoded so far.
     passes_encoded: usize,
-    /// The open compute pass: consecutive dispatches share it ([`plan_passes`]).
-    pass: Option<wgpu::ComputePass<'static>>,
     /// Per dispatch: whether it opens a pass of its own.
     opens: &'a [bool],
     /// Per command: whether it is encoded at the start of its stage.
