@@ -48,6 +48,46 @@ fn upload_copy_clear_and_readback_move_exact_bytes() {
     assert_eq!(out.values::<u32>(rb_a2), vec![7, 10]);
 }
 
+/// A buffer freed in a stage and one declared after it whose first use is an upload: the
+/// upload moves to the stage's start, so the new buffer must not be the freed one (still
+/// read before the free), and both keep their own bytes, frame after frame (the second
+/// frame takes its buffers from the pool the first filled).
+#[test]
+fn an_upload_moved_ahead_never_lands_in_a_buffer_the_stage_still_reads() {
+    let Some(ctx) = common::gpu("engine hoisted upload") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    for round in 0..2 {
+        let mut rec = Recording::new();
+        rec.stage("only");
+        let first = rec.buffer(64, "first");
+        let out_first = rec.buffer(64, "out first");
+        rec.upload(first, &words(16, 10 + round));
+        rec.upload(out_first, &words(16, 0));
+        rec.copy(first, 0, out_first, 0, 64);
+        rec.free(first);
+        let second = rec.buffer(64, "second");
+        let out_second = rec.buffer(64, "out second");
+        rec.upload(second, &words(16, 500 + round));
+        rec.upload(out_second, &words(16, 0));
+        rec.copy(second, 0, out_second, 0, 64);
+        let rb_first = rec.readback(out_first);
+        let rb_second = rec.readback(out_second);
+        let out = engine.run(&rec, &[]).expect("frame runs");
+        assert_eq!(
+            out.values::<u32>(rb_first),
+            words(16, 10 + round),
+            "round {round}"
+        );
+        assert_eq!(
+            out.values::<u32>(rb_second),
+            words(16, 500 + round),
+            "round {round}"
+        );
+    }
+}
+
 fn counter_frame(value: u32) -> (Recording, ReadbackId) {
     let mut rec = Recording::new();
     let a = rec.buffer(4, "counter");
