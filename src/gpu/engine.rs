@@ -142,8 +142,8 @@ pub struct Engine {
     /// Timestamps around every pass instead of every stage's run of passes (the A/B
     /// baseline of `bench gpu --pass-timestamps`).
     pass_timestamps: bool,
-    /// A compute pass for every dispatch instead of one for each run of dispatches (the
-    /// A/B baseline of `bench gpu --pass-per-dispatch`).
+    /// A compute pass for every dispatch, every command in place (the A/B baseline of
+    /// `bench gpu --pass-per-dispatch`).
     pass_per_dispatch: bool,
     overrides: Vec<(&'static str, f64)>,
 }
@@ -208,9 +208,10 @@ impl Engine {
         self.pass_timestamps = every_pass;
     }
 
-    /// With `true`, every dispatch is encoded in a compute pass of its own rather than
-    /// each run of consecutive dispatches sharing one: the same results, at the cost the
-    /// passes add (for an A/B).
+    /// With `true`, every dispatch is encoded in a compute pass of its own and every upload
+    /// and clear where it was recorded (the encoding before `plan_passes`), rather than
+    /// consecutive dispatches sharing one pass and first uploads moved to the stage's
+    /// start: the same results, at the cost the passes and copies add (for an A/B).
     pub fn set_pass_per_dispatch(&mut self, own_pass: bool) {
         self.pass_per_dispatch = own_pass;
     }
