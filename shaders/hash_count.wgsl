@@ -1,8 +1,8 @@
 // Spatial hash, step 1: count the table's entries per bucket (one per cell a box covers).
 // A box spanning more than MAX_SPAN cells along an axis is oversize: it gets no cells and
 // goes to the oversize list, which is tested against every body.
-// The workgroup's entries are also summed into counter.entries (which the scan's total
-// then overwrites with the same value mod 2^32), so a table of 2^32 entries or more sets
+// The workgroup's entries are also summed into counter.entries: the table's entry count
+// (the sum of the bucket counts), and a table of 2^32 entries or more sets
 // counter.wrapped instead of wrapping silently.
 // CPU twin: passes::broadphase::hash_table_cpu.
 

@@ -180,8 +180,10 @@ pub struct HashTable {
     pub oversize: BufferProxy,
 }
 
-/// Records the hash's table for `n` boxes on grid `setup`: counts per bucket, their scan
-/// (whose total is the entry count in `counter`), and the scatter of the entries.
+/// Records the hash's table for `n` boxes on grid `setup`: counts per bucket (their sum,
+/// the entry count, added into `counter`), their scan, and the scatter of the entries.
+/// The counts' pass sums the entries itself, so the scan's total is not copied into the
+/// counter: the table's dispatches follow one another in one compute pass.
 pub fn record_hash_table(
     rec: &mut Recording,
     aabbs: BufferProxy,
@@ -203,8 +205,6 @@ pub fn record_hash_table(
         &[params, aabbs, setup, ends, oversize, counter],
     );
     let total = record_exclusive_scan(rec, ends, table.buckets);
-    let entries_at = std::mem::offset_of!(GpuPairCounter, entries) as u64;
-    rec.copy(total, 0, counter, entries_at, 4);
     rec.free(total);
     let cells = rec.array_buffer::<u32>(entry_capacity as usize, "hash entry cells");
     let bodies = rec.array_buffer::<u32>(entry_capacity as usize, "hash entry bodies");
