@@ -107,8 +107,7 @@ impl Narrowphase {
     pub fn collide_pairs(&self, bodies: &[GpuBody], pairs: &[[u32; 2]]) -> Result<Vec<bool>> {
         let shape_of: Vec<u32> = bodies.iter().map(|b| b.shape).collect();
         self.check_pairs(&shape_of, pairs)?;
-        let chunk = pairs.len().div_ceil(parallel::threads()).max(1);
-        let parts: Vec<Vec<bool>> = parallel::on_threads(pairs.chunks(chunk).collect(), |part| {
+        Ok(parallel::par_chunks(pairs, 1, |_, part| {
             part.iter()
                 .enumerate()
                 .map(|(i, &[a, b])| {
@@ -125,8 +124,7 @@ impl Narrowphase {
                     balls_gap((sa, &pa), (sb, &pb)) <= 0.0 && self.collide(sa, &pa, sb, &pb)
                 })
                 .collect()
-        });
-        Ok(parts.concat())
+        }))
     }
 
     /// Brings two shapes (the next pair's, while this one is worked on) toward the cache:

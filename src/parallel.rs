@@ -11,6 +11,8 @@
 
 use rayon::prelude::*;
 
+use crate::Result;
+
 /// Threads the parts are cut for: the pool's (the cores this process may use, or
 /// `RAYON_NUM_THREADS`).
 pub fn threads() -> usize {
@@ -24,4 +26,58 @@ pub fn on_threads<P: Send, R: Send>(parts: Vec<P>, f: impl Fn(P) -> R + Sync + S
         return parts.into_iter().map(f).collect();
     }
     parts.into_par_iter().map(f).collect()
+}
+
+/// The length of the chunks `n` items are cut into: one a thread, and at least
+/// `at_least` (positive).
+pub fn chunk_len(n: usize, at_least: usize) -> usize {
+    n.div_ceil(threads()).max(at_least)
+}
+
+/// `f` over consecutive chunks of `items`, in place (each with the index of its first
+/// item), on all cores, a chunk of at least `at_least` a thread: the first chunk's error,
+/// if any.
+pub fn par_chunks_mut<T: Send>(
+    items: &mut [T],
+    at_least: usize,
+    f: impl Fn(usize, &mut [T]) -> Result<()> + Sync,
+) -> Result<()> {
+    let chunk = chunk_len(items.len(), at_least);
+    let parts = items.chunks_mut(chunk).enumerate();
+    on_threads(parts.collect(), |(c, part)| f(c * chunk, part))
+        .into_iter()
+        .collect()
+}
+
+/// `f` over `items` (with each one's index), in order, on all cores in chunks of at least
+/// `at_least`.
+pub fn par_map<T: Sync, R: Send>(
+    items: &[T],
+    at_least: usize,
+    f: impl Fn(usize, &T) -> R + Sync,
+) -> Vec<R> {
+    par_chunks(items, at_least, |offset, part| {
+        part.iter()
+            .enumerate()
+            .map(|(k, x)| f(offset + k, x))
+            .collect()
+    })
+}
+
+/// `f` over consecutive chunks of `items` (each with the index of its first item) on all
+/// cores, a chunk of at least `at_least` a thread, the chunks' answers joined in order.
+pub fn par_chunks<T: Sync, R: Send>(
+    items: &[T],
+    at_least: usize,
+    f: impl Fn(usize, &[T]) -> Vec<R> + Sync,
+) -> Vec<R> {
+    let chunk = chunk_len(items.len(), at_least);
+    let parts = items.chunks(chunk).enumerate();
+    let answers = on_threads(parts.collect(), |(c, part)| f(c * chunk, part));
+    // One allocation of the right size (a flattening collect grows it by doubling).
+    let mut all = Vec::with_capacity(answers.iter().map(Vec::len).sum());
+    for answer in answers {
+        all.extend(answer);
+    }
+    all
 }

@@ -53,7 +53,7 @@ use crate::geometry::{ConvexPolytope, HullTree};
 use crate::gpu::{ContextOptions, GpuContext};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
-use crate::parallel;
+use crate::parallel::{self, par_chunks, par_chunks_mut, par_map};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DepthShapes, check_resolution};
 use crate::passes::pose_gather::PoseLayout;
@@ -386,32 +386,40 @@ impl World {
     /// Moves every body (one pose per body, in body order). Every pose is checked first:
     /// one bad pose is a named error and changes nothing.
     pub fn set_poses(&mut self, poses: &[Pose]) -> Result<()> {
-        if poses.len() != self.bodies.len() {
-            return Err(Error::Usage(format!(
-                "{} poses for {} bodies",
-                poses.len(),
-                self.bodies.len()
-            )));
-        }
+        self.one_per_body(poses.len(), "poses")?;
         // On all cores (a crowd's frame moves every body): first every pose checked, so
         // that one bad pose changes nothing, then each set.
         check_all(poses, |i, p| checked(i, *p).map(|_| ()))?;
         let origin = self.origin;
         self.poses_changed += 1;
-        par_chunks_mut(&mut self.bodies, MOTIONS_A_THREAD, |offset, part| {
-            for (k, body) in part.iter_mut().enumerate() {
-                body.pose = checked((offset + k) as u32, poses[offset + k])?;
-            }
-            Ok(())
-        })?;
-        let bodies = &self.bodies;
-        par_chunks_mut(&mut self.crowd.bodies, MOTIONS_A_THREAD, |offset, part| {
-            for (k, gpu) in part.iter_mut().enumerate() {
-                let body = &bodies[offset + k];
+        // Each body and its GPU twin written in one pass.
+        let chunk = parallel::chunk_len(poses.len(), MOTIONS_A_THREAD);
+        let parts = self
+            .bodies
+            .chunks_mut(chunk)
+            .zip(self.crowd.bodies.chunks_mut(chunk));
+        parallel::on_threads(parts.enumerate().collect(), |(c, (bodies, gpus))| {
+            for (k, (body, gpu)) in bodies.iter_mut().zip(gpus).enumerate() {
+                let i = c * chunk + k;
+                body.pose = checked(i as u32, poses[i])?;
                 *gpu = gpu_body(&body.pose, body.shape, origin);
             }
             Ok(())
         })
+        .into_iter()
+        .collect()
+    }
+
+    /// `given` items, one per body, or the named error.
+    fn one_per_body(&self, given: usize, what: &str) -> Result<()> {
+        if given == self.bodies.len() {
+            Ok(())
+        } else {
+            Err(Error::Usage(format!(
+                "{given} {what} for {} bodies",
+                self.bodies.len()
+            )))
+        }
     }
 
     /// Moves the origin the GPU's f32 positions are measured from to the middle of the
@@ -476,13 +484,7 @@ impl World {
     /// Sets every body's velocities (one per body, in body order). Every velocity is
     /// checked first: one that is not finite is a named error and changes nothing.
     pub fn set_velocities(&mut self, velocities: &[Velocity]) -> Result<()> {
-        if velocities.len() != self.bodies.len() {
-            return Err(Error::Usage(format!(
-                "{} velocities for {} bodies",
-                velocities.len(),
-                self.bodies.len()
-            )));
-        }
+        self.one_per_body(velocities.len(), "velocities")?;
         // On all cores, as the poses are: every velocity checked first, so that one bad
         // velocity changes nothing, then each copied.
         check_all(velocities, finite)?;
@@ -1155,54 +1157,6 @@ fn motion_of(i: usize, b: &ExactBody, velocity: &Velocity, dt: f64) -> Result<Sc
     })
 }
 
-/// `f` over consecutive chunks of `items`, in place (each with the index of its first
-/// item), on all cores, a chunk of at least `at_least` a thread: the first chunk's error,
-/// if any.
-fn par_chunks_mut<T: Send>(
-    items: &mut [T],
-    at_least: usize,
-    f: impl Fn(usize, &mut [T]) -> Result<()> + Sync,
-) -> Result<()> {
-    let chunk = chunk_len(items.len(), at_least);
-    let parts = items.chunks_mut(chunk).enumerate();
-    on_threads(parts.map(|(c, part)| (c * chunk, part)).collect(), &f)
-        .into_iter()
-        .collect()
-}
-
-/// `f` over `items` (with each one's index), in order, on all cores in chunks of at least
-/// `at_least`.
-fn par_map<T: Sync, R: Send>(
-    items: &[T],
-    at_least: usize,
-    f: impl Fn(usize, &T) -> R + Sync,
-) -> Vec<R> {
-    par_chunks(items, at_least, |offset, part| {
-        part.iter()
-            .enumerate()
-            .map(|(k, x)| f(offset + k, x))
-            .collect()
-    })
-}
-
-/// `f` over consecutive chunks of `items` (each with the index of its first item) on all
-/// cores, a chunk of at least `at_least` a thread, the chunks' answers joined in order.
-fn par_chunks<T: Sync, R: Send>(
-    items: &[T],
-    at_least: usize,
-    f: impl Fn(usize, &[T]) -> Vec<R> + Sync,
-) -> Vec<R> {
-    let chunk = chunk_len(items.len(), at_least);
-    let parts = items.chunks(chunk).enumerate();
-    let answers = on_threads(parts.map(|(c, part)| (c * chunk, part)).collect(), &f);
-    // One allocation of the right size (a flattening collect grows it by doubling).
-    let mut all = Vec::with_capacity(answers.iter().map(Vec::len).sum());
-    for answer in answers {
-        all.extend(answer);
-    }
-    all
-}
-
 /// `check` of every item (with its body index) on all cores: the first error, in body
 /// order, or none.
 fn check_all<T: Sync>(items: &[T], check: impl Fn(u32, &T) -> Result<()> + Sync) -> Result<()> {
@@ -1214,18 +1168,4 @@ fn check_all<T: Sync>(items: &[T], check: impl Fn(u32, &T) -> Result<()> + Sync)
             .collect()
     });
     bad.into_iter().next().map_or(Ok(()), Err)
-}
-
-/// The length of the chunks `n` items are cut into: one a thread, and at least
-/// `at_least` (positive).
-fn chunk_len(n: usize, at_least: usize) -> usize {
-    n.div_ceil(parallel::threads()).max(at_least)
-}
-
-/// `f` over each part (with the index of its first item), on all cores.
-fn on_threads<P: Send, R: Send>(
-    parts: Vec<(usize, P)>,
-    f: &(impl Fn(usize, P) -> R + Sync),
-) -> Vec<R> {
-    parallel::on_threads(parts, |(offset, part)| f(offset, part))
 }

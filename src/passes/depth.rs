@@ -545,13 +545,7 @@ pub fn depth_estimate_cpu(
     pairs: &[[u32; 2]],
     params: &GpuDepthParams,
 ) -> Vec<GpuDepthEstimate> {
-    let chunk = pairs.len().div_ceil(parallel::threads()).max(64);
-    let mut out = vec![GpuDepthEstimate::default(); pairs.len()];
-    let parts = out.chunks_mut(chunk).zip(pairs.chunks(chunk)).collect();
-    parallel::on_threads(parts, |(o, p)| {
-        for (e, &pair) in o.iter_mut().zip(p) {
-            *e = estimate_pair(shapes, params, bodies, pair);
-        }
-    });
-    out
+    parallel::par_map(pairs, 64, |_, &pair| {
+        estimate_pair(shapes, params, bodies, pair)
+    })
 }
