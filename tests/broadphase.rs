@@ -782,3 +782,30 @@ fn a_wrapped_counter_is_a_named_error() {
     let err = result.unwrap_err().to_string();
     assert!(err.contains("2^32") && err.contains("hash"), "{err}");
 }
+
+#[test]
+fn pipeline_box_pairs_keep_the_first_auto_method_and_every_pair() {
+    use proxima::passes::broadphase::choose_method;
+    use proxima::broadphase::Choice;
+    use proxima::pipeline::Pipeline;
+    // A crowd `auto` gives the hash, then a row of boxes along x it would give the sweep:
+    // the pipeline keeps the first method, and the row's pairs are still every pair.
+    let crowd = uniform(5_000, 11);
+    let row: Vec<GpuAabb> = (0..3_000)
+        .map(|i| cube(Vec3::new(i as f32 * 0.7, 0.0, 0.0), 0.4))
+        .collect();
+    assert_eq!(choose_method(&crowd), Method::Hash);
+    assert_eq!(choose_method(&row), Method::Sweep);
+    let mut pipelines = vec![("cpu", Pipeline::cpu())];
+    if let Some(ctx) = common::gpu("box pairs under auto") {
+        pipelines.push(("gpu", Pipeline::on_gpu(ctx)));
+    }
+    for (label, mut pipeline) in pipelines {
+        pipeline.set_broadphase(Choice::Auto);
+        for (scene, boxes) in [("crowd", &crowd), ("row", &row), ("crowd again", &crowd)] {
+            let got = pipeline.box_pairs(boxes).unwrap();
+            assert_eq!(got, brute_pairs(boxes), "{label}: {scene}");
+        }
+        assert_eq!(pipeline.box_pairs(&row).unwrap().len(), row.len() - 1);
+    }
+}
