@@ -8,9 +8,14 @@
 //!
 //! The spine replaced a scan of all the counts (three dispatches of its own): on an H100,
 //! side by side in one run (`cargo bench --bench sort`, wall time of a submission), 1M
-//! pairs 1.61 -> 1.24 ms, 16M 5.50 -> 5.38 ms. A scatter that first ranks the block's keys
-//! in workgroup memory, so that each digit's run is written by neighbouring threads, was
-//! slower there (16M 6.40 ms): the H100's L2 merges the scattered writes anyway.
+//! pairs 1.61 -> 1.24 ms, 16M 5.50 -> 5.38 ms.
+//!
+//! The scatter sorts each block by digit in workgroup memory before writing it, so that
+//! neighbouring threads write neighbouring slots, and keeps its per-thread digit counts in
+//! workgroup memory (radix_scatter.wgsl says why and what was tried): on the H100, a pass's
+//! scatter at 1M pairs 46 -> 24.5 us, 16M 442 -> 303; the sort's GPU time (`proxima bench
+//! gpu`) 1M 0.453 -> 0.294 ms, 16M 4.08 -> 2.98; `cargo bench --bench sort` 1M 0.87 ->
+//! 0.77 ms, 16M 4.89 -> 3.88 (lampshade 2.42 and 8.44 in that run).
 //!
 //! Every pass's parameters are uploaded before the first dispatch, so the 3 · passes
 //! dispatches share one compute pass (the engine puts a barrier between them, no copy):
@@ -19,8 +24,8 @@
 //!
 //! Chosen over lampshade 0.13's sort: a pass of our own keeps the CPU twin, the stages'
 //! timings and the buffer pool in one frame graph, and side by side on resident buffers it
-//! is the faster of the two on lavapipe and on an H100 (1M 0.87 against 2.08 ms, 16M 4.89
-//! against 7.78; benches/figures/README.md).
+//! is the faster of the two on lavapipe and on an H100 (1M 0.77 against 2.42 ms, 16M 3.88
+//! against 8.44; benches/figures/README.md).
 
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
@@ -31,6 +36,9 @@ use crate::wgsl_twin;
 pub const RADIX_BLOCK: u32 = 1024;
 /// Bits per pass.
 pub const RADIX_BITS: u32 = 4;
+
+// The scatter counts a block's keys in 16-bit halves of words.
+const _: () = assert!(RADIX_BLOCK < 1 << 16);
 
 wgsl_twin! {
     /// Twin of `RadixParams` in `shaders/shared/radix_common.wgsl`.
