@@ -785,8 +785,8 @@ fn a_wrapped_counter_is_a_named_error() {
 
 #[test]
 fn pipeline_box_pairs_keep_the_first_auto_method_and_every_pair() {
-    use proxima::passes::broadphase::choose_method;
     use proxima::broadphase::Choice;
+    use proxima::passes::broadphase::choose_method;
     use proxima::pipeline::Pipeline;
     // A crowd `auto` gives the hash, then a row of boxes along x it would give the sweep:
     // the pipeline keeps the first method, and the row's pairs are still every pair.
