@@ -35,7 +35,9 @@ use crate::graph::{BufferProxy, Recording};
 use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
-use crate::passes::radix::{record_sort_pairs, sort_pairs_cpu};
+use crate::passes::radix::{
+    DISPATCH_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch, sort_pairs_cpu,
+};
 use crate::passes::round_contacts::{GpuRoundShape, touching_cpu};
 use crate::pipeline::{Backend, Pipeline};
 use crate::plot::{Series, loglog_svg};
@@ -190,6 +192,10 @@ pub struct SortFigures {
     /// Median wall time of a timed sort's submission, from recording to the GPU done, ms
     /// (the GPU time plus what the host and the driver add).
     pub wall_ms: f64,
+    /// Each of a pass's dispatches timed on its own (in sorts recorded with a stage a
+    /// dispatch, which adds their cost: not comparable to the sort's time), median µs a
+    /// pass, by stage name (`sort/count`, `sort/spine`, `sort/scatter`).
+    pub dispatch_us: BTreeMap<String, f64>,
 }
 
 /// A whole frame with one broadphase method at one size.
@@ -712,6 +718,17 @@ fn sort_figures(
             wall.push(start.elapsed().as_secs_f64());
         }
     }
+    // Then each dispatch timed on its own, in sorts of their own.
+    let mut dispatch_us: BTreeMap<String, Vec<f64>> = BTreeMap::new();
+    for _ in 0..options.runs {
+        keeper.keep(engine)?;
+        for (name, seconds) in gpu_sort_by_dispatch(engine, &input)? {
+            dispatch_us
+                .entry(name.to_string())
+                .or_default()
+                .push(seconds * 1e6);
+        }
+    }
     let cpu = timed(options.cpu_runs, || {
         let (mut k, mut v) = (keys.clone(), values.clone());
         sort_pairs_cpu(&mut k, &mut v, 32);
@@ -723,6 +740,10 @@ fn sort_figures(
         versus: Versus::new(gpu, cpu),
         floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / gpu / 1e9,
         wall_ms: median(&mut wall) * 1e3,
+        dispatch_us: dispatch_us
+            .into_iter()
+            .map(|(name, mut us)| (name, median(&mut us)))
+            .collect(),
     })
 }
 
@@ -799,6 +820,27 @@ fn gpu_sort(
     let out = engine.run(&rec, &[(k0, &input.keys), (v0, &input.values)])?;
     let sorted = readbacks.map(|(rk, rv)| (out.values(rk), out.values(rv)));
     Ok((out.profile.stage_seconds("sort"), sorted))
+}
+
+/// One GPU sort with every dispatch in a stage of its own: each dispatch's GPU time, in
+/// recording order (a count, a spine and a scatter a pass).
+fn gpu_sort_by_dispatch(
+    engine: &mut Engine,
+    input: &ResidentPairs,
+) -> Result<Vec<(&'static str, f64)>> {
+    let mut rec = Recording::new();
+    rec.stage(stage::UPLOAD);
+    let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
+    rec.stage("sort");
+    record_sort_pairs_by_dispatch(&mut rec, k, v, input.count, 32);
+    let out = engine.run(&rec, &[(k0, &input.keys), (v0, &input.values)])?;
+    Ok(out
+        .profile
+        .stages
+        .iter()
+        .filter(|s| DISPATCH_STAGES.contains(&s.name))
+        .map(|s| (s.name, s.seconds))
+        .collect())
 }
 
 /// Median seconds of `runs` calls.
@@ -926,6 +968,20 @@ impl GpuBenchReport {
                     .map_or_else(|| "-".into(), |r| format!("{r:.1}")),
                 f.dominant_stage.as_deref().unwrap_or("-"),
             );
+            if let Some(sort) = f.sort.as_ref().filter(|s| !s.dispatch_us.is_empty()) {
+                let parts: Vec<String> = DISPATCH_STAGES
+                    .iter()
+                    .filter_map(|&name| {
+                        let us = sort.dispatch_us.get(name)?;
+                        Some(format!("{} {us:.1}", name.trim_start_matches("sort/")))
+                    })
+                    .collect();
+                s += &format!(
+                    "{:>9}   sort, each dispatch timed on its own (µs a pass): {}\n",
+                    "",
+                    parts.join(", ")
+                );
+            }
             if let Some(d) = &f.depth {
                 s += &format!(
                     "{:>9}   depth estimate (k = 16) over {} pairs: gpu {:.3} ms ({:.3e} pairs/s), \

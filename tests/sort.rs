@@ -8,7 +8,9 @@ mod common;
 use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::broadphase::sort_body_pairs;
-use proxima::passes::radix::{record_sort_pairs, sort_pairs_cpu};
+use proxima::passes::radix::{
+    DISPATCH_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch, sort_pairs_cpu,
+};
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
 
@@ -108,6 +110,44 @@ fn gpu_radix_sort_matches_the_cpu_twin() {
                 );
             }
         }
+    }
+}
+
+#[test]
+fn a_sort_timed_by_dispatch_sorts_the_same_and_times_each_dispatch() {
+    let Some(ctx) = common::gpu("gpu radix sort by dispatch") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    let n = 5000;
+    let keys = patterns(n, 99).remove(0).1;
+    let values: Vec<u32> = (0..n as u32).collect();
+    for bits in [32u32, 13] {
+        let mut rec = Recording::new();
+        let k = rec.array_buffer::<u32>(n, "keys");
+        let v = rec.array_buffer::<u32>(n, "values");
+        rec.upload(k, &keys);
+        rec.upload(v, &values);
+        rec.stage("sort");
+        let (sk, sv) = record_sort_pairs_by_dispatch(&mut rec, k, v, n as u32, bits);
+        rec.stage("readback");
+        let rk = rec.readback_range(sk, 0, 4 * n as u64);
+        let rv = rec.readback_range(sv, 0, 4 * n as u64);
+        let out = engine.run(&rec, &[]).unwrap();
+        let (mut wk, mut wv) = (keys.clone(), values.clone());
+        sort_pairs_cpu(&mut wk, &mut wv, bits);
+        assert_eq!(out.values::<u32>(rk), wk, "{bits} bits: keys");
+        assert_eq!(out.values::<u32>(rv), wv, "{bits} bits: values");
+        // A count, a spine and a scatter a pass, in that order, each its own stage.
+        let passes = bits.div_ceil(4) as usize;
+        let names: Vec<&str> = out
+            .profile
+            .stages
+            .iter()
+            .map(|s| s.name)
+            .filter(|name| DISPATCH_STAGES.contains(name))
+            .collect();
+        assert_eq!(names, DISPATCH_STAGES.repeat(passes), "{bits} bits");
     }
 }
 

@@ -64,6 +64,40 @@ pub fn record_sort_pairs(
     count: u32,
     key_bits: u32,
 ) -> (BufferProxy, BufferProxy) {
+    record_sort(rec, (keys, values), count, key_bits, false)
+}
+
+/// The stages [`record_sort_pairs_by_dispatch`] puts each pass's dispatches in.
+pub const DISPATCH_STAGES: [&str; 3] = ["sort/count", "sort/spine", "sort/scatter"];
+
+/// [`record_sort_pairs`] with every dispatch in a stage of its own ([`DISPATCH_STAGES`],
+/// one of each a pass), so that a frame's profile times each: what a change to one of
+/// the three shaders does, measured apart from the others. The stages split the sort's
+/// compute pass into one a dispatch, with the cost that adds; the commands the caller
+/// records after it are in the last of these stages until it names another.
+pub fn record_sort_pairs_by_dispatch(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+) -> (BufferProxy, BufferProxy) {
+    record_sort(rec, (keys, values), count, key_bits, true)
+}
+
+fn record_sort(
+    rec: &mut Recording,
+    (keys, values): (BufferProxy, BufferProxy),
+    count: u32,
+    key_bits: u32,
+    by_dispatch: bool,
+) -> (BufferProxy, BufferProxy) {
+    let [count_stage, spine_stage, scatter_stage] = DISPATCH_STAGES;
+    let stage = |rec: &mut Recording, name| {
+        if by_dispatch {
+            rec.stage(name);
+        }
+    };
     let passes = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
     let blocks = count.div_ceil(RADIX_BLOCK).max(1);
     let grid = dispatch_grid(blocks, 1, DEFAULT_MAX_GROUPS_X);
@@ -93,8 +127,11 @@ pub fn record_sort_pairs(
         })
         .collect();
     for &params in &params {
+        stage(rec, count_stage);
         rec.dispatch(ShaderId::RadixCount, grid, &[params, src.0, counts, totals]);
+        stage(rec, spine_stage);
         rec.dispatch(ShaderId::RadixSpine, [16, 1, 1], &[params, totals, counts]);
+        stage(rec, scatter_stage);
         rec.dispatch(
             ShaderId::RadixScatter,
             grid,
