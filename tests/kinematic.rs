@@ -114,3 +114,54 @@ fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
         "{impacts} {moved} {checked}"
     );
 }
+
+#[test]
+fn walls_turn_exactly_the_bodies_crossing_them_outward() {
+    use glam::DVec3;
+    use proxima::geometry::generators::cuboid;
+    use proxima::rng::Rng;
+    use proxima::world::{BodyId, Velocity};
+    // 10,000 cubes of half-size 0.5 on a grid 4 apart (no two meet over the frame), in
+    // walls that cut the grid's outer rows: a body whose reach (the cube's corner
+    // distance) crosses a wall while it moves outward turns back along that axis.
+    let mut world = World::on(Pipeline::cpu());
+    let shape = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    let reach = DVec3::splat(0.5).length();
+    let (lo, hi) = (DVec3::splat(1.5), DVec3::new(82.5, 82.5, 34.5));
+    let mut rng = Rng::new(0x3a11);
+    let mut start = Vec::new();
+    for i in 0..10_000u32 {
+        let p = DVec3::new(
+            f64::from(i % 22),
+            f64::from(i / 22 % 22),
+            f64::from(i / 484),
+        ) * 4.0;
+        let body = world
+            .add_body(shape, Pose::new(p, glam::DQuat::IDENTITY))
+            .unwrap();
+        let v = Velocity {
+            linear: rng.unit_vector() * 0.5,
+            angular: DVec3::ZERO,
+        };
+        world.set_velocity(body, v).unwrap();
+        start.push((p, v.linear));
+    }
+    let mut crowd = KinematicCrowd::new(world, Some((lo, hi)));
+    let step = crowd.frame(0.05).unwrap();
+    assert!(step.impacts.is_empty() && step.report.contacts.is_empty());
+    let mut turned = 0;
+    for (i, &(p, v)) in start.iter().enumerate() {
+        let mut want = v;
+        for k in 0..3 {
+            if (p[k] - reach < lo[k] && v[k] < 0.0) || (p[k] + reach > hi[k] && v[k] > 0.0) {
+                want[k] = -v[k];
+            }
+        }
+        turned += usize::from(want != v);
+        let got = crowd.world.velocities()[BodyId(i as u32).0 as usize].linear;
+        assert_eq!(got, want, "body {i} at {p}");
+    }
+    assert!(turned > 1000, "{turned} bodies turned");
+}
