@@ -982,7 +982,12 @@ impl GpuBenchReport {
                     parts.join(", ")
                 );
             }
-            if let Some(d) = &f.depth {
+            if f.depth.as_ref().is_some_and(|d| d.pairs == 0) {
+                s += &format!(
+                    "{:>9}   depth estimate (k = 16): no pairs at this size\n",
+                    ""
+                );
+            } else if let Some(d) = &f.depth {
                 s += &format!(
                     "{:>9}   depth estimate (k = 16) over {} pairs: gpu {:.3} ms ({:.3e} pairs/s), \
                      cpu twin {:.3} ms (timed on {} pairs, scaled), {:.1}x\n",
