@@ -64,10 +64,6 @@ pub struct Pipeline {
     caps: Option<Capacities>,
     /// Capacities for [`Pipeline::box_pairs`] (swept boxes have pair counts of their own).
     box_caps: Option<Capacities>,
-    /// The method for [`Pipeline::box_pairs`]; `Auto` is resolved on the first boxes given
-    /// (choosing took 5-8 ms of a 100k-body frame's 13 ms of swept candidates on an H100's
-    /// host, where the GPU broadphase after it took 3).
-    box_method: Option<Method>,
     /// Set when `Auto` fell back to the CPU: the one line to show the user.
     pub fallback_notice: Option<String>,
     /// The depth stage, when frames run it.
@@ -129,7 +125,6 @@ impl Pipeline {
             method: None,
             caps: None,
             box_caps: None,
-            box_method: None,
             fallback_notice: None,
             depth: None,
         }
@@ -227,7 +222,6 @@ impl Pipeline {
     pub fn set_broadphase(&mut self, choice: Choice) {
         self.choice = choice;
         self.method = None;
-        self.box_method = None;
     }
 
     /// Runs one full frame (bounds, broadphase) over the world's current poses. A pair
@@ -263,8 +257,8 @@ impl Pipeline {
     /// The overlapping pairs of boxes given by the caller (swept boxes for impacts): the
     /// broadphase alone, on the GPU with re-runs on overflow (in slabs past what one frame
     /// binds), or on the CPU twin. Pairs `[a, b]`, `a < b`, sorted; the same on both paths.
-    /// Under `Auto` the method is chosen from the first boxes given and kept (either gives
-    /// the same pairs; the boxes of a world's later frames spread much as its first did).
+    /// Under `Auto` the method is chosen for each set of boxes (from a sample of a large
+    /// one, [`broadphase::CHOOSE_SAMPLE`]): swept boxes spread as the velocities do.
     pub fn box_pairs(&mut self, boxes: &[GpuAabb]) -> Result<Vec<[u32; 2]>> {
         broadphase::check_body_count(boxes.len())?;
         if let Some(cap) = self.slab_capacity(boxes.len()) {
@@ -276,11 +270,10 @@ impl Pipeline {
             })?;
             return Ok(merged.into_iter().map(|(p, ())| p).collect());
         }
-        let method = match (self.choice, self.box_method) {
-            (Choice::Method(m), _) | (Choice::Auto, Some(m)) => m,
-            (Choice::Auto, None) => broadphase::choose_method(boxes),
+        let method = match self.choice {
+            Choice::Method(m) => m,
+            Choice::Auto => broadphase::choose_method(boxes),
         };
-        self.box_method = Some(method);
         match &mut self.backend {
             Backend::Gpu(engine) => {
                 let caps = self

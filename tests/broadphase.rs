@@ -784,12 +784,12 @@ fn a_wrapped_counter_is_a_named_error() {
 }
 
 #[test]
-fn pipeline_box_pairs_keep_the_first_auto_method_and_every_pair() {
+fn pipeline_box_pairs_under_auto_are_every_pair_whatever_the_spread() {
     use proxima::broadphase::Choice;
     use proxima::passes::broadphase::choose_method;
     use proxima::pipeline::Pipeline;
-    // A crowd `auto` gives the hash, then a row of boxes along x it would give the sweep:
-    // the pipeline keeps the first method, and the row's pairs are still every pair.
+    // A crowd `auto` gives the hash, then a row of boxes along x it gives the sweep, then
+    // the crowd again, through one pipeline: brute force's pairs each time.
     let crowd = uniform(5_000, 11);
     let row: Vec<GpuAabb> = (0..3_000)
         .map(|i| cube(Vec3::new(i as f32 * 0.7, 0.0, 0.0), 0.4))
@@ -808,4 +808,49 @@ fn pipeline_box_pairs_keep_the_first_auto_method_and_every_pair() {
         }
         assert_eq!(pipeline.box_pairs(&row).unwrap().len(), row.len() - 1);
     }
+}
+
+#[test]
+fn auto_on_a_large_set_reads_a_sample_and_chooses_as_on_the_whole() {
+    use proxima::passes::broadphase::{CHOOSE_SAMPLE, choose_method};
+    // Past the sample size: a uniform crowd, a corridor, and a crowd whose every 25th box
+    // is a plank 40 cells long (4 % oversize, repeating with the index as a crowd's shapes
+    // do: a sample of every k-th box could see all or none of them).
+    let n = 20 * CHOOSE_SAMPLE;
+    let crowd = uniform(n, 12);
+    assert_eq!(choose_method(&crowd), Method::Hash, "uniform crowd");
+    let corridor: Vec<GpuAabb> = (0..n)
+        .map(|i| cube(Vec3::new(i as f32 * 0.5, (i % 7) as f32 * 0.1, 0.0), 0.4))
+        .collect();
+    assert_eq!(choose_method(&corridor), Method::Sweep, "corridor");
+    let planks: Vec<GpuAabb> = crowd
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if i % 25 == 0 {
+                {
+                    let lo = Vec3::from_array(b.min);
+                    GpuAabb::new(lo, lo + Vec3::new(40.0, 0.5, 0.5))
+                }
+            } else {
+                *b
+            }
+        })
+        .collect();
+    assert_eq!(choose_method(&planks), Method::Sweep, "4 % planks");
+    let few: Vec<GpuAabb> = crowd
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            if i % 1000 == 0 {
+                {
+                    let lo = Vec3::from_array(b.min);
+                    GpuAabb::new(lo, lo + Vec3::new(40.0, 0.5, 0.5))
+                }
+            } else {
+                *b
+            }
+        })
+        .collect();
+    assert_eq!(choose_method(&few), Method::Hash, "0.1 % planks");
 }

@@ -40,7 +40,7 @@ mod record;
 mod sweep;
 
 pub use brute::brute_pairs;
-pub use choose::{center_variance, choose_method, sweep_axis};
+pub use choose::{CHOOSE_SAMPLE, center_variance, choose_method, sweep_axis};
 pub use hash::{BODY_BITS, HashTableCpu, hash_grid, hash_pairs_cpu, hash_table_cpu};
 pub use pairs::sort_body_pairs;
 pub use record::{
