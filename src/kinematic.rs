@@ -84,17 +84,6 @@ pub struct KinematicCrowd {
     /// Walls: the bodies stay in this box (`None`: no walls).
     pub walls: Option<(DVec3, DVec3)>,
     reach: Vec<f64>,
-    /// A frame's per-body tables, kept from frame to frame: a crowd's tables made afresh
-    /// each frame were mostly first touches of new pages.
-    scratch: Scratch,
-}
-
-/// What a frame works in, one entry a body (see [`KinematicCrowd::frame`]).
-#[derive(Debug, Default)]
-struct Scratch {
-    velocity: Vec<Velocity>,
-    stopped: Vec<bool>,
-    changed: Vec<bool>,
 }
 
 impl KinematicCrowd {
@@ -109,7 +98,6 @@ impl KinematicCrowd {
             world,
             walls,
             reach,
-            scratch: Scratch::default(),
         }
     }
 
@@ -167,28 +155,9 @@ impl KinematicCrowd {
     /// One frame of `dt` seconds (see the module comment).
     pub fn frame(&mut self, dt: f64) -> Result<CrowdFrame> {
         let report = self.world.step(0.0)?;
-        let mut scratch = std::mem::take(&mut self.scratch);
-        let frame = self.frame_in(dt, report, &mut scratch);
-        self.scratch = scratch;
-        frame
-    }
-
-    /// [`Self::frame`] after its contacts, in `scratch`'s tables.
-    fn frame_in(
-        &mut self,
-        dt: f64,
-        report: FrameReport,
-        scratch: &mut Scratch,
-    ) -> Result<CrowdFrame> {
         let t = Instant::now();
         let n = self.world.len();
-        let Scratch {
-            velocity,
-            stopped,
-            changed,
-        } = scratch;
-        velocity.clear();
-        velocity.extend_from_slice(self.world.velocities());
+        let mut velocity: Vec<Velocity> = self.world.velocities().to_vec();
         // The bodies whose velocity the contacts and walls change (a few of them), set in
         // the world one by one: a copy and check of every velocity cost more.
         let mut turned = Vec::new();
@@ -198,7 +167,7 @@ impl KinematicCrowd {
                 continue;
             }
             let [a, b] = c.bodies.map(|i| i as usize);
-            if exchange(velocity, a, b, c.manifold.normal) {
+            if exchange(&mut velocity, a, b, c.manifold.normal) {
                 bounced += 1;
                 turned.extend([a, b]);
             }
@@ -206,7 +175,7 @@ impl KinematicCrowd {
         if let Some((lo, hi)) = self.walls {
             // Every body read on all cores (a pass over the whole crowd on one thread was
             // most of this phase), the few that turn set after.
-            let (bodies, reach, moving) = (self.world.bodies(), &self.reach, &velocity[..]);
+            let (bodies, reach, moving) = (self.world.bodies(), &self.reach, &velocity);
             let turns = par_chunks(bodies, WALLS_A_THREAD, |offset, part| {
                 let mut turns = Vec::new();
                 for (j, body) in part.iter().enumerate() {
@@ -244,10 +213,8 @@ impl KinematicCrowd {
         // takes up its velocity again, exchanged with what it met (only stopped bodies'
         // change, and they are set back after the advance).
         let mut halted = Vec::new();
-        stopped.clear();
-        stopped.resize(n, false);
-        changed.clear();
-        changed.resize(n, true);
+        let mut stopped = vec![false; n];
+        let mut changed = vec![true; n];
         let (mut impacts, mut rounds) = (Vec::new(), 0);
         let mut phases = [
             ("impacts/velocities", 0.0),
@@ -285,7 +252,8 @@ impl KinematicCrowd {
                 }
                 // A pair whose linear parts already part it was brought together by its
                 // spins, and would be whichever way they turned.
-                if hit.output.state == ToiState::Hit && !exchange(velocity, a, b, hit.output.normal)
+                if hit.output.state == ToiState::Hit
+                    && !exchange(&mut velocity, a, b, hit.output.normal)
                 {
                     velocity[a].angular = DVec3::ZERO;
                     velocity[b].angular = DVec3::ZERO;
