@@ -823,34 +823,15 @@ fn auto_on_a_large_set_reads_a_sample_and_chooses_as_on_the_whole() {
         .map(|i| cube(Vec3::new(i as f32 * 0.5, (i % 7) as f32 * 0.1, 0.0), 0.4))
         .collect();
     assert_eq!(choose_method(&corridor), Method::Sweep, "corridor");
-    let planks: Vec<GpuAabb> = crowd
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if i % 25 == 0 {
-                {
-                    let lo = Vec3::from_array(b.min);
-                    GpuAabb::new(lo, lo + Vec3::new(40.0, 0.5, 0.5))
-                }
-            } else {
-                *b
-            }
-        })
-        .collect();
-    assert_eq!(choose_method(&planks), Method::Sweep, "4 % planks");
-    let few: Vec<GpuAabb> = crowd
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if i % 1000 == 0 {
-                {
-                    let lo = Vec3::from_array(b.min);
-                    GpuAabb::new(lo, lo + Vec3::new(40.0, 0.5, 0.5))
-                }
-            } else {
-                *b
-            }
-        })
-        .collect();
-    assert_eq!(choose_method(&few), Method::Hash, "0.1 % planks");
+    // Every `every`-th box of the crowd made a plank 40 cells long.
+    let planks = |every: usize| -> Vec<GpuAabb> {
+        let mut boxes = crowd.clone();
+        for b in boxes.iter_mut().step_by(every) {
+            let lo = Vec3::from_array(b.min);
+            *b = GpuAabb::new(lo, lo + Vec3::new(40.0, 0.5, 0.5));
+        }
+        boxes
+    };
+    assert_eq!(choose_method(&planks(25)), Method::Sweep, "4 % planks");
+    assert_eq!(choose_method(&planks(1000)), Method::Hash, "0.1 % planks");
 }
