@@ -41,6 +41,7 @@ use crate::passes::radix::{
 use crate::passes::round_contacts::{GpuRoundShape, touching_cpu};
 use crate::pipeline::{Backend, Pipeline};
 use crate::plot::{Series, loglog_svg};
+use crate::profile::Profile;
 use crate::rng::Rng;
 use crate::scene::Scene;
 use crate::shape::ShapeGeometry;
@@ -704,7 +705,8 @@ fn sort_figures(
             keeper.keep(engine)?;
         }
         let start = Instant::now();
-        let (seconds, sorted) = gpu_sort(engine, &input, r == 0)?;
+        let (profile, sorted) = gpu_sort(engine, &input, false, r == 0)?;
+        let seconds = profile.stage_seconds("sort");
         if let Some((k, v)) = sorted {
             let (mut ck, mut cv) = (keys.clone(), values.clone());
             sort_pairs_cpu(&mut ck, &mut cv, 32);
@@ -722,11 +724,16 @@ fn sort_figures(
     let mut dispatch_us: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for _ in 0..options.runs {
         keeper.keep(engine)?;
-        for (name, seconds) in gpu_sort_by_dispatch(engine, &input)? {
+        let (profile, _) = gpu_sort(engine, &input, true, false)?;
+        for s in profile
+            .stages
+            .iter()
+            .filter(|s| DISPATCH_STAGES.contains(&s.name))
+        {
             dispatch_us
-                .entry(name.to_string())
+                .entry(s.name.to_string())
                 .or_default()
-                .push(seconds * 1e6);
+                .push(s.seconds * 1e6);
         }
     }
     let cpu = timed(options.cpu_runs, || {
@@ -801,46 +808,32 @@ impl ResidentPairs {
     }
 }
 
-/// One GPU sort: its stage time, and the sorted pairs when `read` (the warm-up run checks
-/// them; timed runs read nothing back).
+/// One GPU sort of the resident pairs (in the stage `sort`, or with `by_dispatch` each
+/// dispatch in a stage of its own, [`DISPATCH_STAGES`]): the frame's stage times, and the
+/// sorted pairs when `read` (the warm-up run checks them; timed runs read nothing back).
 fn gpu_sort(
     engine: &mut Engine,
     input: &ResidentPairs,
+    by_dispatch: bool,
     read: bool,
-) -> Result<(f64, Option<SortedPairs>)> {
+) -> Result<(Profile, Option<SortedPairs>)> {
     let mut rec = Recording::new();
     rec.stage(stage::UPLOAD);
     let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
     rec.stage("sort");
-    let (sk, sv) = record_sort_pairs(&mut rec, k, v, input.count, 32);
+    let record = if by_dispatch {
+        record_sort_pairs_by_dispatch
+    } else {
+        record_sort_pairs
+    };
+    let (sk, sv) = record(&mut rec, k, v, input.count, 32);
     let readbacks = read.then(|| {
         rec.stage(stage::READBACK);
         (rec.readback(sk), rec.readback(sv))
     });
     let out = engine.run(&rec, &[(k0, &input.keys), (v0, &input.values)])?;
     let sorted = readbacks.map(|(rk, rv)| (out.values(rk), out.values(rv)));
-    Ok((out.profile.stage_seconds("sort"), sorted))
-}
-
-/// One GPU sort with every dispatch in a stage of its own: each dispatch's GPU time, in
-/// recording order (a count, a spine and a scatter a pass).
-fn gpu_sort_by_dispatch(
-    engine: &mut Engine,
-    input: &ResidentPairs,
-) -> Result<Vec<(&'static str, f64)>> {
-    let mut rec = Recording::new();
-    rec.stage(stage::UPLOAD);
-    let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
-    rec.stage("sort");
-    record_sort_pairs_by_dispatch(&mut rec, k, v, input.count, 32);
-    let out = engine.run(&rec, &[(k0, &input.keys), (v0, &input.values)])?;
-    Ok(out
-        .profile
-        .stages
-        .iter()
-        .filter(|s| DISPATCH_STAGES.contains(&s.name))
-        .map(|s| (s.name, s.seconds))
-        .collect())
+    Ok((out.profile, sorted))
 }
 
 /// Median seconds of `runs` calls.
