@@ -236,7 +236,7 @@ impl Narrowphase {
                 });
             }
         };
-        let chunk = pairs.len().div_ceil(parallel::threads()).max(1);
+        let chunk = parallel::chunk_len(pairs.len(), 1);
         let toward_of = |k: usize, len: usize| toward.map(|t| &t[k * chunk..k * chunk + len]);
         if !pairs.windows(2).all(|w| w[0] < w[1]) {
             // Unsorted or repeated pairs: the warm starts taken out in one merge and kept

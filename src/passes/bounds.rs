@@ -104,7 +104,7 @@ pub fn bounds_cpu(
     let n = params.body_count as usize;
     aabbs.clear();
     aabbs.resize(n, GpuAabb::default());
-    let chunk = n.div_ceil(parallel::threads()).max(4096);
+    let chunk = parallel::chunk_len(n, 4096);
     let parts = aabbs
         .chunks_mut(chunk)
         .zip(bodies[..n].chunks(chunk))

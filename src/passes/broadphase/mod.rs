@@ -51,7 +51,7 @@ pub use sweep::{sap_gather_cpu, sap_pairs_cpu, sap_reach_cpu, sortable_key};
 
 use crate::bodies::{GpuAabb, MAX_BODIES};
 use crate::gpu::sizes::items_in_binding;
-use crate::parallel::{on_threads, threads};
+use crate::parallel::{chunk_len, on_threads, threads};
 use crate::wgsl_twin;
 
 /// A box spanning more cells than this along an axis is oversize (twin of `MAX_SPAN`).
@@ -406,7 +406,7 @@ fn parallel_ranges<T: Send + Clone>(
     n: usize,
     work: impl Fn(std::ops::Range<usize>) -> Vec<T> + Sync + Send,
 ) -> Vec<T> {
-    let chunk = n.div_ceil(threads()).max(1);
+    let chunk = chunk_len(n, 1);
     let ranges: Vec<_> = (0..n)
         .step_by(chunk)
         .map(|start| start..(start + chunk).min(n))
