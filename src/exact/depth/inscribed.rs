@@ -135,10 +135,8 @@ struct Surface {
     /// The walk's facet's L.
     facet_low: f64,
     triangles: Vec<Triangle>,
-    /// Scratch: the triangles a new point sees, their sides, and the sides on their
-    /// boundary.
+    /// Scratch: the triangles a new point sees, and the sides on their boundary.
     seen: Vec<usize>,
-    sides: Vec<(u32, u32)>,
     horizon: Vec<(u32, u32)>,
     /// The points of the surface this one replaced (the pair's last, in a coherent
     /// sequence: the walk moved to another facet), re-placed: tried before a support
@@ -450,9 +448,13 @@ impl Triangle {
 
 /// The triangle on `corners` of `points`: the cross product of its sides (outward, not
 /// normalised) and each corner's dot product with it.
-#[inline]
+#[inline(always)]
 fn corner_heights(corners: [u32; 3], points: &[DVec3]) -> (DVec3, [f64; 3]) {
-    let [p, q, r] = corners.map(|c| points[c as usize]);
+    let [p, q, r] = [
+        points[corners[0] as usize],
+        points[corners[1] as usize],
+        points[corners[2] as usize],
+    ];
     let normal = (q - p).cross(r - p);
     (normal, [p.dot(normal), q.dot(normal), r.dot(normal)])
 }
@@ -522,19 +524,26 @@ impl Surface {
     /// surface would not stay a hull's) or a new triangle is flat.
     fn add(&mut self, w: DVec3, id: (u32, u32), from: usize) -> bool {
         self.seen.clear();
-        self.sides.clear();
+        // The boundary: the seen triangles' sides whose reverse no seen triangle has. On a
+        // closed surface each side is met once each way, so a side cancels its reverse as
+        // they come and the list holds the boundary of the triangles seen so far (short,
+        // where every side against every other was quadratic in the sides).
         for (k, t) in self.triangles.iter().enumerate() {
             if k == from || t.normal.dot(w) > t.offset {
                 self.seen.push(k);
-                let [a, b, c] = t.corners;
-                self.sides.extend([(a, b), (b, c), (c, a)]);
             }
         }
-        // The boundary: the seen triangles' sides whose reverse no seen triangle has.
         self.horizon.clear();
-        for &(a, b) in &self.sides {
-            if !self.sides.contains(&(b, a)) {
-                self.horizon.push((a, b));
+        for &k in &self.seen {
+            let [a, b, c] = self.triangles[k].corners;
+            for (p, q) in [(a, b), (b, c), (c, a)] {
+                match self.horizon.iter().position(|&e| e == (q, p)) {
+                    // Kept in order: the cone's triangles come in the order they did.
+                    Some(i) => {
+                        self.horizon.remove(i);
+                    }
+                    None => self.horizon.push((p, q)),
+                }
             }
         }
         // One loop: following each side's end from the first comes back after them all.

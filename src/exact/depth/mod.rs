@@ -400,6 +400,7 @@ impl<'a> Pair<'a> {
     }
 
     /// h_B(d) in A's frame and its vertex.
+    #[inline]
     fn support_b(&self, d: DVec3, warm: u32) -> (u32, f64) {
         let (v, h) = self
             .b
