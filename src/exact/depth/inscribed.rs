@@ -45,6 +45,9 @@ use super::{Facet, Found, Pair};
 /// Points of the surface past which the candidates' check decides.
 const MAX_POINTS: usize = 80;
 
+/// No boundary side starts at this point (see `Surface::add`).
+const NO_SIDE: u32 = u32::MAX;
+
 /// What the inscribed polytope showed.
 #[derive(Debug)]
 pub(super) enum Inscribed {
@@ -135,9 +138,11 @@ struct Surface {
     /// The walk's facet's L.
     facet_low: f64,
     triangles: Vec<Triangle>,
-    /// Scratch: the triangles a new point sees, and the sides on their boundary.
+    /// Scratch: the triangles a new point sees, the sides on their boundary, and for each
+    /// point the end of the boundary side it starts ([`NO_SIDE`] if none).
     seen: Vec<usize>,
     horizon: Vec<(u32, u32)>,
+    next: Vec<u32>,
     /// The points of the surface this one replaced (the pair's last, in a coherent
     /// sequence: the walk moved to another facet), re-placed: tried before a support
     /// query, since a point beyond a low triangle and above the goal serves as well as the
@@ -299,7 +304,12 @@ impl Pair<'_> {
                 }
                 continue;
             }
-            let (wa, wb) = surface.ids[surface.farthest(axis)];
+            // Small bodies are scanned whole: no climb to start.
+            let (wa, wb) = if self.scans_both() {
+                (0, 0)
+            } else {
+                surface.ids[surface.farthest(axis)]
+            };
             let (va, ha) = self.support_a(axis, wa);
             let (vb, hb) = self.support_b(-axis, wb);
             if ha + hb < goal {
@@ -513,10 +523,17 @@ impl Surface {
         }
     }
 
-    /// The triangle of least L.
+    /// The triangle of least L (the first of equals). Every L is finite (a triangle is
+    /// made only where its normal is), so a plain comparison orders them: with
+    /// `total_cmp` and indices, the scan was a sixth of a deep query's instructions.
     fn lowest(&self) -> Option<usize> {
-        (0..self.triangles.len())
-            .min_by(|&x, &y| self.triangles[x].low.total_cmp(&self.triangles[y].low))
+        let mut best: Option<(usize, f64)> = None;
+        for (k, t) in self.triangles.iter().enumerate() {
+            if best.is_none_or(|(_, low)| t.low < low) {
+                best = Some((k, t.low));
+            }
+        }
+        best.map(|(k, _)| k)
     }
 
     /// Adds `w`, seen from triangle `from`: the triangles it sees are replaced by a cone
@@ -546,20 +563,27 @@ impl Surface {
                 }
             }
         }
-        // One loop: following each side's end from the first comes back after them all.
+        // One loop: each point starts at most one side, and following each side's end from
+        // the first comes back after them all (each side's successor looked up by its
+        // start point, where a search among the sides for each was quadratic in them).
         let n = self.horizon.len();
         if n < 3 {
             return false;
         }
+        self.next.clear();
+        self.next.resize(self.points.len(), NO_SIDE);
+        for &(a, b) in &self.horizon {
+            let slot = &mut self.next[a as usize];
+            if *slot != NO_SIDE {
+                return false;
+            }
+            *slot = b;
+        }
         let start = self.horizon[0].1;
         let mut at = start;
         for step in 1..=n {
-            let mut next = self.horizon.iter().filter(|e| e.0 == at);
-            let (Some(&(_, end)), None) = (next.next(), next.next()) else {
-                return false;
-            };
-            at = end;
-            if (at == start) != (step == n) {
+            at = self.next[at as usize];
+            if at == NO_SIDE || (at == start) != (step == n) {
                 return false;
             }
         }

@@ -394,6 +394,11 @@ impl<'a> Pair<'a> {
         }
     }
 
+    /// Whether both bodies' support queries scan every vertex (no climb, no warm start).
+    fn scans_both(&self) -> bool {
+        self.a.num_vertices() <= SCAN_UP_TO && self.b.num_vertices() <= SCAN_UP_TO
+    }
+
     /// h_A(d) and its vertex: a scan on small bodies, else hill climbing from `warm`.
     fn support_a(&self, d: DVec3, warm: u32) -> (u32, f64) {
         self.a.extreme_scanning(d, warm, SCAN_UP_TO)
