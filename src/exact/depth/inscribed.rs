@@ -613,6 +613,133 @@ mod tests {
     use crate::geometry::{ConvexPolytope, generators};
     use crate::rng::Rng;
 
+    /// The sides of `triangles`' corners, each as (from, to).
+    fn sides(triangles: &[[u32; 3]]) -> Vec<(u32, u32)> {
+        triangles
+            .iter()
+            .flat_map(|&[a, b, c]| [(a, b), (b, c), (c, a)])
+            .collect()
+    }
+
+    /// `add` against brute force, on surfaces grown at random from an octahedron about the
+    /// origin, dented as often as grown (a point behind the triangle it is added from): the
+    /// seen triangles (the given one and those with the point in front) go, and a cone over
+    /// their boundary comes in the order of the brute-force filter (the seen triangles'
+    /// sides in order, those whose reverse no seen triangle has), leaving every side met
+    /// exactly once each way; `add` refuses, leaving the surface as it was, exactly where
+    /// that boundary is not one loop through distinct points, and otherwise only where a
+    /// new triangle is flat.
+    #[test]
+    fn adding_a_point_replaces_what_it_sees_by_a_cone_or_refuses() {
+        let mut rng = Rng::new(0xadd);
+        let (mut added, mut tangled) = (0, 0);
+        for _ in 0..300 {
+            let mut s = Surface::default();
+            for (k, axis) in [DVec3::X, DVec3::Y, DVec3::Z].into_iter().enumerate() {
+                s.points.push(axis * rng.range(0.5, 2.0));
+                s.points.push(-axis * rng.range(0.5, 2.0));
+                s.ids.extend([(2 * k as u32, 0), (2 * k as u32 + 1, 0)]);
+            }
+            // Points 0/1 are ±x, 2/3 ±y, 4/5 ±z; each face counter-clockwise from outside.
+            for [x, y, z] in [[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4]] {
+                assert!(s.push([x, y, z]));
+                assert!(s.push([y, x, 5]));
+            }
+            for step in 0..30u32 {
+                let from = rng.below(s.triangles.len() as u64) as usize;
+                let t = s.triangles[from];
+                let centre = t
+                    .corners
+                    .iter()
+                    .map(|&c| s.points[c as usize])
+                    .sum::<DVec3>()
+                    / 3.0;
+                let out = t.normal.normalize() * rng.range(-0.3, 0.6);
+                let w = centre + out + rng.unit_vector() * rng.range(0.0, 0.3);
+                let before: Vec<[u32; 3]> = s.triangles.iter().map(|t| t.corners).collect();
+                let seen: Vec<[u32; 3]> = s
+                    .triangles
+                    .iter()
+                    .enumerate()
+                    .filter(|&(k, t)| k == from || t.normal.dot(w) > t.offset)
+                    .map(|(_, t)| t.corners)
+                    .collect();
+                let seen_sides = sides(&seen);
+                let boundary: Vec<(u32, u32)> = seen_sides
+                    .iter()
+                    .copied()
+                    .filter(|&(a, b)| !seen_sides.contains(&(b, a)))
+                    .collect();
+                // One loop through distinct points, by brute force.
+                let one_loop = boundary.len() >= 3
+                    && boundary
+                        .iter()
+                        .all(|&(a, _)| boundary.iter().filter(|e| e.0 == a).count() == 1)
+                    && {
+                        let mut at = boundary[0].1;
+                        let mut steps = 1;
+                        while at != boundary[0].1 || steps == 1 {
+                            at = boundary
+                                .iter()
+                                .find(|e| e.0 == at)
+                                .map_or(u32::MAX, |e| e.1);
+                            steps += 1;
+                            if at == u32::MAX || steps > boundary.len() + 1 {
+                                break;
+                            }
+                        }
+                        at == boundary[0].1 && steps == boundary.len() + 1
+                    };
+                let index = s.points.len() as u32;
+                let flat = boundary.iter().any(|&(a, b)| {
+                    let (p, q) = (s.points[a as usize], s.points[b as usize]);
+                    let n = (q - p).cross(w - p).length();
+                    !(n > 0.0 && n.is_finite())
+                });
+                if !s.add(w, (100 + step, 0), from) {
+                    assert!(
+                        !one_loop || flat,
+                        "refused a loop of {} sides",
+                        boundary.len()
+                    );
+                    if !one_loop {
+                        tangled += 1;
+                        let after: Vec<[u32; 3]> = s.triangles.iter().map(|t| t.corners).collect();
+                        assert_eq!(after, before, "a refusal changed the surface");
+                    }
+                    break;
+                }
+                added += 1;
+                assert!(one_loop, "added over a boundary that is not one loop");
+                let after: Vec<[u32; 3]> = s.triangles.iter().map(|t| t.corners).collect();
+                let (kept, cone) = after.split_at(after.len() - boundary.len());
+                let cone_expected: Vec<[u32; 3]> =
+                    boundary.iter().map(|&(a, b)| [a, b, index]).collect();
+                assert_eq!(
+                    cone,
+                    &cone_expected[..],
+                    "the cone's triangles or their order"
+                );
+                let mut kept_sorted = kept.to_vec();
+                let mut kept_expected: Vec<[u32; 3]> =
+                    before.into_iter().filter(|c| !seen.contains(c)).collect();
+                kept_sorted.sort_unstable();
+                kept_expected.sort_unstable();
+                assert_eq!(kept_sorted, kept_expected, "the triangles left");
+                let all = sides(&after);
+                for &(a, b) in &all {
+                    assert_eq!(all.iter().filter(|&&e| e == (a, b)).count(), 1);
+                    assert_eq!(all.iter().filter(|&&e| e == (b, a)).count(), 1, "open");
+                }
+            }
+        }
+        // Both outcomes are exercised.
+        assert!(
+            added > 1000 && tangled > 50,
+            "added {added}, tangled {tangled}"
+        );
+    }
+
     /// Every candidate facet of A − B (faces of both bodies, edge pairs whose arcs cross).
     fn candidates(pair: &Pair<'_>) -> Vec<Found> {
         let faces_a = (0..pair.a.num_faces() as u32).map(Facet::FaceA);
