@@ -238,7 +238,7 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     // first step on deep or larger bodies it was slower). Where it settles nothing, the
     // candidates' check (standing, else full) decides.
     let eager = standing.is_some() && input.start.is_some();
-    let small = input.a.num_vertices() <= SCAN_UP_TO && input.b.num_vertices() <= SCAN_UP_TO;
+    let small = pair.scans_both();
     let mut tried: Option<Facet> = None;
     loop {
         if best.s < 0.0 {
