@@ -4,7 +4,8 @@
 //! `proxima bench penetration` times from the binary): A spinning in place, B orbiting and
 //! tumbling, either resting on A pressed in by at most 0.02 (`depth_shallow`, contacts as a
 //! simulation has them; spiky 8-vertex hulls are brought closer until they touch) or
-//! through it, centers 0.9 apart (`depth_deep`). Each iteration
+//! through it, centers 0.9 apart (`depth_deep`), or about one centre (`depth_centred`).
+//! Each iteration
 //! runs the whole 200-frame sequence; the depths agree (EPA's rare misses aside, see
 //! tests/depth.rs). `proxima_from_estimate` is the cold walk started where the sampled
 //! depth estimate points (as a frame with the GPU stage starts a pair's first walk).
@@ -23,7 +24,7 @@ use proxima::estimate::estimate_cpu;
 use proxima::exact::depth::{DepthCache, DepthInput, Toward, walk};
 use proxima::geometry::{ConvexPolytope, generators};
 use proxima::passes::depth::{DEFAULT_K, DepthShapes};
-use proxima::penetration_bench::{Sequence, sequence};
+use proxima::penetration_bench::{Kind, Sequence, sequence};
 use proxima::rng::Rng;
 
 const FRAMES: usize = 200;
@@ -32,19 +33,19 @@ const FRAMES: usize = 200;
 const PAIRS: usize = 200;
 
 fn depth_bench(c: &mut Criterion) {
-    for deep in [false, true] {
-        depth_group(c, deep);
+    for kind in Kind::ALL {
+        depth_group(c, kind);
     }
 }
 
-fn depth_group(c: &mut Criterion, deep: bool) {
-    let name = if deep { "depth_deep" } else { "depth_shallow" };
-    let mut group = c.benchmark_group(name);
+fn depth_group(c: &mut Criterion, kind: Kind) {
+    let name = format!("depth_{}", kind.name());
+    let mut group = c.benchmark_group(&name);
     for n in [8usize, 32, 128, 512, 2048] {
         // The sequence `proxima bench penetration` times too (frames where the hulls,
         // smaller than their spheres, do not overlap are left out: the depth query is for
         // overlapping pairs).
-        let Sequence { a, b, poses } = sequence(n, deep, FRAMES).unwrap();
+        let Sequence { a, b, poses } = sequence(n, kind, FRAMES).unwrap();
         // Where the GPU's sampled estimate (its CPU twin here, untimed) points each frame.
         let tables = DepthShapes::new([&a, &b]).unwrap();
         let toward: Vec<Toward> = poses

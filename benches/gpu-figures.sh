@@ -64,5 +64,5 @@ fi
 # shared one they were built on (out-of-cache batches are sensitive to other tenants).
 "$carry/proxima" bench toi --rounds 15 --json "$out/bench-toi.json" --svg "$out/bench-toi.svg" \
     | tee "$out/bench-toi.txt"
-"$carry/proxima" bench penetration --rounds 15 --json "$out/bench-penetration.json" \
+"$carry/proxima" bench penetration --rounds 15 --kinds shallow,deep --json "$out/bench-penetration.json" \
     --svg "$out/bench-penetration.svg" | tee "$out/bench-penetration.txt"

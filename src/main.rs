@@ -104,6 +104,10 @@ struct PenetrationBenchArgs {
     /// Timed rounds per figure (the median is reported).
     #[arg(long, default_value_t = 9)]
     rounds: usize,
+    /// How the hulls overlap, comma separated: B resting on A pressed in (shallow),
+    /// centres 0.9 apart (deep), one centre (centred: bodies spawned at one point).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [KindArg::Shallow, KindArg::Deep, KindArg::Centred])]
+    kinds: Vec<KindArg>,
     /// Where to write the figures as JSON.
     #[arg(long, default_value = "bench-penetration.json")]
     json: PathBuf,
@@ -184,6 +188,24 @@ struct BroadphaseBenchArgs {
     /// Methods to time, comma separated (GPU and CPU twin each).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MethodArg::Hash, MethodArg::Sweep])]
     methods: Vec<MethodArg>,
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum KindArg {
+    Shallow,
+    Deep,
+    Centred,
+}
+
+impl From<KindArg> for proxima::penetration_bench::Kind {
+    fn from(k: KindArg) -> Self {
+        use proxima::penetration_bench::Kind;
+        match k {
+            KindArg::Shallow => Kind::Shallow,
+            KindArg::Deep => Kind::Deep,
+            KindArg::Centred => Kind::Centred,
+        }
+    }
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -951,10 +973,14 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
 
 fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
     writable(&[&args.json, &args.svg])?;
-    let report =
-        proxima::penetration_bench::run(&args.vertices, args.frames, args.rounds, &mut |f| {
-            eprintln!("  {} vertices, {}: done", f.vertices, f.kind);
-        })?;
+    let kinds: Vec<_> = args.kinds.iter().map(|&k| k.into()).collect();
+    let report = proxima::penetration_bench::run(
+        &args.vertices,
+        &kinds,
+        args.frames,
+        args.rounds,
+        &mut |f| eprintln!("  {} vertices, {}: done", f.vertices, f.kind),
+    )?;
     print!("{}", report.table());
     write_figures(&report, &args.json, report.svg(), &args.svg)
 }

@@ -4,7 +4,9 @@
 //! first), on coherent sequences of overlapping random hulls of 8 to 2048 vertices: A
 //! spinning in place, B orbiting and tumbling, either resting on A pressed in by at most
 //! 0.02 (`shallow`, contacts as a simulation has them) or through it, centres 0.9 apart
-//! (`deep`). The criterion bench (`benches/depth.rs`) times the same sequences.
+//! (`deep`), or tumbling about A's centre (`centred`: bodies spawned at one point, the
+//! deepest case, where EPA under-reports most). The criterion bench (`benches/depth.rs`)
+//! times the same sequences.
 //!
 //! Each round times the whole sequence three ways, side by side (warm with a fresh cache,
 //! cold, EPA); a figure is the median over rounds, per query. Every answer is checked before
@@ -48,31 +50,58 @@ pub struct Sequence {
     pub poses: Vec<(Pose, Pose)>,
 }
 
+/// How the sequence's bodies overlap.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// B pressed into A by 0.02 along the line of centres (brought closer in steps of 0.02
+    /// where the spiky small hulls still miss each other): contacts as a simulation has
+    /// them.
+    Shallow,
+    /// Centres 0.9 apart.
+    Deep,
+    /// One centre: bodies spawned at one point.
+    Centred,
+}
+
+impl Kind {
+    /// Every kind, in the order the bench runs them.
+    pub const ALL: [Kind; 3] = [Kind::Shallow, Kind::Deep, Kind::Centred];
+
+    /// Its name in tables and figures.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Shallow => "shallow",
+            Kind::Deep => "deep",
+            Kind::Centred => "centred",
+        }
+    }
+}
+
 /// The sequence of `frames` frames for two random hulls of `vertices` points each (seeded
-/// by the size): deep (centres 0.9 apart) or shallow (B pressed into A by 0.02 along the
-/// line of centres, brought closer in steps of 0.02 where the spiky small hulls still miss
-/// each other). Frames where they do not overlap are left out.
-pub fn sequence(vertices: usize, deep: bool, frames: usize) -> Result<Sequence> {
+/// by the size), overlapping as `kind` says. Frames where they do not overlap are left out.
+pub fn sequence(vertices: usize, kind: Kind, frames: usize) -> Result<Sequence> {
     let hull = |seed: u64| {
         ConvexPolytope::from_points(&random_points(&mut Rng::new(seed), vertices, 1.0, 1.0))
     };
     let a = hull(vertices as u64)?;
     let b = hull(vertices as u64 + 7)?;
     let poses = (0..frames)
-        .map(|k| frame(k, &a, &b, deep))
+        .map(|k| frame(k, &a, &b, kind))
         .filter(|(pa, pb)| collide(&a, pa, &b, pb))
         .collect();
     Ok(Sequence { a, b, poses })
 }
 
 /// Frame `k` of the sequence (see [`sequence`]).
-fn frame(k: usize, a: &ConvexPolytope, b: &ConvexPolytope, deep: bool) -> (Pose, Pose) {
+fn frame(k: usize, a: &ConvexPolytope, b: &ConvexPolytope, kind: Kind) -> (Pose, Pose) {
     let t = k as f64 * 0.01;
     let pa = Pose::new(DVec3::ZERO, DQuat::from_rotation_y(0.7 * t));
     let d = DVec3::new(t.cos(), 0.3 * (2.0 * t).sin(), t.sin()).normalize();
     let rb = DQuat::from_rotation_z(1.3 * t) * DQuat::from_rotation_x(0.5 * t);
-    if deep {
-        return (pa, Pose::new(d * 0.9, rb));
+    match kind {
+        Kind::Deep => return (pa, Pose::new(d * 0.9, rb)),
+        Kind::Centred => return (pa, Pose::new(DVec3::ZERO, rb)),
+        Kind::Shallow => {}
     }
     let reach = |p: &ConvexPolytope, q: DQuat, dir: DVec3| {
         p.vertices()
@@ -95,7 +124,7 @@ fn frame(k: usize, a: &ConvexPolytope, b: &ConvexPolytope, deep: bool) -> (Pose,
 pub struct PenetrationFigures {
     /// Vertices of each hull.
     pub vertices: usize,
-    /// "shallow" or "deep".
+    /// "shallow", "deep" or "centred" ([`Kind::name`]).
     pub kind: &'static str,
     /// Overlapping frames (queries per sequence).
     pub queries: usize,
@@ -129,20 +158,21 @@ pub struct PenetrationReport {
     pub rounds: usize,
     /// Frames per sequence (before the non-overlapping ones are left out).
     pub frames: usize,
-    /// Each size, shallow then deep.
+    /// Each size, of each kind asked for, in order.
     pub sequences: Vec<PenetrationFigures>,
 }
 
-/// Measures every size in `vertices`, shallow then deep; `progress` hears of each figure.
+/// Measures every size in `vertices`, of each of `kinds`; `progress` hears of each figure.
 pub fn run(
     vertices: &[usize],
+    kinds: &[Kind],
     frames: usize,
     rounds: usize,
     progress: &mut dyn FnMut(&PenetrationFigures),
 ) -> Result<PenetrationReport> {
-    if rounds == 0 || frames == 0 {
+    if rounds == 0 || frames == 0 || kinds.is_empty() {
         return Err(Error::Usage(
-            "bench penetration needs at least one frame and one round".into(),
+            "bench penetration needs at least one frame, one round and one kind".into(),
         ));
     }
     let mut sequences = Vec::new();
@@ -158,8 +188,8 @@ pub fn run(
             n,
             "fewer --vertices",
         )?;
-        for deep in [false, true] {
-            let figures = measure(&sequence(n, deep, frames)?, n, deep, rounds)?;
+        for &kind in kinds {
+            let figures = measure(&sequence(n, kind, frames)?, n, kind, rounds)?;
             progress(&figures);
             sequences.push(figures);
         }
@@ -172,8 +202,8 @@ pub fn run(
 }
 
 /// Checks, then times, one sequence.
-fn measure(seq: &Sequence, n: usize, deep: bool, rounds: usize) -> Result<PenetrationFigures> {
-    let kind = if deep { "deep" } else { "shallow" };
+fn measure(seq: &Sequence, n: usize, kind: Kind, rounds: usize) -> Result<PenetrationFigures> {
+    let kind = kind.name();
     if seq.poses.is_empty() {
         return Err(Error::Bench(format!(
             "penetration: no frame of the {kind} {n}-vertex sequence overlaps (try more frames)"
@@ -298,11 +328,10 @@ impl PenetrationReport {
         s
     }
 
-    /// A log-log plot of µs per query against vertices: warm, cold and EPA, shallow and
-    /// deep.
+    /// A log-log plot of µs per query against vertices: warm, cold and EPA, of every kind.
     pub fn svg(&self) -> String {
         let mut series = Vec::new();
-        for kind in ["shallow", "deep"] {
+        for kind in Kind::ALL.map(Kind::name) {
             let of = |time: fn(&PenetrationFigures) -> f64| {
                 self.sequences
                     .iter()

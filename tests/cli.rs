@@ -241,7 +241,13 @@ fn bench_penetration_checks_every_answer_and_compares_with_epa() {
         &["--vertices", "8,20", "--frames", "60", "--rounds", "1"],
     );
     let sequences = doc["sequences"].as_array().unwrap();
-    assert_eq!(sequences.len(), 4, "{doc}");
+    // Two sizes, each shallow, deep and centred.
+    assert_eq!(sequences.len(), 6, "{doc}");
+    let kinds: Vec<&str> = sequences
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["shallow", "deep", "centred"].repeat(2), "{doc}");
     for f in sequences {
         assert!(f["queries"].as_u64().unwrap() > 20, "{f}");
         assert_eq!(f["enumerated"], true, "{f}");
