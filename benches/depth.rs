@@ -17,7 +17,8 @@ mod common;
 #[path = "../tests/common/mod.rs"]
 mod test_common;
 
-use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, BenchmarkId, Criterion, criterion_group, criterion_main};
 use glam::DVec3;
 use proxima::bodies::{GpuBody, Pose};
 use proxima::estimate::estimate_cpu;
@@ -101,19 +102,11 @@ fn depth_group(c: &mut Criterion, kind: Kind) {
                 });
             },
         );
-        group.bench_with_input(
+        bench_poses(
+            &mut group,
             BenchmarkId::new("proxima_cold", n),
             &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| {
-                            walk(&DepthInput::new(&a, *pa, &b, *pb)).map_or(0.0, |p| p.depth)
-                        })
-                        .sum::<f64>()
-                });
-            },
+            |pa, pb| walk(&DepthInput::new(&a, *pa, &b, *pb)).map_or(0.0, |p| p.depth),
         );
         group.bench_with_input(
             BenchmarkId::new("proxima_from_estimate", n),
@@ -130,14 +123,12 @@ fn depth_group(c: &mut Criterion, kind: Kind) {
                 });
             },
         );
-        group.bench_with_input(BenchmarkId::new("parry_epa", n), &poses, |bench, poses| {
-            bench.iter(|| {
-                poses
-                    .iter()
-                    .map(|(pa, pb)| parry_depth(&ga, pa, &gb, pb))
-                    .sum::<f64>()
-            });
-        });
+        bench_poses(
+            &mut group,
+            BenchmarkId::new("parry_epa", n),
+            &poses,
+            |pa, pb| parry_depth(&ga, pa, &gb, pb),
+        );
     }
     group.finish();
 }
@@ -170,34 +161,32 @@ fn concentric_group(c: &mut Criterion) {
             .count();
         eprintln!("depth_concentric/{name}: EPA under-reports {under} of {PAIRS} pairs");
         group.throughput(criterion::Throughput::Elements(PAIRS as u64));
-        group.bench_with_input(
+        bench_poses(
+            &mut group,
             BenchmarkId::new("proxima_cold", name),
             &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| {
-                            walk(&DepthInput::new(shape, *pa, shape, *pb)).map_or(0.0, |p| p.depth)
-                        })
-                        .sum::<f64>()
-                });
-            },
+            |pa, pb| walk(&DepthInput::new(shape, *pa, shape, *pb)).map_or(0.0, |p| p.depth),
         );
-        group.bench_with_input(
+        bench_poses(
+            &mut group,
             BenchmarkId::new("parry_epa", name),
             &poses,
-            |bench, poses| {
-                bench.iter(|| {
-                    poses
-                        .iter()
-                        .map(|(pa, pb)| parry_depth(&g, pa, &g, pb))
-                        .sum::<f64>()
-                });
-            },
+            |pa, pb| parry_depth(&g, pa, &g, pb),
         );
     }
     group.finish();
+}
+
+/// Times `depth` summed over `poses` as `id` in `group`.
+fn bench_poses(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    id: BenchmarkId,
+    poses: &[(Pose, Pose)],
+    depth: impl Fn(&Pose, &Pose) -> f64,
+) {
+    group.bench_with_input(id, poses, |bench, poses| {
+        bench.iter(|| poses.iter().map(|(pa, pb)| depth(pa, pb)).sum::<f64>());
+    });
 }
 
 /// A cold query that starts where the estimate points.
