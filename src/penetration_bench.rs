@@ -328,10 +328,15 @@ impl PenetrationReport {
         s
     }
 
-    /// A log-log plot of µs per query against vertices: warm, cold and EPA, of every kind.
+    /// A log-log plot of µs per query against vertices: warm, cold and EPA, of every kind measured.
     pub fn svg(&self) -> String {
         let mut series = Vec::new();
-        for kind in Kind::ALL.map(Kind::name) {
+        // The kinds the run measured (`--kinds` may leave some out: no empty series).
+        let measured = Kind::ALL
+            .map(Kind::name)
+            .into_iter()
+            .filter(|&kind| self.sequences.iter().any(|f| f.kind == kind));
+        for kind in measured {
             let of = |time: fn(&PenetrationFigures) -> f64| {
                 self.sequences
                     .iter()

@@ -259,6 +259,32 @@ fn bench_penetration_checks_every_answer_and_compares_with_epa() {
     }
     assert!(stdout(&o).contains("enumeration"), "{}", stdout(&o));
     assert!(plot.starts_with("<svg") && plot.contains("parry3d-f64 EPA"));
+    // `--kinds` picks what is measured, and the plot shows only those.
+    let (_, doc, plot) = bench_figures(
+        "penetration",
+        &[
+            "--vertices",
+            "8",
+            "--kinds",
+            "centred",
+            "--frames",
+            "30",
+            "--rounds",
+            "1",
+        ],
+    );
+    let kinds: Vec<&str> = doc["sequences"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["centred"], "{doc}");
+    assert!(plot.contains("EPA, centred"), "{plot}");
+    assert!(
+        !plot.contains("shallow") && !plot.contains("deep"),
+        "{plot}"
+    );
     bad_usage_is_named(
         "penetration",
         &[
