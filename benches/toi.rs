@@ -55,7 +55,7 @@ fn pair_bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// 2,000 pairs a batch (about 36 MB of our polytopes at 8 vertices): each query finds its
+/// 2,000 pairs a batch (about 22 MB of our polytopes at 8 vertices): each query finds its
 /// bodies' tables out of cache, where the 200-pair batches stay in the last-level cache.
 fn many_pairs_bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("toi_many");

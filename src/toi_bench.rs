@@ -10,8 +10,8 @@
 //!
 //! Two batches a size: `cached`, a few hundred pairs whose tables stay in the last-level
 //! cache from one run to the next (ours up to about 32 vertices: a 512-vertex polytope's
-//! tables take 800 kB, where the peer reads its 12 kB of points), and `uncached`, ten
-//! times as many distinct pairs (at 8 vertices about 36 MB of our polytopes), whose tables
+//! tables take 470 kB, where the peer reads its 12 kB of points), and `uncached`, ten
+//! times as many distinct pairs (at 8 vertices about 22 MB of our polytopes), whose tables
 //! are out of cache at every query.
 //!
 //! Each round times the batch each way, side by side, in a fresh random order, each after

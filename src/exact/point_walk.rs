@@ -99,11 +99,7 @@ fn segment_to_feature(poly: &ConvexPolytope, t: DVec3, h: DVec3, f: FeatureId) -
         FeatureId::Face(k) => {
             // An end over the face, or the segment against a side of it.
             let (n, d) = (poly.face_normal(k as usize), poly.face_offset(k as usize));
-            let inside = |x: DVec3| {
-                poly.voronoi_planes(f)
-                    .iter()
-                    .all(|p| p.signed_distance(x) >= 0.0)
-            };
+            let inside = |x: DVec3| poly.voronoi_planes(f).all(|p| p.signed_distance(x) >= 0.0);
             let mut best = (f64::INFINITY, 0.0, DVec3::ZERO);
             for (s, x) in [(0.0, t), (1.0, h)] {
                 let height = n.dot(x) - d;

@@ -40,7 +40,7 @@ use super::placement::Placement;
 use super::{sat, touch};
 use crate::bodies::Pose;
 use crate::geometry::closest::{closest_on_segment, segments_closest, segments_closest_params};
-use crate::geometry::{ConvexPolytope, FeatureId, VoronoiPlane};
+use crate::geometry::{ConvexPolytope, FeatureId, VoronoiPlane, VoronoiPlanes};
 
 /// How a walk ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -193,7 +193,7 @@ impl Body<'_> {
     }
 
     /// The planes of `f`'s region.
-    fn planes(&self, f: FeatureId) -> &[VoronoiPlane] {
+    fn planes(&self, f: FeatureId) -> VoronoiPlanes<'_> {
         self.poly.voronoi_planes(f)
     }
 
@@ -204,17 +204,15 @@ impl Body<'_> {
 
     /// The plane of edge `e`'s region most violated by `x`: its end planes first (the
     /// first two), then its face planes.
-    fn edge_most_violated(&self, e: FeatureId, x: DVec3) -> Option<FeatureId> {
-        let (ends, sides) = self.planes(e).split_at(2);
-        self.most_violated(ends, x)
-            .or_else(|| self.most_violated(sides, x))
+    fn edge_most_violated(&self, e: u32, x: DVec3) -> Option<FeatureId> {
+        self.most_violated(self.poly.edge_end_planes(e), x)
+            .or_else(|| self.most_violated(self.poly.edge_side_planes(e), x))
     }
 
     /// The plane of edge `e`'s region most violated by `x`, face planes first.
-    fn edge_most_violated_sides_first(&self, e: FeatureId, x: DVec3) -> Option<FeatureId> {
-        let (ends, sides) = self.planes(e).split_at(2);
-        self.most_violated(sides, x)
-            .or_else(|| self.most_violated(ends, x))
+    fn edge_most_violated_sides_first(&self, e: u32, x: DVec3) -> Option<FeatureId> {
+        self.most_violated(self.poly.edge_side_planes(e), x)
+            .or_else(|| self.most_violated(self.poly.edge_end_planes(e), x))
     }
 
     /// Unit normal and offset of face `f`.
@@ -256,7 +254,11 @@ impl Body<'_> {
 
     /// The plane among `planes` (of a region of this body) most violated by `x` (walk's
     /// frame), beyond the tolerance, if any.
-    fn most_violated(&self, planes: &[VoronoiPlane], x: DVec3) -> Option<FeatureId> {
+    fn most_violated(
+        &self,
+        planes: impl IntoIterator<Item = VoronoiPlane>,
+        x: DVec3,
+    ) -> Option<FeatureId> {
         VoronoiPlane::most_violated(planes, self.local(x), self.tol)
     }
 }
@@ -299,7 +301,7 @@ enum Clip {
 /// Clips the segment `t + λ (h − t)`, λ ∈ [0, 1], against planes (region side ≥ 0, with
 /// `tol` of slack: a segment lying on a plane is inside it, whatever the rounding). The
 /// segment and the planes are in one frame; λ is the same in every frame.
-fn clip_edge(t: DVec3, h: DVec3, planes: &[VoronoiPlane], tol: f64) -> Clip {
+fn clip_edge(t: DVec3, h: DVec3, planes: VoronoiPlanes<'_>, tol: f64) -> Clip {
     let (mut lo, mut hi) = (0.0f64, 1.0f64);
     let (mut n_lo, mut n_hi) = (None, None);
     for p in planes {
@@ -673,7 +675,7 @@ fn clip_against(
                         FeatureId::Vertex(head)
                     } else {
                         // Closest inside the edge: the face whose side the edge passes.
-                        p.edge_most_violated_sides_first(*x, c)?
+                        p.edge_most_violated_sides_first(e, c)?
                     };
                 }
                 (FeatureId::Face(f), _) => {
@@ -713,7 +715,7 @@ fn vertex_edge(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId)
     };
     let u = p.vertex(v);
     // The vertex against the edge's region: end planes first, then face planes.
-    if let Some(n) = q.edge_most_violated(*y, u) {
+    if let Some(n) = q.edge_most_violated(e, u) {
         *y = n;
         return Step::Continue;
     }

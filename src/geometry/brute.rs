@@ -52,7 +52,6 @@ pub fn closest_feature(poly: &ConvexPolytope, x: DVec3) -> (FeatureId, f64, DVec
 pub fn in_voronoi_region(poly: &ConvexPolytope, feature: FeatureId, x: DVec3, tol: f64) -> bool {
     let sides = poly
         .voronoi_planes(feature)
-        .iter()
         .all(|p| p.signed_distance(x) >= -tol);
     match feature {
         FeatureId::Face(f) => {

@@ -16,4 +16,4 @@ pub mod rounded;
 pub use feature::FeatureId;
 pub use hull_tree::HullTree;
 pub use mesh::TriMesh;
-pub use polytope::{ConvexPolytope, VoronoiPlane};
+pub use polytope::{ConvexPolytope, VoronoiPlane, VoronoiPlanes};

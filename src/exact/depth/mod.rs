@@ -728,7 +728,6 @@ impl Found {
                 let inside = pair
                     .a
                     .voronoi_planes(FeatureId::Face(f))
-                    .iter()
                     .all(|p| p.signed_distance(pa) >= -pair.tol);
                 (
                     inside.then_some((pa, pb)),
@@ -742,7 +741,6 @@ impl Found {
                 let inside = pair
                     .b
                     .voronoi_planes(FeatureId::Face(f))
-                    .iter()
                     .all(|p| p.signed_distance(local) >= -pair.tol);
                 (
                     inside.then_some((pa, pb)),
