@@ -28,10 +28,12 @@
 //! any point of A − B beyond a low triangle serves, and the last surface mostly has one
 //! above the goal, so the support queries are few. A support value below the goal is a
 //! smaller candidate: some facet through that support vertex of A − B is at least as
-//! small (see `expand`), and the walk restarts from it; a step that would not keep the
+//! small (see `expand`); the goal drops to its s less the tolerance and the surface grows
+//! on (its points are points of A − B whatever the facet), and where it then holds, that
+//! facet is the answer; else the walk goes on from it. A step that would not keep the
 //! surface simple (the seen facets not one disk, a point met again, a flat facet) leaves
-//! the question to the candidates' check (`certify`), as does a surface of too many
-//! points. The walk's facet is never replaced: no point of A − B lies beyond it.
+//! the question to the walk and the candidates' check (`certify`), as does a surface of
+//! too many points. The walk's facet is never replaced: no point of A − B lies beyond it.
 //!
 //! Unlike the candidates' check, its cost does not grow with the number of faces and
 //! edges: a few dozen support queries, each climbing the bodies from the last.
@@ -42,8 +44,10 @@ use glam::DVec3;
 
 use super::{Facet, Found, Pair};
 
-/// Points of the surface past which the candidates' check decides.
-const MAX_POINTS: usize = 80;
+/// Points of the surface past which the candidates' check decides. Bodies at one point
+/// need the most: two 128-vertex hulls hold at 60-100 points, two of 512 vertices at
+/// 180-300 (at 80 both went to the candidates' check, two to six times slower).
+const MAX_POINTS: usize = 320;
 
 /// No boundary side starts at this point (see `Surface::add`).
 const NO_SIDE: u32 = u32::MAX;
@@ -53,10 +57,23 @@ const NO_SIDE: u32 = u32::MAX;
 pub(super) enum Inscribed {
     /// The depth is at least the walk's s less the tolerance.
     Holds,
+    /// The depth is at least this facet's s less the tolerance: a facet the surface named
+    /// below the walk's as it grew.
+    HoldsAt(Found),
     /// A facet whose s is below the walk's by more than the tolerance.
     Smaller(Found),
     /// Neither: the candidates' check decides.
     Unsettled,
+}
+
+impl Inscribed {
+    /// The facet a pair keeps the surface for: the walk's, `at`, where it held there. A
+    /// surface that held at a facet it named is not kept for that one (the loop it grew
+    /// from is `at`'s, and re-placing checks the loop along the facet's own axis); the
+    /// pair's next surface takes its points as its pool.
+    fn kept_on(&self, at: Facet) -> Option<Facet> {
+        matches!(self, Inscribed::Holds).then_some(at)
+    }
 }
 
 /// What re-placing a kept surface showed.
@@ -246,7 +263,7 @@ impl Pair<'_> {
             };
             surface.give_back(kept);
             if !matches!(found, Inscribed::Unsettled) {
-                kept.facet = matches!(found, Inscribed::Holds).then_some(at.facet);
+                kept.facet = found.kept_on(at.facet);
                 return found;
             }
         }
@@ -263,7 +280,7 @@ impl Pair<'_> {
             Inscribed::Unsettled
         };
         if let Some(kept) = kept {
-            kept.facet = matches!(found, Inscribed::Holds).then_some(at.facet);
+            kept.facet = found.kept_on(at.facet);
             kept.points.clone_from(&surface.points);
             kept.ids.clone_from(&surface.ids);
             kept.pool.clone_from(&surface.pool);
@@ -274,22 +291,30 @@ impl Pair<'_> {
     }
 
     /// Grows `surface` until every facet's L reaches the goal, `at`'s s less the
-    /// tolerance (see the module comment).
+    /// tolerance (see the module comment). A support value below the goal names a smaller
+    /// facet, whose s less the tolerance becomes the goal: the surface's points are points
+    /// of A − B whatever the facet, so it grows on toward the lower goal (as the expanding
+    /// polytope algorithm lowers its bound), where starting anew at that facet grew a
+    /// surface again from its pyramid.
     fn expand(&self, at: &Found, surface: &mut Surface, slack: f64) -> Inscribed {
-        let goal = at.s - self.tol;
+        let mut goal = at.s - self.tol;
         if surface.facet_low - slack < goal {
             return Inscribed::Unsettled;
         }
+        // The smallest facet named so far, if any: what an unsettled surface answers.
+        let mut smaller: Option<Found> = None;
+        let unsettled =
+            |smaller: Option<Found>| smaller.map_or(Inscribed::Unsettled, Inscribed::Smaller);
         loop {
             let Some(t) = surface.lowest() else {
-                return Inscribed::Unsettled;
+                return unsettled(smaller);
             };
             let low = surface.triangles[t];
             if low.low - slack >= goal {
-                return Inscribed::Holds;
+                return smaller.map_or(Inscribed::Holds, Inscribed::HoldsAt);
             }
             if surface.points.len() >= MAX_POINTS {
-                return Inscribed::Unsettled;
+                return unsettled(smaller);
             }
             let axis = low.normal / low.normal.length();
             if !surface.pool_placed {
@@ -300,7 +325,7 @@ impl Pair<'_> {
             }
             if let Some((w, id)) = surface.take_from_pool(axis, goal + slack) {
                 if !surface.add(w, id, t) {
-                    return Inscribed::Unsettled;
+                    return unsettled(smaller);
                 }
                 continue;
             }
@@ -319,19 +344,28 @@ impl Pair<'_> {
                 // is the direction −(va − vb), where s < 0 and the bodies would be apart),
                 // that is at a facet through the vertex.
                 let around = Found { va, vb, ..*at };
-                let smaller = self
+                let named = self
                     .facet_toward(axis, (va, vb))
                     .filter(|f| f.s < goal)
                     .or_else(|| self.best_around(&[va], &[vb], &around));
-                return smaller.map_or(Inscribed::Unsettled, Inscribed::Smaller);
+                let Some(f) = named else {
+                    return unsettled(smaller);
+                };
+                goal = f.s - self.tol;
+                smaller = Some(f);
+                // Too shallow for a surface to prove: the walk goes on from the facet.
+                if goal <= slack {
+                    return unsettled(smaller);
+                }
+                continue;
             }
             if surface.ids.contains(&(va, vb)) {
-                return Inscribed::Unsettled;
+                return unsettled(smaller);
             }
             surface.drop_from_pool((va, vb));
             let w = self.point(va, vb);
             if !surface.add(w, (va, vb), t) {
-                return Inscribed::Unsettled;
+                return unsettled(smaller);
             }
         }
     }
@@ -808,6 +842,15 @@ mod tests {
                 assert!(f.s < found.s - pair.tol, "case {case}: not smaller");
                 assert!(f.s >= depth - allow, "case {case}: below the depth");
             }
+            Inscribed::HoldsAt(f) => {
+                assert!(f.s < found.s - pair.tol, "case {case}: not smaller");
+                assert!(f.s >= depth - allow, "case {case}: below the depth");
+                assert!(
+                    f.s - pair.tol <= depth + allow,
+                    "case {case}: holds at s {} above the depth {depth}",
+                    f.s
+                );
+            }
             Inscribed::Unsettled => {}
         }
     }
@@ -859,7 +902,7 @@ mod tests {
                         held += 1;
                         built_on = Some(facet);
                     }
-                    Inscribed::Smaller(_) => named += 1,
+                    Inscribed::Smaller(_) | Inscribed::HoldsAt(_) => named += 1,
                     Inscribed::Unsettled => {}
                 }
                 moved_off += usize::from(!minimum);
@@ -896,7 +939,7 @@ mod tests {
                 assert_sound(&pair, &found, &answer, truth.depth, &k.to_string());
                 match answer {
                     Inscribed::Holds => held_at_minimum += usize::from(minimum),
-                    Inscribed::Smaller(_) => named += 1,
+                    Inscribed::Smaller(_) | Inscribed::HoldsAt(_) => named += 1,
                     Inscribed::Unsettled => {}
                 }
                 if minimum {

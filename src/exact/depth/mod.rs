@@ -269,6 +269,14 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
                     }
                     break;
                 }
+                Inscribed::HoldsAt(f) => {
+                    if let Some(st) = standing.as_deref_mut() {
+                        st.counts[1] += 1;
+                    }
+                    best = f;
+                    steps += 1;
+                    break;
+                }
                 Inscribed::Smaller(f) => {
                     best = f;
                     steps += 1;
