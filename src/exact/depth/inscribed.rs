@@ -57,6 +57,10 @@ const MAX_POINTS_LARGE: usize = 80;
 /// See [`MAX_POINTS_LARGE`].
 const LARGE_VERTICES: usize = 2048;
 
+/// Surface points up to which a support query's climb starts from the point farthest
+/// along its axis, past which from the farthest corner of the low triangle.
+const SCAN_POINTS: usize = 64;
+
 /// No boundary side starts at this point (see `Surface::add`).
 const NO_SIDE: u32 = u32::MAX;
 
@@ -342,9 +346,13 @@ impl Pair<'_> {
                 }
                 continue;
             }
-            // Small bodies are scanned whole: no climb to start.
+            // Small bodies are scanned whole: no climb to start. On a large surface the
+            // low triangle's corner farthest along the axis (a scan of every point each
+            // step is quadratic in them).
             let (wa, wb) = if self.scans_both() {
                 (0, 0)
+            } else if surface.points.len() > SCAN_POINTS {
+                surface.ids[surface.farthest_corner(low.corners, axis)]
             } else {
                 surface.ids[surface.farthest(axis)]
             };
@@ -539,6 +547,18 @@ impl Surface {
             }
         }
         best.0
+    }
+
+    /// The corner of `corners` farthest along `axis` (the first of equals).
+    fn farthest_corner(&self, corners: [u32; 3], axis: DVec3) -> usize {
+        let height = |c: u32| axis.dot(self.points[c as usize]);
+        let mut best = corners[0];
+        for c in [corners[1], corners[2]] {
+            if height(c) > height(best) {
+                best = c;
+            }
+        }
+        best as usize
     }
 
     /// The pool's point farthest along the unit `axis`, taken from the pool, when it lies
