@@ -49,9 +49,12 @@ fn report(scene: &Scene, pipeline: Pipeline) -> FrameReport {
 #[test]
 fn fixed_scenes_give_the_golden_pairs_and_contacts_on_both_paths() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes");
+    // Moved last when a cold depth query on small bodies with near centroids began to
+    // enumerate its candidates: the same facets and normals, 7 of the crowd's 1,698 and 9
+    // of the boulders' 4,607 contacts differ in the last bits of their points.
     let golden: [(&str, u64, u64, u64); 3] = [
-        ("crowd.toml", 5000, 5578, 0x0752_3e3a_99b8_fb03),
-        ("boulders.toml", 5000, 21432, 0xfe4e_03e1_4146_5cd3),
+        ("crowd.toml", 5000, 5578, 0xdbed_d39d_c79d_f654),
+        ("boulders.toml", 5000, 21432, 0xa047_52e7_f46a_f30e),
         ("particles.toml", 5000, 2348, 0xdbba_0b0d_6b46_37f7),
     ];
     for (file, bodies, want_pairs, want_hash) in golden {

@@ -36,6 +36,9 @@
 //!   faces visited neighbour after neighbour) or, for an edge, over its whole Gauss arc
 //!   (see `certify`); the surviving edges are paired by a sweep over their arcs' boxes,
 //!   so only arcs that can cross are tested (`certify`).
+//! - A cold query on small bodies whose centroids are near (crates spawned at one point)
+//!   enumerates: the walk would descend and then prove a deep minimum of a nearly round
+//!   A − B, which costs several times the enumeration of a few hundred candidates.
 //! - [`DepthCache`] keeps, per pair, the facet to start from and what the last global
 //!   check proved: the inscribed polytope, or the candidates near the depth with their
 //!   bounds, lowered by how far the bodies can have moved since (`standing`), so a
@@ -208,6 +211,16 @@ fn walk_with(input: &DepthInput<'_>, mut standing: Option<&mut Standing>) -> Opt
     let pair = Pair::new(input.a, input.b, place);
     if let Some(st) = standing.as_deref_mut() {
         st.advance(&pair);
+    }
+    // Small bodies run deep into each other (crates spawned at one point), cold: the
+    // enumeration of every candidate costs less than descending and proving the minimum.
+    // Decided by the bodies alone (their centroids' distance), not by where a walk would
+    // start, so that a query answers the same with a sampled start or without.
+    if input.start.is_none() && pair.enumerates() {
+        if let Some(st) = standing {
+            st.drop_certificate();
+        }
+        return enumerate(input.a, &input.pose_a, input.b, &input.pose_b);
     }
     let cold = || match input.toward {
         Some(t) => pair.facet_toward(world_a.inverse_vector(t.normal), t.vertices),
@@ -400,6 +413,17 @@ impl<'a> Pair<'a> {
             insides: OnceCell::new(),
             reach: norm_bound(a) + norm_bound(b) + place.translation.length(),
         }
+    }
+
+    /// Whether a cold query enumerates every candidate: small bodies (at most
+    /// [`ENUMERATE_EDGE_PAIRS`] edge pairs) whose centroids are nearer than
+    /// [`ENUMERATE_NEARER`] of the smaller body's radius. Two unit crates, cold, in random
+    /// orientations (µs a query, enumeration / the walk): centroids together 3.2 / 11.8,
+    /// 0.3 apart 3.1 / 6.8, 0.8: 3.2 / 3.9, 1.2: 3.1 / 2.3.
+    fn enumerates(&self) -> bool {
+        self.a.num_edges() * self.b.num_edges() <= ENUMERATE_EDGE_PAIRS
+            && (self.a.centroid() - self.place.point(self.b.centroid())).length()
+                < ENUMERATE_NEARER * self.a.radius().min(self.b.radius())
     }
 
     /// Whether both bodies' support queries scan every vertex (no climb, no warm start).
@@ -826,6 +850,14 @@ struct Crossing {
 /// bench's sequences: 32 and 40 vertices, cold queries 3-14% and warm ones 1-7% faster;
 /// 48 about even; 64 up to 10% slower.
 const SCAN_UP_TO: usize = 48;
+
+/// Edge pairs up to which a cold query on bodies with near centroids enumerates every
+/// candidate (two boxes: 144; see `Pair::enumerates`).
+const ENUMERATE_EDGE_PAIRS: usize = 144;
+
+/// Centroids nearer than this fraction of the smaller body's radius make a cold query on
+/// small bodies enumerate (see `Pair::enumerates`).
+const ENUMERATE_NEARER: f64 = 0.5;
 
 /// A facet whose s is at most this fraction of the reach of A − B is shallow (see
 /// [`walk`]): bodies pressed together rather than run through each other.
