@@ -83,8 +83,8 @@ impl VoronoiPlane {
 
 /// Edge `e`'s Voronoi planes, each once: the walk reads every region's planes from them
 /// (a vertex's and a face's are its edges' planes facing the other way, computed the same
-/// way to the last bit), a third of the bytes of a table of every region's planes, so
-/// more of a small body fits a cache line.
+/// way to the last bit), in a third of the bytes of a table of every region's planes:
+/// fewer cache lines for a query to wait on.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct EdgePlanes {
     /// Unit direction from the tail `a` to the head `b`.
