@@ -135,8 +135,9 @@ fn depth_group(c: &mut Criterion, kind: Kind) {
 
 /// The deepest case: pairs at one point in random orientations (a scene's bodies spawned
 /// at the origin), unit crates and 32-vertex hulls, cold (a pile has no history). A − B
-/// is centred on the origin and the inscribed surface needs most of it; EPA under-reports
-/// many of these (the count is printed), so its time is not at equal depth.
+/// is centred on the origin: the crates' candidates are enumerated (small bodies with
+/// near centroids), and for the hulls the inscribed surface needs most of A − B; EPA
+/// under-reports many of these (the count is printed), so its time is not at equal depth.
 fn concentric_group(c: &mut Criterion) {
     let mut group = c.benchmark_group("depth_concentric");
     let mut rng = Rng::new(0xc0c);

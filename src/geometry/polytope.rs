@@ -113,7 +113,7 @@ enum Region {
     Vertex,
     /// By the face's half-edges.
     Face,
-    /// Edge `e`'s planes from the `next`th (of 4: see [`ConvexPolytope::edge_voronoi`]).
+    /// Edge `e`'s planes from the `next`th (of 4: see [`ConvexPolytope::voronoi_planes`]).
     Edge { e: u32, next: u8 },
 }
 
@@ -610,8 +610,9 @@ impl ConvexPolytope {
     }
 
     /// The side planes of a feature's Voronoi region (see the module comment), in a fixed
-    /// order: a vertex's by its outgoing half-edges, an edge's as [`Self::edge_voronoi`]
-    /// gives them, a face's by its half-edges.
+    /// order: a vertex's by its outgoing half-edges, an edge's toward its tail, its head,
+    /// its first face and its second (as [`Self::edge_end_planes`] and
+    /// [`Self::edge_side_planes`] give them), a face's by its half-edges.
     #[inline(always)]
     pub fn voronoi_planes(&self, feature: FeatureId) -> VoronoiPlanes<'_> {
         let (half_edges, region): (&[u32], _) = match feature {
@@ -626,27 +627,19 @@ impl ConvexPolytope {
         }
     }
 
-    /// The planes of edge `e`'s region: toward its tail, toward its head, toward its first
-    /// face, toward its second.
-    #[inline]
-    pub fn edge_voronoi(&self, e: u32) -> [VoronoiPlane; 4] {
-        let ([tail, head], [first, second]) = (self.edge_end_planes(e), self.edge_side_planes(e));
-        [tail, head, first, second]
-    }
-
-    /// The first two of [`Self::edge_voronoi`]: toward the tail, toward the head.
+    /// The first two planes of edge `e`'s region: toward its tail, toward its head.
     #[inline(always)]
     pub fn edge_end_planes(&self, e: u32) -> [VoronoiPlane; 2] {
         [self.edge_plane(e, 0), self.edge_plane(e, 1)]
     }
 
-    /// The last two of [`Self::edge_voronoi`]: toward the first face, toward the second.
+    /// The last two planes of edge `e`'s region: toward its first face, toward its second.
     #[inline(always)]
     pub fn edge_side_planes(&self, e: u32) -> [VoronoiPlane; 2] {
         [self.edge_plane(e, 2), self.edge_plane(e, 3)]
     }
 
-    /// The `k`th of [`Self::edge_voronoi`].
+    /// The `k`th plane of edge `e`'s region (tail, head, first face, second face).
     #[inline(always)]
     fn edge_plane(&self, e: u32, k: usize) -> VoronoiPlane {
         let planes = &self.edge_planes[e as usize];

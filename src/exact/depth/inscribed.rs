@@ -346,15 +346,19 @@ impl Pair<'_> {
                 }
                 continue;
             }
-            // Small bodies are scanned whole: no climb to start. On a large surface the
-            // low triangle's corner farthest along the axis (a scan of every point each
-            // step is quadratic in them).
+            // Small bodies are scanned whole: no climb to start. Else from the surface's
+            // point farthest along the axis (a corner of the low triangle can lie across
+            // the body from the support vertex), on a large surface from the low triangle's
+            // farthest corner (a scan of every point each step is quadratic in them).
             let (wa, wb) = if self.scans_both() {
                 (0, 0)
             } else if surface.points.len() > SCAN_POINTS {
-                surface.ids[surface.farthest_corner(low.corners, axis)]
+                let corners = low
+                    .corners
+                    .map(|c| (c as usize, surface.points[c as usize]));
+                surface.ids[Surface::farthest(axis, corners)]
             } else {
-                surface.ids[surface.farthest(axis)]
+                surface.ids[Surface::farthest(axis, surface.points.iter().copied().enumerate())]
             };
             let (va, ha) = self.support_a(axis, wa);
             let (vb, hb) = self.support_b(-axis, wb);
@@ -536,29 +540,17 @@ impl Surface {
         }
     }
 
-    /// The point farthest along `axis`: where support queries along it start climbing
-    /// (a corner of the low triangle can lie across the body from the support vertex).
-    fn farthest(&self, axis: DVec3) -> usize {
-        let mut best = (0, f64::NEG_INFINITY);
-        for (k, p) in self.points.iter().enumerate() {
-            let h = axis.dot(*p);
-            if h > best.1 {
-                best = (k, h);
+    /// Of `candidates` (indices with their points, at least one), the one farthest along
+    /// `axis`, the first of equals: where support queries along it start climbing.
+    fn farthest(axis: DVec3, candidates: impl IntoIterator<Item = (usize, DVec3)>) -> usize {
+        let mut best: Option<(usize, f64)> = None;
+        for (k, p) in candidates {
+            let h = axis.dot(p);
+            if best.is_none_or(|(_, top)| h > top) {
+                best = Some((k, h));
             }
         }
-        best.0
-    }
-
-    /// The corner of `corners` farthest along `axis` (the first of equals).
-    fn farthest_corner(&self, corners: [u32; 3], axis: DVec3) -> usize {
-        let height = |c: u32| axis.dot(self.points[c as usize]);
-        let mut best = corners[0];
-        for c in [corners[1], corners[2]] {
-            if height(c) > height(best) {
-                best = c;
-            }
-        }
-        best as usize
+        best.map_or(0, |(k, _)| k)
     }
 
     /// The pool's point farthest along the unit `axis`, taken from the pool, when it lies
