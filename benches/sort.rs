@@ -1,5 +1,6 @@
 //! Key/value radix sort on resident GPU buffers: proxima's pass (4-bit LSD,
-//! reduce-then-scan; the engine's default, and with a compute pass per dispatch) against
+//! reduce-then-scan; the engine's default, and with a compute pass per dispatch; and the
+//! same digits by decoupled look-back, a dispatch a pass) against
 //! lampshade 0.13's `KeyValueSoaSorter` (separate key and value
 //! buffers, like ours), same random keys, side by side. Both record into a command buffer,
 //! submit and wait; neither reads back. Every iteration first copies the unsorted keys and
@@ -12,7 +13,7 @@ mod common;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::gpu::Engine;
 use proxima::graph::Recording;
-use proxima::passes::radix::record_sort_pairs;
+use proxima::passes::radix::{record_sort_pairs, record_sort_pairs_lookback};
 use proxima::rng::Rng;
 use wgpu::util::DeviceExt;
 
@@ -47,11 +48,20 @@ fn sort(c: &mut Criterion) {
             buffer("pristine values", &values),
         );
         let (k, v) = (buffer("keys", &keys), buffer("values", &values));
-        // The engine's default (each run of dispatches in one compute pass), and a compute
-        // pass per dispatch (the A/B baseline).
-        for (name, pass_per_dispatch) in [("proxima", false), ("proxima-pass-per-dispatch", true)] {
+        // The engine's default (each run of dispatches in one compute pass), a compute pass
+        // per dispatch (the A/B baseline), and the look-back path.
+        for (name, pass_per_dispatch, lookback) in [
+            ("proxima", false, false),
+            ("proxima-pass-per-dispatch", true, false),
+            ("proxima-lookback", false, true),
+        ] {
             let mut engine = Engine::new(ctx.clone());
             engine.set_pass_per_dispatch(pass_per_dispatch);
+            let record = if lookback {
+                record_sort_pairs_lookback
+            } else {
+                record_sort_pairs
+            };
             group.bench_function(BenchmarkId::new(name, n), |b| {
                 b.iter(|| {
                     let mut rec = Recording::new();
@@ -61,7 +71,7 @@ fn sort(c: &mut Criterion) {
                     let pv0 = rec.external(v.size(), "pristine values");
                     rec.copy(pk0, 0, pk, 0, k.size());
                     rec.copy(pv0, 0, pv, 0, v.size());
-                    let (sk, sv) = record_sort_pairs(&mut rec, pk, pv, n, 32);
+                    let (sk, sv) = record(&mut rec, pk, pv, n, 32);
                     // The result may sit in pooled buffers: copy it home, as a caller would.
                     if sk != pk {
                         rec.copy(sk, 0, pk, 0, k.size());

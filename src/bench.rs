@@ -36,7 +36,8 @@ use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
 use crate::passes::radix::{
-    DISPATCH_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch, sort_pairs_cpu,
+    DISPATCH_STAGES, LOOKBACK_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch,
+    record_sort_pairs_lookback, record_sort_pairs_lookback_by_dispatch, sort_pairs_cpu,
 };
 use crate::passes::round_contacts::{GpuRoundShape, touching_cpu};
 use crate::pipeline::{Backend, Pipeline};
@@ -196,6 +197,23 @@ pub struct SortFigures {
     /// Each of a pass's dispatches timed on its own (in sorts recorded with a stage a
     /// dispatch, which adds their cost: not comparable to the sort's time), median µs a
     /// pass, by stage name (`sort/count`, `sort/spine`, `sort/scatter`).
+    pub dispatch_us: BTreeMap<String, f64>,
+    /// The same sort by decoupled look-back (`passes::radix::record_sort_pairs_lookback`),
+    /// timed in the same runs.
+    pub lookback: LookbackFigures,
+}
+
+/// The look-back sort at one size.
+#[derive(Clone, Debug, Serialize)]
+pub struct LookbackFigures {
+    /// Median GPU time of the sort, ms.
+    pub gpu_ms: f64,
+    /// Its time over the three-dispatch sort's (below 1: faster).
+    pub over_spine: f64,
+    /// Pairs per second over [`SORT_FLOOR_BYTES_PER_PAIR`], in GB/s.
+    pub floor_gb_per_s: f64,
+    /// The histogram, and each pass's dispatch, timed on their own: median µs (the
+    /// histogram once a sort, `sort/lookback` a pass).
     pub dispatch_us: BTreeMap<String, f64>,
 }
 
@@ -699,41 +717,49 @@ fn sort_figures(
     };
     let (keys, values) = random_pairs(n);
     let input = ResidentPairs::new(engine, &keys, &values);
-    let (mut gpu, mut wall) = (Vec::new(), Vec::new());
+    let (mut ck, mut cv) = (keys.clone(), values.clone());
+    sort_pairs_cpu(&mut ck, &mut cv, 32);
+    // Both paths in each run, in turn: the same clock and load for both.
+    let (mut gpu, mut wall, mut lookback) = (Vec::new(), Vec::new(), Vec::new());
     for r in 0..=options.runs {
-        if r > 0 {
-            keeper.keep(engine)?;
-        }
-        let start = Instant::now();
-        let (profile, sorted) = gpu_sort(engine, &input, false, r == 0)?;
-        let seconds = profile.stage_seconds("sort");
-        if let Some((k, v)) = sorted {
-            let (mut ck, mut cv) = (keys.clone(), values.clone());
-            sort_pairs_cpu(&mut ck, &mut cv, 32);
-            if k != ck || v != cv {
-                return Err(Error::Bench(format!(
-                    "the gpu radix sort of {n} pairs differs from its cpu twin"
-                )));
+        for way in [SortWay::Spine, SortWay::Lookback] {
+            if r > 0 {
+                keeper.keep(engine)?;
             }
-        } else {
-            gpu.push(seconds);
-            wall.push(start.elapsed().as_secs_f64());
+            let start = Instant::now();
+            let (profile, sorted) = gpu_sort(engine, &input, way, false, r == 0)?;
+            let seconds = profile.stage_seconds("sort");
+            if let Some((k, v)) = sorted {
+                if k != ck || v != cv {
+                    return Err(Error::Bench(format!(
+                        "the gpu radix sort of {n} pairs ({}) differs from its cpu twin",
+                        way.name()
+                    )));
+                }
+            } else if way == SortWay::Spine {
+                gpu.push(seconds);
+                wall.push(start.elapsed().as_secs_f64());
+            } else {
+                lookback.push(seconds);
+            }
         }
     }
     // Then each dispatch timed on its own, in sorts of their own.
     let mut dispatch_us: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for _ in 0..options.runs {
-        keeper.keep(engine)?;
-        let (profile, _) = gpu_sort(engine, &input, true, false)?;
-        for s in profile
-            .stages
-            .iter()
-            .filter(|s| DISPATCH_STAGES.contains(&s.name))
-        {
-            dispatch_us
-                .entry(s.name.to_string())
-                .or_default()
-                .push(s.seconds * 1e6);
+        for way in [SortWay::Spine, SortWay::Lookback] {
+            keeper.keep(engine)?;
+            let (profile, _) = gpu_sort(engine, &input, way, true, false)?;
+            for s in profile
+                .stages
+                .iter()
+                .filter(|s| DISPATCH_STAGES.contains(&s.name) || LOOKBACK_STAGES.contains(&s.name))
+            {
+                dispatch_us
+                    .entry(s.name.to_string())
+                    .or_default()
+                    .push(s.seconds * 1e6);
+            }
         }
     }
     let cpu = timed(options.cpu_runs, || {
@@ -743,15 +769,45 @@ fn sort_figures(
         Ok(())
     })?;
     let gpu = median(&mut gpu);
+    let lookback = median(&mut lookback);
+    let mut dispatch_us: BTreeMap<String, f64> = dispatch_us
+        .into_iter()
+        .map(|(name, mut us)| (name, median(&mut us)))
+        .collect();
+    let lookback_us = LOOKBACK_STAGES
+        .iter()
+        .filter_map(|&name| Some((name.to_string(), dispatch_us.remove(name)?)))
+        .collect();
     Ok(SortFigures {
         versus: Versus::new(gpu, cpu),
         floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / gpu / 1e9,
         wall_ms: median(&mut wall) * 1e3,
-        dispatch_us: dispatch_us
-            .into_iter()
-            .map(|(name, mut us)| (name, median(&mut us)))
-            .collect(),
+        dispatch_us,
+        lookback: LookbackFigures {
+            gpu_ms: lookback * 1e3,
+            over_spine: lookback / gpu,
+            floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / lookback / 1e9,
+            dispatch_us: lookback_us,
+        },
     })
+}
+
+/// Which of the two sorts (`passes::radix`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum SortWay {
+    /// Count, spine and scatter a pass.
+    Spine,
+    /// One histogram, then a dispatch a pass by decoupled look-back.
+    Lookback,
+}
+
+impl SortWay {
+    fn name(self) -> &'static str {
+        match self {
+            SortWay::Spine => "count, spine and scatter",
+            SortWay::Lookback => "look-back",
+        }
+    }
 }
 
 type SortedPairs = (Vec<u32>, Vec<u32>);
@@ -808,12 +864,14 @@ impl ResidentPairs {
     }
 }
 
-/// One GPU sort of the resident pairs (in the stage `sort`, or with `by_dispatch` each
-/// dispatch in a stage of its own, [`DISPATCH_STAGES`]): the frame's stage times, and the
-/// sorted pairs when `read` (the warm-up run checks them; timed runs read nothing back).
+/// One GPU sort of the resident pairs `way` (in the stage `sort`, or with `by_dispatch`
+/// each dispatch in a stage of its own, [`DISPATCH_STAGES`] or [`LOOKBACK_STAGES`]): the
+/// frame's stage times, and the sorted pairs when `read` (the warm-up run checks them;
+/// timed runs read nothing back).
 fn gpu_sort(
     engine: &mut Engine,
     input: &ResidentPairs,
+    way: SortWay,
     by_dispatch: bool,
     read: bool,
 ) -> Result<(Profile, Option<SortedPairs>)> {
@@ -821,10 +879,11 @@ fn gpu_sort(
     rec.stage(stage::UPLOAD);
     let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
     rec.stage("sort");
-    let record = if by_dispatch {
-        record_sort_pairs_by_dispatch
-    } else {
-        record_sort_pairs
+    let record = match (way, by_dispatch) {
+        (SortWay::Spine, true) => record_sort_pairs_by_dispatch,
+        (SortWay::Spine, false) => record_sort_pairs,
+        (SortWay::Lookback, true) => record_sort_pairs_lookback_by_dispatch,
+        (SortWay::Lookback, false) => record_sort_pairs_lookback,
     };
     let (sk, sv) = record(&mut rec, k, v, input.count, 32);
     let readbacks = read.then(|| {
@@ -962,17 +1021,30 @@ impl GpuBenchReport {
                 f.dominant_stage.as_deref().unwrap_or("-"),
             );
             if let Some(sort) = f.sort.as_ref().filter(|s| !s.dispatch_us.is_empty()) {
-                let parts: Vec<String> = DISPATCH_STAGES
-                    .iter()
-                    .filter_map(|&name| {
-                        let us = sort.dispatch_us.get(name)?;
-                        Some(format!("{} {us:.1}", name.trim_start_matches("sort/")))
-                    })
-                    .collect();
+                let parts = |stages: &[&str], us: &BTreeMap<String, f64>| {
+                    stages
+                        .iter()
+                        .filter_map(|&name| {
+                            let us = us.get(name)?;
+                            Some(format!("{} {us:.1}", name.trim_start_matches("sort/")))
+                        })
+                        .collect::<Vec<String>>()
+                        .join(", ")
+                };
                 s += &format!(
                     "{:>9}   sort, each dispatch timed on its own (µs a pass): {}\n",
                     "",
-                    parts.join(", ")
+                    parts(&DISPATCH_STAGES, &sort.dispatch_us)
+                );
+                let lb = &sort.lookback;
+                s += &format!(
+                    "{:>9}   sort by look-back: gpu {:.3} ms ({:.2} of the above, {:.1} GB/s over \
+                     the floor); timed on their own (µs): {}\n",
+                    "",
+                    lb.gpu_ms,
+                    lb.over_spine,
+                    lb.floor_gb_per_s,
+                    parts(&LOOKBACK_STAGES, &lb.dispatch_us)
                 );
             }
             if f.depth.as_ref().is_some_and(|d| d.pairs == 0) {
@@ -1019,12 +1091,13 @@ impl GpuBenchReport {
     }
 
     /// A log–log plot of time against bodies: GPU frames by method, the best CPU-twin
-    /// frame, the sort and the bounds pass.
+    /// frame, the sort (both paths) and the bounds pass.
     pub fn svg(&self) -> String {
         let mut series = vec![
             ("gpu frame, hash", Vec::new()),
             ("gpu frame, sweep", Vec::new()),
             ("gpu sort", Vec::new()),
+            ("gpu sort, look-back", Vec::new()),
             ("gpu bounds", Vec::new()),
             ("best cpu twin frame", Vec::new()),
         ];
@@ -1034,6 +1107,7 @@ impl GpuBenchReport {
                 f.hash.as_ref().map(|h| h.versus.gpu_ms),
                 f.sweep.as_ref().map(|h| h.versus.gpu_ms),
                 f.sort.as_ref().map(|s| s.versus.gpu_ms),
+                f.sort.as_ref().map(|s| s.lookback.gpu_ms),
                 f.bounds.as_ref().map(|b| b.gpu_ms),
                 f.best_cpu_ms(),
             ];

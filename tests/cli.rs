@@ -595,6 +595,18 @@ fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
                 assert!(g > 0.0 && c > 0.0, "{v}");
                 assert!((r - c / g).abs() <= 1e-9 * r, "{v}");
             }
+            // The look-back sort, timed beside the other in the same runs (and checked
+            // against the twin inside the bench).
+            let lb = &s["sort"]["lookback"];
+            let (g, over) = (
+                lb["gpu_ms"].as_f64().unwrap(),
+                lb["over_spine"].as_f64().unwrap(),
+            );
+            let spine = s["sort"]["gpu_ms"].as_f64().unwrap();
+            assert!(g > 0.0 && (over - g / spine).abs() <= 1e-9 * over, "{lb}");
+            for stage in ["sort/histogram", "sort/lookback"] {
+                assert!(lb["dispatch_us"][stage].as_f64().unwrap() > 0.0, "{lb}");
+            }
             let stages = s["hash"]["stages_ms"].as_object().unwrap();
             for stage in [
                 "bounds",

@@ -9,7 +9,8 @@ use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::broadphase::sort_body_pairs;
 use proxima::passes::radix::{
-    DISPATCH_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch, sort_pairs_cpu,
+    DISPATCH_STAGES, LOOKBACK_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch,
+    record_sort_pairs_lookback, record_sort_pairs_lookback_by_dispatch, sort_pairs_cpu,
 };
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
@@ -75,12 +76,35 @@ fn gpu_scan_matches_the_cpu_twin() {
     }
 }
 
+/// A way to record the sort.
+type RecordSort = fn(
+    &mut Recording,
+    proxima::graph::BufferProxy,
+    proxima::graph::BufferProxy,
+    u32,
+    u32,
+) -> (proxima::graph::BufferProxy, proxima::graph::BufferProxy);
+
 #[test]
 fn gpu_radix_sort_matches_the_cpu_twin() {
     let Some(ctx) = common::gpu("gpu radix sort") else {
         return;
     };
-    let mut engine = Engine::new(ctx);
+    sorts_match_the_cpu_twin(Engine::new(ctx), record_sort_pairs);
+}
+
+/// The look-back path: each block finds its slots from the blocks before it, so block
+/// boundaries, digits no block before has and a block whose predecessors all lack a digit
+/// are where it would go wrong.
+#[test]
+fn gpu_radix_sort_by_look_back_matches_the_cpu_twin() {
+    let Some(ctx) = common::gpu("gpu radix sort by look-back") else {
+        return;
+    };
+    sorts_match_the_cpu_twin(Engine::new(ctx), record_sort_pairs_lookback);
+}
+
+fn sorts_match_the_cpu_twin(mut engine: Engine, record: RecordSort) {
     for &n in SIZES {
         for (name, keys) in patterns(n, 7 + n as u64) {
             for bits in [32u32, 13] {
@@ -90,7 +114,7 @@ fn gpu_radix_sort_matches_the_cpu_twin() {
                 let v = rec.array_buffer::<u32>(n, "values");
                 rec.upload(k, &keys);
                 rec.upload(v, &values);
-                let (sk, sv) = record_sort_pairs(&mut rec, k, v, n as u32, bits);
+                let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
                 let rk = rec.readback_range(sk, 0, 4 * n as u64);
                 let rv = rec.readback_range(sv, 0, 4 * n as u64);
                 let out = engine
@@ -123,31 +147,44 @@ fn a_sort_timed_by_dispatch_sorts_the_same_and_times_each_dispatch() {
     let keys = patterns(n, 99).remove(0).1;
     let values: Vec<u32> = (0..n as u32).collect();
     for bits in [32u32, 13] {
-        let mut rec = Recording::new();
-        let k = rec.array_buffer::<u32>(n, "keys");
-        let v = rec.array_buffer::<u32>(n, "values");
-        rec.upload(k, &keys);
-        rec.upload(v, &values);
-        rec.stage("sort");
-        let (sk, sv) = record_sort_pairs_by_dispatch(&mut rec, k, v, n as u32, bits);
-        rec.stage("readback");
-        let rk = rec.readback_range(sk, 0, 4 * n as u64);
-        let rv = rec.readback_range(sv, 0, 4 * n as u64);
-        let out = engine.run(&rec, &[]).unwrap();
-        let (mut wk, mut wv) = (keys.clone(), values.clone());
-        sort_pairs_cpu(&mut wk, &mut wv, bits);
-        assert_eq!(out.values::<u32>(rk), wk, "{bits} bits: keys");
-        assert_eq!(out.values::<u32>(rv), wv, "{bits} bits: values");
-        // A count, a spine and a scatter a pass, in that order, each its own stage.
-        let passes = bits.div_ceil(4) as usize;
-        let names: Vec<&str> = out
-            .profile
-            .stages
-            .iter()
-            .map(|s| s.name)
-            .filter(|name| DISPATCH_STAGES.contains(name))
-            .collect();
-        assert_eq!(names, DISPATCH_STAGES.repeat(passes), "{bits} bits");
+        for lookback in [false, true] {
+            let mut rec = Recording::new();
+            let k = rec.array_buffer::<u32>(n, "keys");
+            let v = rec.array_buffer::<u32>(n, "values");
+            rec.upload(k, &keys);
+            rec.upload(v, &values);
+            rec.stage("sort");
+            let record = if lookback {
+                record_sort_pairs_lookback_by_dispatch
+            } else {
+                record_sort_pairs_by_dispatch
+            };
+            let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
+            rec.stage("readback");
+            let rk = rec.readback_range(sk, 0, 4 * n as u64);
+            let rv = rec.readback_range(sv, 0, 4 * n as u64);
+            let out = engine.run(&rec, &[]).unwrap();
+            let (mut wk, mut wv) = (keys.clone(), values.clone());
+            sort_pairs_cpu(&mut wk, &mut wv, bits);
+            assert_eq!(out.values::<u32>(rk), wk, "{bits} bits: keys");
+            assert_eq!(out.values::<u32>(rv), wv, "{bits} bits: values");
+            // A count, a spine and a scatter a pass, in that order, each its own stage;
+            // by look-back, the histogram and then a stage a pass.
+            let passes = bits.div_ceil(4) as usize;
+            let names: Vec<&str> = out
+                .profile
+                .stages
+                .iter()
+                .map(|s| s.name)
+                .filter(|name| DISPATCH_STAGES.contains(name) || LOOKBACK_STAGES.contains(name))
+                .collect();
+            let want = if lookback {
+                [&LOOKBACK_STAGES[..1], &[LOOKBACK_STAGES[1]].repeat(passes)].concat()
+            } else {
+                DISPATCH_STAGES.repeat(passes)
+            };
+            assert_eq!(names, want, "{bits} bits, look-back {lookback}");
+        }
     }
 }
 

@@ -14,7 +14,8 @@ struct RadixParams {
     shift: u32,
     // Number of blocks of RADIX_BLOCK keys.
     blocks: u32,
-    _pad: u32,
+    // Number of passes (the sort's, whichever this one is).
+    passes: u32,
 }
 
 fn digit_of(key: u32, shift: u32) -> u32 {

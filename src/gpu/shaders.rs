@@ -36,6 +36,10 @@ pub const SHARED: &[(&str, &str)] = &[
         include_str!("../../shaders/shared/radix_common.wgsl"),
     ),
     (
+        "radix_block",
+        include_str!("../../shaders/shared/radix_block.wgsl"),
+    ),
+    (
         "scan_common",
         include_str!("../../shaders/shared/scan_common.wgsl"),
     ),
@@ -95,6 +99,10 @@ entry_shaders! {
     RadixSpine => "radix_spine.wgsl",
     /// Radix sort: stable scatter.
     RadixScatter => "radix_scatter.wgsl",
+    /// Radix sort by look-back: every pass's digit totals.
+    RadixHistogram => "radix_histogram.wgsl",
+    /// Radix sort by look-back: a pass's stable scatter, its slots from the blocks before.
+    RadixLookback => "radix_lookback.wgsl",
     /// Broadphase setup: per-workgroup box statistics.
     AabbStats => "aabb_stats.wgsl",
     /// Broadphase setup: sweep axis and hash grid.

@@ -12,7 +12,7 @@
 //!
 //! The scatter sorts each block by digit in workgroup memory before writing it, so that
 //! neighbouring threads write neighbouring slots, and keeps its per-thread digit counts in
-//! workgroup memory (radix_scatter.wgsl says why and what was tried): on the H100, a pass's
+//! workgroup memory (radix_block.wgsl says why and what was tried): on the H100, a pass's
 //! scatter at 1M pairs 46 -> 24.5 us, 16M 442 -> 303; the sort's GPU time (`proxima bench
 //! gpu`) 1M 0.453 -> 0.294 ms, 16M 4.08 -> 2.98; `cargo bench --bench sort` 1M 0.87 ->
 //! 0.77 ms, 16M 4.89 -> 3.88 (lampshade 2.42 and 8.44 in that run).
@@ -26,6 +26,18 @@
 //! timings and the buffer pool in one frame graph, and side by side on resident buffers it
 //! is the faster of the two on lavapipe and on an H100 (1M 0.77 against 2.42 ms, 16M 3.88
 //! against 8.44; benches/figures/README.md).
+//!
+//! A second path, [`record_sort_pairs_lookback`], takes one dispatch a pass: every pass's
+//! digit totals come from one read of the keys first (radix_histogram), and each block
+//! finds its slots by decoupled look-back over the blocks before it (radix_lookback)
+//! instead of a count and a spine over all of them. 2 + passes dispatches where this
+//! takes 3 · passes, and on the H100 the count and the spine took 7.6 and 10.3 µs of each
+//! pass's 42 at 1M pairs. A block waits on blocks that started before it (each takes a
+//! ticket as it starts), which needs a device that keeps every running workgroup
+//! running: true of desktop GPUs' and lavapipe's, promised by no API (a device that
+//! parks a spinning workgroup's predecessor for good would hang), so the broadphase keeps
+//! the three-dispatch path until the H100's figures of both are in (`proxima bench gpu`
+//! times both).
 
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
@@ -49,8 +61,8 @@ wgsl_twin! {
         pub shift: u32,
         /// Number of blocks.
         pub blocks: u32,
-        /// Padding.
-        pub _pad: u32,
+        /// Number of passes.
+        pub passes: u32,
     }
 }
 
@@ -65,6 +77,38 @@ pub fn record_sort_pairs(
     key_bits: u32,
 ) -> (BufferProxy, BufferProxy) {
     record_sort(rec, (keys, values), count, key_bits, false)
+}
+
+/// The stages [`record_sort_pairs_lookback_by_dispatch`] puts the dispatches in: the
+/// histogram once, then one a pass.
+pub const LOOKBACK_STAGES: [&str; 2] = ["sort/histogram", "sort/lookback"];
+
+/// The most keys the look-back path sorts: a status word holds a count in 30 bits.
+pub const LOOKBACK_MAX_KEYS: u32 = (1 << 30) - 1;
+
+/// [`record_sort_pairs`] by decoupled look-back (see the module comment): the same result,
+/// one dispatch a pass after one histogram of all passes. More than
+/// [`LOOKBACK_MAX_KEYS`] keys take the three-dispatch path.
+pub fn record_sort_pairs_lookback(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+) -> (BufferProxy, BufferProxy) {
+    record_lookback(rec, (keys, values), count, key_bits, false)
+}
+
+/// [`record_sort_pairs_lookback`] with the histogram and each pass in a stage of its own
+/// ([`LOOKBACK_STAGES`]), as [`record_sort_pairs_by_dispatch`] does for the other path.
+pub fn record_sort_pairs_lookback_by_dispatch(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+) -> (BufferProxy, BufferProxy) {
+    record_lookback(rec, (keys, values), count, key_bits, true)
 }
 
 /// The stages [`record_sort_pairs_by_dispatch`] puts each pass's dispatches in.
@@ -93,45 +137,16 @@ fn record_sort(
     by_dispatch: bool,
 ) -> (BufferProxy, BufferProxy) {
     let [count_stage, spine_stage, scatter_stage] = DISPATCH_STAGES;
-    let stage = |rec: &mut Recording, name| {
-        if by_dispatch {
-            rec.stage(name);
-        }
-    };
-    let passes = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
-    let blocks = count.div_ceil(RADIX_BLOCK).max(1);
-    let grid = dispatch_grid(blocks, 1, DEFAULT_MAX_GROUPS_X);
+    let plan = Plan::new(rec, count, key_bits, by_dispatch);
+    let (blocks, grid, totals) = (plan.blocks, plan.grid, plan.totals);
     let counts = rec.array_buffer::<u32>(16 * blocks as usize, "radix counts");
-    let totals = rec.array_buffer::<u32>(16 * passes as usize, "radix digit totals");
-    rec.clear(totals);
-    let mut src = (keys, values);
-    let mut dst = (
-        rec.array_buffer::<u32>(count as usize, "radix keys"),
-        rec.array_buffer::<u32>(count as usize, "radix values"),
-    );
-    // Every pass's parameters go up first, so that the passes' dispatches follow one
-    // another with no copy between them and share one compute pass.
-    let params: Vec<BufferProxy> = (0..passes)
-        .map(|pass| {
-            let params = rec.buffer(size_of::<GpuRadixParams>() as u64, "radix params");
-            rec.upload(
-                params,
-                &[GpuRadixParams {
-                    count,
-                    shift: pass * RADIX_BITS,
-                    blocks,
-                    _pad: 0,
-                }],
-            );
-            params
-        })
-        .collect();
-    for &params in &params {
-        stage(rec, count_stage);
+    let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
+    for &params in &plan.params {
+        plan.stage(rec, count_stage);
         rec.dispatch(ShaderId::RadixCount, grid, &[params, src.0, counts, totals]);
-        stage(rec, spine_stage);
+        plan.stage(rec, spine_stage);
         rec.dispatch(ShaderId::RadixSpine, [16, 1, 1], &[params, totals, counts]);
-        stage(rec, scatter_stage);
+        plan.stage(rec, scatter_stage);
         rec.dispatch(
             ShaderId::RadixScatter,
             grid,
@@ -142,12 +157,123 @@ fn record_sort(
     }
     rec.free(totals);
     rec.free(counts);
-    // The scratch pair this function allocated, unless it holds the result.
+    free_scratch(rec, keys, dst);
+    src
+}
+
+/// The look-back path (see the module comment): the digit totals of every pass, then a
+/// pass a dispatch; past [`LOOKBACK_MAX_KEYS`], the three-dispatch path.
+fn record_lookback(
+    rec: &mut Recording,
+    (keys, values): (BufferProxy, BufferProxy),
+    count: u32,
+    key_bits: u32,
+    by_dispatch: bool,
+) -> (BufferProxy, BufferProxy) {
+    if count > LOOKBACK_MAX_KEYS {
+        return record_sort(rec, (keys, values), count, key_bits, by_dispatch);
+    }
+    let [histogram_stage, pass_stage] = LOOKBACK_STAGES;
+    let plan = Plan::new(rec, count, key_bits, by_dispatch);
+    let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
+    // Each pass's ticket counter (radix_lookback's TICKETS words), then its blocks' status
+    // words, a digit each.
+    let status = rec.array_buffer::<u32>(
+        LOOKBACK_TICKETS + 16 * blocks as usize * params.len(),
+        "radix look-back status",
+    );
+    rec.clear(status);
+    let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
+    plan.stage(rec, histogram_stage);
+    rec.dispatch(ShaderId::RadixHistogram, grid, &[params[0], src.0, totals]);
+    for &params in params {
+        plan.stage(rec, pass_stage);
+        rec.dispatch(
+            ShaderId::RadixLookback,
+            grid,
+            &[params, src.0, src.1, totals, status, dst.0, dst.1],
+        );
+        rec.free(params);
+        std::mem::swap(&mut src, &mut dst);
+    }
+    rec.free(status);
+    rec.free(totals);
+    free_scratch(rec, keys, dst);
+    src
+}
+
+/// Words before the look-back's status words: a ticket counter for each of up to 8 passes
+/// (`TICKETS` in radix_lookback.wgsl).
+const LOOKBACK_TICKETS: usize = 8;
+
+/// The pair of buffers the passes write to and read from in turn with the input's.
+fn scratch_pair(rec: &mut Recording, count: u32) -> (BufferProxy, BufferProxy) {
+    (
+        rec.array_buffer::<u32>(count as usize, "radix keys"),
+        rec.array_buffer::<u32>(count as usize, "radix values"),
+    )
+}
+
+/// Frees the scratch pair `dst` unless it is the input pair (whose first buffer is
+/// `keys`): after an even number of passes the result is in the input's buffers.
+fn free_scratch(rec: &mut Recording, keys: BufferProxy, dst: (BufferProxy, BufferProxy)) {
     if dst.0 != keys {
         rec.free(dst.0);
         rec.free(dst.1);
     }
-    src
+}
+
+/// What both paths set up first for `count` keys of `key_bits` bits.
+struct Plan {
+    /// Blocks of [`RADIX_BLOCK`] keys, and the grid of a workgroup each.
+    blocks: u32,
+    grid: [u32; 3],
+    /// Each pass's digit totals, cleared.
+    totals: BufferProxy,
+    /// Every pass's parameters, uploaded before the first dispatch, so that the passes'
+    /// dispatches follow one another with no copy between them and share one compute
+    /// pass.
+    params: Vec<BufferProxy>,
+    /// Whether each dispatch goes in a stage of its own.
+    by_dispatch: bool,
+}
+
+impl Plan {
+    fn new(rec: &mut Recording, count: u32, key_bits: u32, by_dispatch: bool) -> Self {
+        let passes = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
+        let blocks = count.div_ceil(RADIX_BLOCK).max(1);
+        let totals = rec.array_buffer::<u32>(16 * passes as usize, "radix digit totals");
+        rec.clear(totals);
+        let params = (0..passes)
+            .map(|pass| {
+                let params = rec.buffer(size_of::<GpuRadixParams>() as u64, "radix params");
+                rec.upload(
+                    params,
+                    &[GpuRadixParams {
+                        count,
+                        shift: pass * RADIX_BITS,
+                        blocks,
+                        passes,
+                    }],
+                );
+                params
+            })
+            .collect();
+        Plan {
+            blocks,
+            grid: dispatch_grid(blocks, 1, DEFAULT_MAX_GROUPS_X),
+            totals,
+            params,
+            by_dispatch,
+        }
+    }
+
+    /// Starts stage `name` for the next dispatch, when each dispatch takes one.
+    fn stage(&self, rec: &mut Recording, name: &'static str) {
+        if self.by_dispatch {
+            rec.stage(name);
+        }
+    }
 }
 
 /// CPU twin: stable sort of the pairs by the low `key_bits` bits of the keys.

@@ -1,0 +1,82 @@
+// Radix sort by decoupled look-back (Merrill and Garland 2016; Adinets and Merrill 2022),
+// one dispatch a pass: each block takes the next ticket (blocks are numbered in the order
+// they start, so a block waits only on blocks already running), counts its keys by digit
+// and publishes the counts, then walks back over the blocks before it, adding their
+// published counts, until one that has published its inclusive prefix: that is where its
+// own keys of each digit start after the lower digits' (radix_histogram's totals). It
+// publishes its own prefix and writes its keys as the spine's scatter does (radix_block).
+// Where the three-dispatch pass (count, spine, scatter) reads the keys three times and
+// waits twice for the whole device, this reads them twice and waits only on the blocks
+// before it. A status word is a flag (2 bits: none yet, the block's own count, its
+// inclusive prefix) over a 30-bit count, in one atomic so that flag and count are seen
+// together; passes::radix records this only for fewer than 2^30 keys.
+// CPU twin: passes::radix::sort_pairs_cpu.
+
+#import radix_block
+#import dispatch
+
+@group(0) @binding(0) var<uniform> params: RadixParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read> values_in: array<u32>;
+@group(0) @binding(3) var<storage, read> totals: array<u32>;
+// Words 0..8: each pass's ticket counter; then per pass, per block, per digit, a status
+// word. Cleared before the sort.
+@group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
+
+const TICKETS: u32 = 8u;
+const FLAG_COUNT: u32 = 0x40000000u;
+const FLAG_PREFIX: u32 = 0x80000000u;
+const VALUE_MASK: u32 = 0x3fffffffu;
+
+var<workgroup> ticket: u32;
+
+@compute @workgroup_size(128)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = lid.x;
+    let round = params.shift / RADIX_BITS;
+    if t == 0u {
+        ticket = atomicAdd(&status[round], 1u);
+    }
+    let block = workgroupUniformLoad(&ticket);
+    // A grid larger than the blocks (a 2D one) leaves its last tickets with no block.
+    if block >= params.blocks {
+        return;
+    }
+    rank_block(t, block);
+    if t < RADIX_DIGITS {
+        let count = block_digit_count(t);
+        let row = TICKETS + (round * params.blocks) * RADIX_DIGITS + t;
+        var before = 0u;
+        if block == 0u {
+            atomicStore(&status[row], FLAG_PREFIX | count);
+        } else {
+            atomicStore(&status[row + block * RADIX_DIGITS], FLAG_COUNT | count);
+            var k = block - 1u;
+            loop {
+                // Read by an atomic read-modify-write: lavapipe's atomicLoad in this loop
+                // let blocks run on with a count they had not read (a million keys sorted
+                // wrong in about one sort of five), its atomicOr in none of 96.
+                let word = atomicOr(&status[row + k * RADIX_DIGITS], 0u);
+                if (word & (FLAG_COUNT | FLAG_PREFIX)) == 0u {
+                    // Not published yet: that block is running (it took its ticket first).
+                    continue;
+                }
+                before += word & VALUE_MASK;
+                if (word & FLAG_PREFIX) != 0u {
+                    break;
+                }
+                k -= 1u;
+            }
+            atomicStore(&status[row + block * RADIX_DIGITS], FLAG_PREFIX | (before + count));
+        }
+        var first = 0u;
+        for (var d = 0u; d < t; d++) {
+            first += totals[round * RADIX_DIGITS + d];
+        }
+        digit_base[t] = first + before - local_start[t];
+    }
+    workgroupBarrier();
+    sort_block(t, block, true);
+}
