@@ -129,6 +129,62 @@ fn one_huge_body_among_small_ones() {
     check_all("huge bodies", &boxes, true);
 }
 
+/// The CPU hash finds an oversize box's partners by a sweep along x from its start less
+/// the widest small box: boxes that touch it exactly at either x face, the widest small
+/// boxes reaching it from far to the left, and oversize boxes touching each other, near
+/// the origin and a million away (where an f32 step is 1/16), all as brute force has them.
+#[test]
+fn oversize_boxes_meet_every_box_they_touch() {
+    for offset in [0.0f32, 1.0e6] {
+        let mut rng = Rng::new(41);
+        let o = Vec3::splat(offset);
+        let mut boxes: Vec<GpuAabb> = (0..3000)
+            .map(|_| {
+                let c = Vec3::new(
+                    rng.range(-40.0, 40.0) as f32,
+                    rng.range(-40.0, 40.0) as f32,
+                    rng.range(-40.0, 40.0) as f32,
+                );
+                cube(o + c, rng.range(0.2, 0.6) as f32)
+            })
+            .collect();
+        // Oversize boxes, two touching at a face.
+        let big = |lo: Vec3, hi: Vec3| GpuAabb::new(o + lo, o + hi);
+        boxes.push(big(
+            Vec3::new(-10.0, -10.0, -10.0),
+            Vec3::new(10.0, 10.0, 10.0),
+        ));
+        boxes.push(big(Vec3::new(10.0, -30.0, -5.0), Vec3::new(30.0, 0.0, 5.0)));
+        boxes.push(big(
+            Vec3::new(-35.0, 12.0, -35.0),
+            Vec3::new(-15.0, 30.0, 35.0),
+        ));
+        // Small boxes touching the first exactly at its x faces, and the widest small
+        // boxes (long along x) ending exactly at its start.
+        for k in 0..20 {
+            let (y, z) = (-9.0 + k as f32, 9.0 - k as f32);
+            boxes.push(big(
+                Vec3::new(10.0, y, z),
+                Vec3::new(10.5, y + 0.5, z + 0.5),
+            ));
+            boxes.push(big(
+                Vec3::new(-10.5, y, z),
+                Vec3::new(-10.0, y + 0.5, z + 0.5),
+            ));
+            boxes.push(big(
+                Vec3::new(-14.0, y, z),
+                Vec3::new(-10.0, y + 0.3, z + 0.3),
+            ));
+            boxes.push(big(
+                Vec3::new(-14.0, y, z),
+                Vec3::new(-10.0625, y + 0.3, z + 0.3),
+            ));
+        }
+        let n = check_all(&format!("oversize touches at {offset}"), &boxes, true);
+        assert!(n > 100, "{n} pairs");
+    }
+}
+
 #[test]
 fn many_huge_bodies_overflow_the_workgroup_pair_stage() {
     // Every small body overlaps all 40 huge ones: a GPU workgroup of 256 finds some 10k
