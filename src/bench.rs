@@ -146,6 +146,10 @@ pub struct GpuBenchOptions {
     /// A compute pass for every dispatch instead of one for each run of dispatches (the
     /// A/B baseline).
     pub pass_per_dispatch: bool,
+    /// The radix sort by decoupled look-back is timed beside the three-dispatch one (off:
+    /// only the latter; its blocks wait on one another, which a device that does not
+    /// keep running workgroups running would turn into a hang).
+    pub lookback_sort: bool,
 }
 
 impl GpuBenchOptions {
@@ -199,8 +203,8 @@ pub struct SortFigures {
     /// pass, by stage name (`sort/count`, `sort/spine`, `sort/scatter`).
     pub dispatch_us: BTreeMap<String, f64>,
     /// The same sort by decoupled look-back (`passes::radix::record_sort_pairs_lookback`),
-    /// timed in the same runs.
-    pub lookback: LookbackFigures,
+    /// timed in the same runs (unless asked not to be).
+    pub lookback: Option<LookbackFigures>,
 }
 
 /// The look-back sort at one size.
@@ -721,8 +725,13 @@ fn sort_figures(
     sort_pairs_cpu(&mut ck, &mut cv, 32);
     // Both paths in each run, in turn: the same clock and load for both.
     let (mut gpu, mut wall, mut lookback) = (Vec::new(), Vec::new(), Vec::new());
+    let ways: &[SortWay] = if options.lookback_sort {
+        &[SortWay::Spine, SortWay::Lookback]
+    } else {
+        &[SortWay::Spine]
+    };
     for r in 0..=options.runs {
-        for way in [SortWay::Spine, SortWay::Lookback] {
+        for &way in ways {
             if r > 0 {
                 keeper.keep(engine)?;
             }
@@ -747,7 +756,7 @@ fn sort_figures(
     // Then each dispatch timed on its own, in sorts of their own.
     let mut dispatch_us: BTreeMap<String, Vec<f64>> = BTreeMap::new();
     for _ in 0..options.runs {
-        for way in [SortWay::Spine, SortWay::Lookback] {
+        for &way in ways {
             keeper.keep(engine)?;
             let (profile, _) = gpu_sort(engine, &input, way, true, false)?;
             for s in profile
@@ -769,7 +778,6 @@ fn sort_figures(
         Ok(())
     })?;
     let gpu = median(&mut gpu);
-    let lookback = median(&mut lookback);
     let mut dispatch_us: BTreeMap<String, f64> = dispatch_us
         .into_iter()
         .map(|(name, mut us)| (name, median(&mut us)))
@@ -783,12 +791,15 @@ fn sort_figures(
         floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / gpu / 1e9,
         wall_ms: median(&mut wall) * 1e3,
         dispatch_us,
-        lookback: LookbackFigures {
-            gpu_ms: lookback * 1e3,
-            over_spine: lookback / gpu,
-            floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / lookback / 1e9,
-            dispatch_us: lookback_us,
-        },
+        lookback: (!lookback.is_empty()).then(|| {
+            let lookback = median(&mut lookback);
+            LookbackFigures {
+                gpu_ms: lookback * 1e3,
+                over_spine: lookback / gpu,
+                floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / lookback / 1e9,
+                dispatch_us: lookback_us,
+            }
+        }),
     })
 }
 
@@ -1036,16 +1047,17 @@ impl GpuBenchReport {
                     "",
                     parts(&DISPATCH_STAGES, &sort.dispatch_us)
                 );
-                let lb = &sort.lookback;
-                s += &format!(
-                    "{:>9}   sort by look-back: gpu {:.3} ms ({:.2} of the above, {:.1} GB/s over \
-                     the floor); timed on their own (µs): {}\n",
-                    "",
-                    lb.gpu_ms,
-                    lb.over_spine,
-                    lb.floor_gb_per_s,
-                    parts(&LOOKBACK_STAGES, &lb.dispatch_us)
-                );
+                if let Some(lb) = &sort.lookback {
+                    s += &format!(
+                        "{:>9}   sort by look-back: gpu {:.3} ms ({:.2} of the above, {:.1} GB/s \
+                         over the floor); timed on their own (µs): {}\n",
+                        "",
+                        lb.gpu_ms,
+                        lb.over_spine,
+                        lb.floor_gb_per_s,
+                        parts(&LOOKBACK_STAGES, &lb.dispatch_us)
+                    );
+                }
             }
             if f.depth.as_ref().is_some_and(|d| d.pairs == 0) {
                 s += &format!(
@@ -1107,7 +1119,10 @@ impl GpuBenchReport {
                 f.hash.as_ref().map(|h| h.versus.gpu_ms),
                 f.sweep.as_ref().map(|h| h.versus.gpu_ms),
                 f.sort.as_ref().map(|s| s.versus.gpu_ms),
-                f.sort.as_ref().map(|s| s.lookback.gpu_ms),
+                f.sort
+                    .as_ref()
+                    .and_then(|s| s.lookback.as_ref())
+                    .map(|l| l.gpu_ms),
                 f.bounds.as_ref().map(|b| b.gpu_ms),
                 f.best_cpu_ms(),
             ];

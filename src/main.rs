@@ -164,6 +164,10 @@ struct GpuBenchArgs {
     /// dispatches (the A/B baseline: the passes' own cost).
     #[arg(long)]
     pass_per_dispatch: bool,
+    /// Time only the three-dispatch radix sort, not the look-back one beside it (whose
+    /// blocks wait on one another: a device that parks a running workgroup would hang)
+    #[arg(long)]
+    no_lookback_sort: bool,
     /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at
     /// most this many [default: 1200000 on a hardware GPU, 5000 on a software adapter]
     #[arg(long)]
@@ -1018,6 +1022,7 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         pair_staging: !args.no_pair_staging,
         pass_timestamps: args.pass_timestamps,
         pass_per_dispatch: args.pass_per_dispatch,
+        lookback_sort: !args.no_lookback_sort,
         depth_max_pairs: args
             .depth_max_pairs
             .unwrap_or(if hardware { 1_200_000 } else { 5_000 }),
