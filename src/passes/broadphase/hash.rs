@@ -191,19 +191,17 @@ fn oversize_pairs(
     if oversize.is_empty() {
         return Vec::new();
     }
-    // A box whose low x is NaN meets nothing (every comparison with it is false) and
-    // would break the order's search.
-    let mut by_x: Vec<(f32, u32)> = (0..aabbs.len())
-        .filter(|&j| ranges[j].is_some() && !aabbs[j].min[0].is_nan())
-        .map(|j| (aabbs[j].min[0], j as u32))
+    // In sort-and-sweep's order along x (`sortable_key`, `sap_gather_cpu`); a box whose
+    // low x is NaN meets nothing (every comparison with it is false) and would break the
+    // order's search.
+    let mut order: Vec<u32> = (0..aabbs.len() as u32)
+        .filter(|&j| ranges[j as usize].is_some() && !aabbs[j as usize].min[0].is_nan())
         .collect();
-    by_x.sort_unstable_by(|a, b| a.0.total_cmp(&b.0));
+    order.sort_unstable_by_key(|&j| sortable_key(aabbs[j as usize].min[0]));
+    let by_x = sap_gather_cpu(aabbs, &order);
     let reach = by_x
         .iter()
-        .map(|&(_, j)| {
-            let b = &aabbs[j as usize];
-            f64::from(b.max[0]) - f64::from(b.min[0])
-        })
+        .map(|b| f64::from(b.max[0]) - f64::from(b.min[0]))
         .fold(0.0, f64::max);
     let (by_x, oversize) = (&by_x, oversize);
     parallel_ranges(oversize.len(), |range| {
@@ -216,13 +214,13 @@ fn oversize_pairs(
             // from cutting one off.
             let low = f64::from(box_a.min[0]);
             let from = low - reach - 1e-9 * (reach + low.abs());
-            let first = by_x.partition_point(|&(x, _)| f64::from(x) < from);
-            for &(x, j) in &by_x[first..] {
-                if x > box_a.max[0] {
+            let first = by_x.partition_point(|b| f64::from(b.min[0]) < from);
+            for b in &by_x[first..] {
+                if b.min[0] > box_a.max[0] {
                     break;
                 }
-                if overlap(box_a, &aabbs[j as usize]) {
-                    out.push([a.min(j), a.max(j)]);
+                if corners_overlap(box_a.min, box_a.max, b.min, b.max) {
+                    out.push([a.min(b.body), a.max(b.body)]);
                 }
             }
             for &b in &oversize[i + 1..] {
