@@ -778,6 +778,8 @@ fn sort_figures(
         Ok(())
     })?;
     let gpu = median(&mut gpu);
+    // GB/s at the floor's bytes a pair, for a sort of `seconds`.
+    let floor_rate = |seconds: f64| n as f64 * SORT_FLOOR_BYTES_PER_PAIR / seconds / 1e9;
     let mut dispatch_us: BTreeMap<String, f64> = dispatch_us
         .into_iter()
         .map(|(name, mut us)| (name, median(&mut us)))
@@ -788,7 +790,7 @@ fn sort_figures(
         .collect();
     Ok(SortFigures {
         versus: Versus::new(gpu, cpu),
-        floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / gpu / 1e9,
+        floor_gb_per_s: floor_rate(gpu),
         wall_ms: median(&mut wall) * 1e3,
         dispatch_us,
         lookback: (!lookback.is_empty()).then(|| {
@@ -796,7 +798,7 @@ fn sort_figures(
             LookbackFigures {
                 gpu_ms: lookback * 1e3,
                 over_spine: lookback / gpu,
-                floor_gb_per_s: n as f64 * SORT_FLOOR_BYTES_PER_PAIR / lookback / 1e9,
+                floor_gb_per_s: floor_rate(lookback),
                 dispatch_us: lookback_us,
             }
         }),
