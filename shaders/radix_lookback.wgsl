@@ -1,7 +1,7 @@
 // Radix sort by decoupled look-back (Merrill and Garland 2016; Adinets and Merrill 2022),
 // one dispatch a pass: each block takes the next ticket (blocks are numbered in the order
-// they start, so a block waits only on blocks already running), counts its keys by digit
-// and publishes the counts, then walks back over the blocks before it, adding their
+// they start, so a block mostly waits on blocks already running), counts its keys by
+// digit and publishes the counts, then walks back over the blocks before it, adding their
 // published counts, until one that has published its inclusive prefix: that is where its
 // own keys of each digit start after the lower digits' (radix_histogram's totals). It
 // publishes its own prefix and writes its keys as the spine's scatter does (radix_block).
@@ -9,7 +9,9 @@
 // waits twice for the whole device, this reads them twice and waits only on the blocks
 // before it. A status word is a flag (2 bits: none yet, the block's own count, its
 // inclusive prefix) over a 30-bit count, in one atomic so that flag and count are seen
-// together; passes::radix records this only for fewer than 2^30 keys.
+// together; passes::radix records this only for fewer than 2^30 keys. A block that has
+// not published in time is counted by the block waiting on it (see the look-back below), so
+// no device's scheduling can make the sort hang.
 // CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_block
@@ -28,6 +30,7 @@
 const TICKETS: u32 = 8u;
 const FLAG_COUNT: u32 = 0x40000000u;
 const FLAG_PREFIX: u32 = 0x80000000u;
+const FLAGS: u32 = 0xc0000000u;
 const VALUE_MASK: u32 = 0x3fffffffu;
 
 var<workgroup> ticket: u32;
@@ -54,20 +57,36 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
         } else {
             atomicStore(&status[row + block * RADIX_DIGITS], FLAG_COUNT | count);
             var k = block - 1u;
+            var spins = 0u;
             loop {
                 // Read by an atomic read-modify-write: lavapipe's atomicLoad in this loop
                 // let blocks run on with a count they had not read (a million keys sorted
                 // wrong in 6 of 34 sorts), its atomicOr in none of 96.
                 let word = atomicOr(&status[row + k * RADIX_DIGITS], 0u);
-                if (word & (FLAG_COUNT | FLAG_PREFIX)) == 0u {
-                    // Not published yet: that block is running (it took its ticket first).
-                    continue;
-                }
-                before += word & VALUE_MASK;
-                if (word & FLAG_PREFIX) != 0u {
-                    break;
+                if (word & FLAGS) == 0u {
+                    // Not published yet: that block mostly is running (it took its ticket
+                    // first), and is waited on for `params.patience` reads. Past them this
+                    // thread counts that block's keys of its digit itself (decoupled
+                    // fallback, Smith, Levien and Owens 2025) and looks further back: no
+                    // block waits on another without end, so the sort needs no promise
+                    // that a running workgroup keeps running.
+                    if spins < params.patience {
+                        spins += 1u;
+                        continue;
+                    }
+                    before += block_keys_of_digit(k, t);
+                    // Block 0's inclusive prefix is its count.
+                    if k == 0u {
+                        break;
+                    }
+                } else {
+                    before += word & VALUE_MASK;
+                    if (word & FLAG_PREFIX) != 0u {
+                        break;
+                    }
                 }
                 k -= 1u;
+                spins = 0u;
             }
             atomicStore(&status[row + block * RADIX_DIGITS], FLAG_PREFIX | (before + count));
         }
@@ -79,4 +98,14 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
     }
     workgroupBarrier();
     sort_block(t, block, true);
+}
+
+// Block `b`'s keys of digit `d` in this pass, counted by one thread.
+fn block_keys_of_digit(b: u32, d: u32) -> u32 {
+    let end = min(params.count, (b + 1u) * RADIX_BLOCK);
+    var c = 0u;
+    for (var i = b * RADIX_BLOCK; i < end; i++) {
+        c += u32(digit_of(keys_in[i], params.shift) == d);
+    }
+    return c;
 }

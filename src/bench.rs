@@ -146,9 +146,8 @@ pub struct GpuBenchOptions {
     /// A compute pass for every dispatch instead of one for each run of dispatches (the
     /// A/B baseline).
     pub pass_per_dispatch: bool,
-    /// The radix sort by decoupled look-back is timed beside the three-dispatch one (off:
-    /// only the latter; its blocks wait on one another, which a device that does not
-    /// keep running workgroups running would turn into a hang).
+    /// The radix sort by decoupled look-back (the broadphase's) is timed beside the
+    /// three-dispatch one (off: only the latter).
     pub lookback_sort: bool,
 }
 

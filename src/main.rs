@@ -164,8 +164,8 @@ struct GpuBenchArgs {
     /// dispatches (the A/B baseline: the passes' own cost).
     #[arg(long)]
     pass_per_dispatch: bool,
-    /// Time only the three-dispatch radix sort, not the look-back one beside it (whose
-    /// blocks wait on one another: a device that parks a running workgroup would hang)
+    /// Time only the three-dispatch radix sort, not the look-back one beside it (the
+    /// broadphase's)
     #[arg(long)]
     no_lookback_sort: bool,
     /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at

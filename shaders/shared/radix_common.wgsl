@@ -16,6 +16,9 @@ struct RadixParams {
     blocks: u32,
     // Number of passes (the sort's, whichever this one is).
     passes: u32,
+    // The look-back's rounds of waiting on a block's counts before counting them itself
+    // (radix_lookback).
+    patience: u32,
 }
 
 fn digit_of(key: u32, shift: u32) -> u32 {

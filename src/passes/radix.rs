@@ -33,11 +33,15 @@
 //! instead of a count and a spine over all of them. 2 + passes dispatches where this
 //! takes 3 · passes, and on the H100 the count and the spine took 7.6 and 10.3 µs of each
 //! pass's 42 at 1M pairs. A block waits on blocks that started before it (each takes a
-//! ticket as it starts), which needs a device that keeps every running workgroup
-//! running: true of desktop GPUs' and lavapipe's, promised by no API (a device that
-//! parks a spinning workgroup's predecessor for good would hang), so the broadphase keeps
-//! the three-dispatch path until the H100's figures of both are in (`proxima bench gpu`
-//! times both).
+//! ticket as it starts), but not without end: a block that has not published its counts
+//! after [`LOOKBACK_PATIENCE`] reads is counted by the one waiting on it (decoupled
+//! fallback), so a device that parks a running workgroup (no API promises it does not)
+//! makes the sort slower, never hung. The broadphase's sweep sorts by this path.
+//!
+//! Lavapipe, this machine, the sort's GPU time (best of 5, the two paths alternating):
+//! 10k pairs 15.1-20.1 -> 4.0-4.3 ms, 100k 24.5-48.8 -> 19.8-33.9, 1M 196-323 ->
+//! 199-221 (a loaded machine's spread; the waiting's patience, 0 to 256 reads, changed
+//! nothing beyond it).
 
 use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
@@ -63,6 +67,9 @@ wgsl_twin! {
         pub blocks: u32,
         /// Number of passes.
         pub passes: u32,
+        /// The look-back's rounds of waiting on a block's counts before counting them
+        /// itself ([`LOOKBACK_PATIENCE`]).
+        pub patience: u32,
     }
 }
 
@@ -86,6 +93,12 @@ pub const LOOKBACK_STAGES: [&str; 2] = ["sort/histogram", "sort/lookback"];
 /// The most keys the look-back path sorts: a status word holds a count in 30 bits.
 pub const LOOKBACK_MAX_KEYS: u32 = (1 << 30) - 1;
 
+/// Reads of a block's status word a look-back block makes while that block has not
+/// published its counts, before counting that block's keys itself: a read is an atomic's
+/// round trip, the count one thread's pass over the other block's 1,024 keys (tens of
+/// microseconds on a GPU, so the patience covers far more than a block's usual wait).
+pub const LOOKBACK_PATIENCE: u32 = 256;
+
 /// [`record_sort_pairs`] by decoupled look-back (see the module comment): the same result,
 /// one dispatch a pass after one histogram of all passes. More than
 /// [`LOOKBACK_MAX_KEYS`] keys take the three-dispatch path.
@@ -96,7 +109,28 @@ pub fn record_sort_pairs_lookback(
     count: u32,
     key_bits: u32,
 ) -> (BufferProxy, BufferProxy) {
-    record_lookback(rec, (keys, values), count, key_bits, false)
+    record_lookback(
+        rec,
+        (keys, values),
+        count,
+        key_bits,
+        false,
+        LOOKBACK_PATIENCE,
+    )
+}
+
+/// [`record_sort_pairs_lookback`] waiting `patience` reads (not [`LOOKBACK_PATIENCE`])
+/// on a block's counts before counting them itself: 0 counts every block not yet
+/// published when first looked at.
+pub fn record_sort_pairs_lookback_with_patience(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+    patience: u32,
+) -> (BufferProxy, BufferProxy) {
+    record_lookback(rec, (keys, values), count, key_bits, false, patience)
 }
 
 /// [`record_sort_pairs_lookback`] with the histogram and each pass in a stage of its own
@@ -108,7 +142,14 @@ pub fn record_sort_pairs_lookback_by_dispatch(
     count: u32,
     key_bits: u32,
 ) -> (BufferProxy, BufferProxy) {
-    record_lookback(rec, (keys, values), count, key_bits, true)
+    record_lookback(
+        rec,
+        (keys, values),
+        count,
+        key_bits,
+        true,
+        LOOKBACK_PATIENCE,
+    )
 }
 
 /// The stages [`record_sort_pairs_by_dispatch`] puts each pass's dispatches in.
@@ -137,7 +178,7 @@ fn record_sort(
     by_dispatch: bool,
 ) -> (BufferProxy, BufferProxy) {
     let [count_stage, spine_stage, scatter_stage] = DISPATCH_STAGES;
-    let plan = Plan::new(rec, count, key_bits, by_dispatch);
+    let plan = Plan::new(rec, count, key_bits, by_dispatch, 0);
     let (blocks, grid, totals) = (plan.blocks, plan.grid, plan.totals);
     let counts = rec.array_buffer::<u32>(16 * blocks as usize, "radix counts");
     let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
@@ -169,12 +210,13 @@ fn record_lookback(
     count: u32,
     key_bits: u32,
     by_dispatch: bool,
+    patience: u32,
 ) -> (BufferProxy, BufferProxy) {
     if count > LOOKBACK_MAX_KEYS {
         return record_sort(rec, (keys, values), count, key_bits, by_dispatch);
     }
     let [histogram_stage, pass_stage] = LOOKBACK_STAGES;
-    let plan = Plan::new(rec, count, key_bits, by_dispatch);
+    let plan = Plan::new(rec, count, key_bits, by_dispatch, patience);
     let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
     // Each pass's ticket counter (radix_lookback's TICKETS words), then its blocks' status
     // words, a digit each.
@@ -239,7 +281,13 @@ struct Plan {
 }
 
 impl Plan {
-    fn new(rec: &mut Recording, count: u32, key_bits: u32, by_dispatch: bool) -> Self {
+    fn new(
+        rec: &mut Recording,
+        count: u32,
+        key_bits: u32,
+        by_dispatch: bool,
+        patience: u32,
+    ) -> Self {
         let passes = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
         let blocks = count.div_ceil(RADIX_BLOCK).max(1);
         let totals = rec.array_buffer::<u32>(16 * passes as usize, "radix digit totals");
@@ -254,6 +302,7 @@ impl Plan {
                         shift: pass * RADIX_BITS,
                         blocks,
                         passes,
+                        patience,
                     }],
                 );
                 params
