@@ -14,8 +14,8 @@
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
 # and JSON and plot of `proxima bench gpu` (the hash at every size, with and without
 # workgroup pair staging, and with timestamps around every pass; the sweep at 100k and 1M:
-# its CPU twin takes minutes on millions of uniform bodies; at every size both radix
-# sorts, count-spine-scatter and look-back), the radix sort (both paths) against
+# its CPU twin takes minutes on millions of uniform bodies; at every size the three radix
+# sorts, count-spine-scatter, look-back and 8-bit look-back), the radix sorts against
 # lampshade's, the main job on the GPU and on the CPU twins, `proxima bench toi` and
 # `bench penetration`, and where nvidia-smi is there
 # the GPU's clock every 100 ms beside it all (clocks.csv). On an H100 the hash figures took

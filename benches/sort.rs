@@ -1,6 +1,7 @@
 //! Key/value radix sort on resident GPU buffers: proxima's pass (4-bit LSD,
-//! reduce-then-scan; the engine's default, and with a compute pass per dispatch; and the
-//! same digits by decoupled look-back, a dispatch a pass) against
+//! reduce-then-scan; the engine's default, and with a compute pass per dispatch; the same
+//! digits by decoupled look-back, a dispatch a pass; and 8-bit digits by look-back, half the
+//! passes) against
 //! lampshade 0.13's `KeyValueSoaSorter` (separate key and value
 //! buffers, like ours), same random keys, side by side. Both record into a command buffer,
 //! submit and wait; neither reads back. Every iteration first copies the unsorted keys and
@@ -12,8 +13,10 @@ mod common;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use proxima::gpu::Engine;
-use proxima::graph::Recording;
-use proxima::passes::radix::{record_sort_pairs, record_sort_pairs_lookback};
+use proxima::graph::{BufferProxy, Recording};
+use proxima::passes::radix::{
+    record_sort_pairs, record_sort_pairs_lookback, record_sort_pairs_radix8,
+};
 use proxima::rng::Rng;
 use wgpu::util::DeviceExt;
 
@@ -49,19 +52,18 @@ fn sort(c: &mut Criterion) {
         );
         let (k, v) = (buffer("keys", &keys), buffer("values", &values));
         // The engine's default (each run of dispatches in one compute pass), a compute pass
-        // per dispatch (the A/B baseline), and the look-back path.
-        for (name, pass_per_dispatch, lookback) in [
-            ("proxima", false, false),
-            ("proxima-pass-per-dispatch", true, false),
-            ("proxima-lookback", false, true),
-        ] {
+        // per dispatch (the A/B baseline), and the look-back paths, 4- and 8-bit.
+        type Record =
+            fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> (BufferProxy, BufferProxy);
+        let ways: [(&str, bool, Record); 4] = [
+            ("proxima", false, record_sort_pairs),
+            ("proxima-pass-per-dispatch", true, record_sort_pairs),
+            ("proxima-lookback", false, record_sort_pairs_lookback),
+            ("proxima-radix8", false, record_sort_pairs_radix8),
+        ];
+        for (name, pass_per_dispatch, record) in ways {
             let mut engine = Engine::new(ctx.clone());
             engine.set_pass_per_dispatch(pass_per_dispatch);
-            let record = if lookback {
-                record_sort_pairs_lookback
-            } else {
-                record_sort_pairs
-            };
             group.bench_function(BenchmarkId::new(name, n), |b| {
                 b.iter(|| {
                     let mut rec = Recording::new();

@@ -36,8 +36,10 @@ use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
 use crate::passes::radix::{
-    DISPATCH_STAGES, LOOKBACK_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch,
-    record_sort_pairs_lookback, record_sort_pairs_lookback_by_dispatch, sort_pairs_cpu,
+    DISPATCH_STAGES, LOOKBACK_STAGES, RADIX8_STAGES, record_sort_pairs,
+    record_sort_pairs_by_dispatch, record_sort_pairs_lookback,
+    record_sort_pairs_lookback_by_dispatch, record_sort_pairs_radix8,
+    record_sort_pairs_radix8_by_dispatch, sort_pairs_cpu,
 };
 use crate::passes::round_contacts::{GpuRoundShape, touching_cpu};
 use crate::pipeline::{Backend, Pipeline};
@@ -204,9 +206,12 @@ pub struct SortFigures {
     /// The same sort by decoupled look-back (`passes::radix::record_sort_pairs_lookback`),
     /// timed in the same runs (unless asked not to be).
     pub lookback: Option<LookbackFigures>,
+    /// The same sort with 8-bit digits by look-back (`record_sort_pairs_radix8`: half the
+    /// passes), timed in the same runs (unless the look-back is asked not to be).
+    pub radix8: Option<LookbackFigures>,
 }
 
-/// The look-back sort at one size.
+/// A look-back sort (4- or 8-bit digits) at one size.
 #[derive(Clone, Debug, Serialize)]
 pub struct LookbackFigures {
     /// Median GPU time of the sort, ms.
@@ -216,7 +221,8 @@ pub struct LookbackFigures {
     /// Pairs per second over [`SORT_FLOOR_BYTES_PER_PAIR`], in GB/s.
     pub floor_gb_per_s: f64,
     /// The histogram, and each pass's dispatch, timed on their own: median µs (the
-    /// histogram once a sort, `sort/lookback` a pass).
+    /// histogram once a sort, with the 8-bit digits' first slots; `sort/lookback` or
+    /// `sort8/lookback` a pass).
     pub dispatch_us: BTreeMap<String, f64>,
 }
 
@@ -722,10 +728,11 @@ fn sort_figures(
     let input = ResidentPairs::new(engine, &keys, &values);
     let (mut ck, mut cv) = (keys.clone(), values.clone());
     sort_pairs_cpu(&mut ck, &mut cv, 32);
-    // Both paths in each run, in turn: the same clock and load for both.
-    let (mut gpu, mut wall, mut lookback) = (Vec::new(), Vec::new(), Vec::new());
+    // Every path in each run, in turn: the same clock and load for all.
+    let (mut gpu, mut wall) = (Vec::new(), Vec::new());
+    let (mut lookback, mut radix8) = (Vec::new(), Vec::new());
     let ways: &[SortWay] = if options.lookback_sort {
-        &[SortWay::Spine, SortWay::Lookback]
+        &[SortWay::Spine, SortWay::Lookback, SortWay::Radix8]
     } else {
         &[SortWay::Spine]
     };
@@ -744,11 +751,15 @@ fn sort_figures(
                         way.name()
                     )));
                 }
-            } else if way == SortWay::Spine {
-                gpu.push(seconds);
-                wall.push(start.elapsed().as_secs_f64());
             } else {
-                lookback.push(seconds);
+                match way {
+                    SortWay::Spine => {
+                        gpu.push(seconds);
+                        wall.push(start.elapsed().as_secs_f64());
+                    }
+                    SortWay::Lookback => lookback.push(seconds),
+                    SortWay::Radix8 => radix8.push(seconds),
+                }
             }
         }
     }
@@ -758,11 +769,11 @@ fn sort_figures(
         for &way in ways {
             keeper.keep(engine)?;
             let (profile, _) = gpu_sort(engine, &input, way, true, false)?;
-            for s in profile
-                .stages
-                .iter()
-                .filter(|s| DISPATCH_STAGES.contains(&s.name) || LOOKBACK_STAGES.contains(&s.name))
-            {
+            for s in profile.stages.iter().filter(|s| {
+                [&DISPATCH_STAGES[..], &LOOKBACK_STAGES, &RADIX8_STAGES]
+                    .iter()
+                    .any(|stages| stages.contains(&s.name))
+            }) {
                 dispatch_us
                     .entry(s.name.to_string())
                     .or_default()
@@ -783,34 +794,42 @@ fn sort_figures(
         .into_iter()
         .map(|(name, mut us)| (name, median(&mut us)))
         .collect();
-    let lookback_us = LOOKBACK_STAGES
-        .iter()
-        .filter_map(|&name| Some((name.to_string(), dispatch_us.remove(name)?)))
-        .collect();
+    let mut figures = |stages: &[&str], times: &mut Vec<f64>| {
+        let dispatch_us = stages
+            .iter()
+            .filter_map(|&name| Some((name.to_string(), dispatch_us.remove(name)?)))
+            .collect();
+        (!times.is_empty()).then(|| {
+            let seconds = median(times);
+            LookbackFigures {
+                gpu_ms: seconds * 1e3,
+                over_spine: seconds / gpu,
+                floor_gb_per_s: floor_rate(seconds),
+                dispatch_us,
+            }
+        })
+    };
+    let lookback = figures(&LOOKBACK_STAGES, &mut lookback);
+    let radix8 = figures(&RADIX8_STAGES, &mut radix8);
     Ok(SortFigures {
         versus: Versus::new(gpu, cpu),
         floor_gb_per_s: floor_rate(gpu),
         wall_ms: median(&mut wall) * 1e3,
         dispatch_us,
-        lookback: (!lookback.is_empty()).then(|| {
-            let lookback = median(&mut lookback);
-            LookbackFigures {
-                gpu_ms: lookback * 1e3,
-                over_spine: lookback / gpu,
-                floor_gb_per_s: floor_rate(lookback),
-                dispatch_us: lookback_us,
-            }
-        }),
+        lookback,
+        radix8,
     })
 }
 
-/// Which of the two sorts (`passes::radix`).
+/// Which of the sorts (`passes::radix`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum SortWay {
     /// Count, spine and scatter a pass.
     Spine,
     /// One histogram, then a dispatch a pass by decoupled look-back.
     Lookback,
+    /// The same with 8-bit digits: half the passes.
+    Radix8,
 }
 
 impl SortWay {
@@ -818,6 +837,7 @@ impl SortWay {
         match self {
             SortWay::Spine => "count, spine and scatter",
             SortWay::Lookback => "look-back",
+            SortWay::Radix8 => "8-bit look-back",
         }
     }
 }
@@ -896,6 +916,8 @@ fn gpu_sort(
         (SortWay::Spine, false) => record_sort_pairs,
         (SortWay::Lookback, true) => record_sort_pairs_lookback_by_dispatch,
         (SortWay::Lookback, false) => record_sort_pairs_lookback,
+        (SortWay::Radix8, true) => record_sort_pairs_radix8_by_dispatch,
+        (SortWay::Radix8, false) => record_sort_pairs_radix8,
     };
     let (sk, sv) = record(&mut rec, k, v, input.count, 32);
     let readbacks = read.then(|| {
@@ -1038,7 +1060,8 @@ impl GpuBenchReport {
                         .iter()
                         .filter_map(|&name| {
                             let us = us.get(name)?;
-                            Some(format!("{} {us:.1}", name.trim_start_matches("sort/")))
+                            let short = name.split_once('/').map_or(name, |(_, s)| s);
+                            Some(format!("{short} {us:.1}"))
                         })
                         .collect::<Vec<String>>()
                         .join(", ")
@@ -1048,16 +1071,21 @@ impl GpuBenchReport {
                     "",
                     parts(&DISPATCH_STAGES, &sort.dispatch_us)
                 );
-                if let Some(lb) = &sort.lookback {
-                    s += &format!(
-                        "{:>9}   sort by look-back: gpu {:.3} ms ({:.2} of the above, {:.1} GB/s \
-                         over the floor); timed on their own (µs): {}\n",
-                        "",
-                        lb.gpu_ms,
-                        lb.over_spine,
-                        lb.floor_gb_per_s,
-                        parts(&LOOKBACK_STAGES, &lb.dispatch_us)
-                    );
+                for (what, figures, stages) in [
+                    ("sort by look-back", &sort.lookback, &LOOKBACK_STAGES),
+                    ("8-bit sort by look-back", &sort.radix8, &RADIX8_STAGES),
+                ] {
+                    if let Some(lb) = figures {
+                        s += &format!(
+                            "{:>9}   {what}: gpu {:.3} ms ({:.2} of the above, {:.1} GB/s over \
+                             the floor); timed on their own (µs): {}\n",
+                            "",
+                            lb.gpu_ms,
+                            lb.over_spine,
+                            lb.floor_gb_per_s,
+                            parts(stages, &lb.dispatch_us)
+                        );
+                    }
                 }
             }
             if f.depth.as_ref().is_some_and(|d| d.pairs == 0) {
@@ -1111,6 +1139,7 @@ impl GpuBenchReport {
             ("gpu frame, sweep", Vec::new()),
             ("gpu sort", Vec::new()),
             ("gpu sort, look-back", Vec::new()),
+            ("gpu sort, 8-bit look-back", Vec::new()),
             ("gpu bounds", Vec::new()),
             ("best cpu twin frame", Vec::new()),
         ];
@@ -1123,6 +1152,10 @@ impl GpuBenchReport {
                 f.sort
                     .as_ref()
                     .and_then(|s| s.lookback.as_ref())
+                    .map(|l| l.gpu_ms),
+                f.sort
+                    .as_ref()
+                    .and_then(|s| s.radix8.as_ref())
                     .map(|l| l.gpu_ms),
                 f.bounds.as_ref().map(|b| b.gpu_ms),
                 f.best_cpu_ms(),

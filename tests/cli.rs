@@ -596,21 +596,26 @@ fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
                 assert!(g > 0.0 && c > 0.0, "{v}");
                 assert!((r - c / g).abs() <= 1e-9 * r, "{v}");
             }
-            // The look-back sort, timed beside the other in the same runs (and checked
-            // against the twin inside the bench), unless left out.
-            let lb = &s["sort"]["lookback"];
-            if staging {
-                let (g, over) = (
-                    lb["gpu_ms"].as_f64().unwrap(),
-                    lb["over_spine"].as_f64().unwrap(),
-                );
-                let spine = s["sort"]["gpu_ms"].as_f64().unwrap();
-                assert!(g > 0.0 && (over - g / spine).abs() <= 1e-9 * over, "{lb}");
-                for stage in ["sort/histogram", "sort/lookback"] {
-                    assert!(lb["dispatch_us"][stage].as_f64().unwrap() > 0.0, "{lb}");
+            // The look-back sorts, 4- and 8-bit, timed beside the other in the same runs
+            // (and checked against the twin inside the bench), unless left out.
+            for (way, stages) in [
+                ("lookback", ["sort/histogram", "sort/lookback"]),
+                ("radix8", ["sort8/histogram", "sort8/lookback"]),
+            ] {
+                let lb = &s["sort"][way];
+                if staging {
+                    let (g, over) = (
+                        lb["gpu_ms"].as_f64().unwrap(),
+                        lb["over_spine"].as_f64().unwrap(),
+                    );
+                    let spine = s["sort"]["gpu_ms"].as_f64().unwrap();
+                    assert!(g > 0.0 && (over - g / spine).abs() <= 1e-9 * over, "{lb}");
+                    for stage in stages {
+                        assert!(lb["dispatch_us"][stage].as_f64().unwrap() > 0.0, "{lb}");
+                    }
+                } else {
+                    assert!(lb.is_null(), "{lb}");
                 }
-            } else {
-                assert!(lb.is_null(), "{lb}");
             }
             let stages = s["hash"]["stages_ms"].as_object().unwrap();
             for stage in [

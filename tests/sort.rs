@@ -9,9 +9,11 @@ use proxima::gpu::Engine;
 use proxima::graph::Recording;
 use proxima::passes::broadphase::sort_body_pairs;
 use proxima::passes::radix::{
-    DISPATCH_STAGES, LOOKBACK_STAGES, record_sort_pairs, record_sort_pairs_by_dispatch,
-    record_sort_pairs_lookback, record_sort_pairs_lookback_by_dispatch,
-    record_sort_pairs_lookback_with_patience, sort_pairs_cpu,
+    DISPATCH_STAGES, LOOKBACK_STAGES, RADIX8_STAGES, record_sort_pairs,
+    record_sort_pairs_by_dispatch, record_sort_pairs_lookback,
+    record_sort_pairs_lookback_by_dispatch, record_sort_pairs_lookback_with_patience,
+    record_sort_pairs_radix8, record_sort_pairs_radix8_by_dispatch,
+    record_sort_pairs_radix8_with_patience, sort_pairs_cpu,
 };
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
@@ -123,10 +125,35 @@ fn gpu_radix_sort_by_look_back_counting_late_blocks_matches_the_cpu_twin() {
     }
 }
 
+/// The 8-bit sort: half the passes, each block sorted by two 4-bit splits in workgroup
+/// memory, 256 digits' look-back; its top digit cut to the bits the 4-bit sorts order by
+/// (4 and 13 bits: one and two passes of which the last has fewer bits than a digit).
+#[test]
+fn gpu_radix8_sort_matches_the_cpu_twin() {
+    let Some(ctx) = common::gpu("gpu 8-bit radix sort") else {
+        return;
+    };
+    sorts_match_the_cpu_twin(&mut Engine::new(ctx), record_sort_pairs_radix8);
+}
+
+/// The 8-bit sort with no patience (see the 4-bit test above).
+#[test]
+fn gpu_radix8_sort_counting_late_blocks_matches_the_cpu_twin() {
+    let Some(ctx) = common::gpu("gpu 8-bit radix sort, no patience") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    for _ in 0..3 {
+        sorts_match_the_cpu_twin(&mut engine, |rec, k, v, n, bits| {
+            record_sort_pairs_radix8_with_patience(rec, k, v, n, bits, 0)
+        });
+    }
+}
+
 fn sorts_match_the_cpu_twin(engine: &mut Engine, record: RecordSort) {
     for &n in SIZES {
         for (name, keys) in patterns(n, 7 + n as u64) {
-            for bits in [32u32, 13] {
+            for bits in [32u32, 13, 4] {
                 let values: Vec<u32> = (0..n as u32).collect();
                 let mut rec = Recording::new();
                 let k = rec.array_buffer::<u32>(n, "keys");
@@ -166,18 +193,18 @@ fn a_sort_timed_by_dispatch_sorts_the_same_and_times_each_dispatch() {
     let keys = patterns(n, 99).remove(0).1;
     let values: Vec<u32> = (0..n as u32).collect();
     for bits in [32u32, 13] {
-        for lookback in [false, true] {
+        for way in 0..3 {
             let mut rec = Recording::new();
             let k = rec.array_buffer::<u32>(n, "keys");
             let v = rec.array_buffer::<u32>(n, "values");
             rec.upload(k, &keys);
             rec.upload(v, &values);
             rec.stage("sort");
-            let record = if lookback {
-                record_sort_pairs_lookback_by_dispatch
-            } else {
-                record_sort_pairs_by_dispatch
-            };
+            let record = [
+                record_sort_pairs_by_dispatch,
+                record_sort_pairs_lookback_by_dispatch,
+                record_sort_pairs_radix8_by_dispatch,
+            ][way];
             let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
             rec.stage("readback");
             let rk = rec.readback_range(sk, 0, 4 * n as u64);
@@ -188,21 +215,29 @@ fn a_sort_timed_by_dispatch_sorts_the_same_and_times_each_dispatch() {
             assert_eq!(out.values::<u32>(rk), wk, "{bits} bits: keys");
             assert_eq!(out.values::<u32>(rv), wv, "{bits} bits: values");
             // A count, a spine and a scatter a pass, in that order, each its own stage;
-            // by look-back, the histogram and then a stage a pass.
+            // by look-back, the histogram and then a stage a pass (8-bit: half the passes).
             let passes = bits.div_ceil(4) as usize;
             let names: Vec<&str> = out
                 .profile
                 .stages
                 .iter()
                 .map(|s| s.name)
-                .filter(|name| DISPATCH_STAGES.contains(name) || LOOKBACK_STAGES.contains(name))
+                .filter(|name| {
+                    [&DISPATCH_STAGES[..], &LOOKBACK_STAGES, &RADIX8_STAGES]
+                        .iter()
+                        .any(|stages| stages.contains(name))
+                })
                 .collect();
-            let want = if lookback {
-                [&LOOKBACK_STAGES[..1], &[LOOKBACK_STAGES[1]].repeat(passes)].concat()
-            } else {
-                DISPATCH_STAGES.repeat(passes)
+            let want = match way {
+                0 => DISPATCH_STAGES.repeat(passes),
+                1 => [&LOOKBACK_STAGES[..1], &[LOOKBACK_STAGES[1]].repeat(passes)].concat(),
+                _ => [
+                    &RADIX8_STAGES[..1],
+                    &[RADIX8_STAGES[1]].repeat(bits.div_ceil(8) as usize),
+                ]
+                .concat(),
             };
-            assert_eq!(names, want, "{bits} bits, look-back {lookback}");
+            assert_eq!(names, want, "{bits} bits, way {way}");
         }
     }
 }

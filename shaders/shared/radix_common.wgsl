@@ -19,6 +19,17 @@ struct RadixParams {
     // The look-back's rounds of waiting on a block's counts before counting them itself
     // (radix_lookback).
     patience: u32,
+    // The key bits sorted by: the low ceil(key_bits / 4) * 4 (radix8's top digit is cut
+    // to them, so that it orders by the same bits as the 4-bit sorts).
+    mask: u32,
+}
+
+// The 8-bit sort (radix8_*): 256 digits a pass.
+const RADIX8_BITS: u32 = 8u;
+const RADIX8_DIGITS: u32 = 256u;
+
+fn digit8_of(key: u32, shift: u32) -> u32 {
+    return (key >> shift) & 255u;
 }
 
 fn digit_of(key: u32, shift: u32) -> u32 {

@@ -103,6 +103,12 @@ entry_shaders! {
     RadixHistogram => "radix_histogram.wgsl",
     /// Radix sort by look-back: a pass's stable scatter, its slots from the blocks before.
     RadixLookback => "radix_lookback.wgsl",
+    /// 8-bit radix sort: every pass's digit totals.
+    Radix8Histogram => "radix8_histogram.wgsl",
+    /// 8-bit radix sort: each pass's digits' first slots.
+    Radix8Starts => "radix8_starts.wgsl",
+    /// 8-bit radix sort by look-back: a pass's stable scatter.
+    Radix8Lookback => "radix8_lookback.wgsl",
     /// Broadphase setup: per-workgroup box statistics.
     AabbStats => "aabb_stats.wgsl",
     /// Broadphase setup: sweep axis and hash grid.

@@ -38,6 +38,17 @@
 //! fallback), so a device that parks a running workgroup (no API promises it does not)
 //! makes the sort slower, never hung. The broadphase's sweep sorts by this path.
 //!
+//! A third path, [`record_sort_pairs_radix8`], sorts by look-back with 8-bit digits: half
+//! the passes, so a pair is read and written 4 times for a 32-bit key instead of 8 (the
+//! floor `proxima bench gpu` measures the sorts against assumes 4; no 4-bit sort can
+//! reach half of it), in 2 + passes dispatches (6 against 10 and 24). Each block sorts
+//! itself by the digit in workgroup memory by two stable 4-bit splits, within the default
+//! 16 KiB, and walks back over 256 digits. Its status words take two regions a pass uses
+//! in turn, each block clearing its words in the next pass's (a pass's words for every
+//! block and digit would be 64 MB at 16M keys). On lavapipe it takes 1.04-1.56 times the
+//! 4-bit look-back's time (a CPU pays for the two splits and gains little from fewer
+//! passes); the H100 decides whether the broadphase takes it.
+//!
 //! Lavapipe, this machine, the sort's GPU time (best of 5, the two paths alternating):
 //! 10k pairs 15.1-20.1 -> 4.0-4.3 ms, 100k 24.5-48.8 -> 19.8-33.9, 1M 196-323 ->
 //! 199-221 (a loaded machine's spread; the waiting's patience, 0 to 256 reads, changed
@@ -70,6 +81,9 @@ wgsl_twin! {
         /// The look-back's rounds of waiting on a block's counts before counting them
         /// itself ([`LOOKBACK_PATIENCE`]).
         pub patience: u32,
+        /// The key bits sorted by: the low ⌈key_bits / 4⌉ · 4 (so that the 8-bit sort
+        /// orders by the same bits as the 4-bit ones).
+        pub mask: u32,
     }
 }
 
@@ -152,6 +166,118 @@ pub fn record_sort_pairs_lookback_by_dispatch(
     )
 }
 
+/// Bits per pass of [`record_sort_pairs_radix8`].
+pub const RADIX8_BITS: u32 = 8;
+
+/// The stages [`record_sort_pairs_radix8_by_dispatch`] puts the dispatches in: the
+/// histogram and the digits' first slots once, then one a pass.
+pub const RADIX8_STAGES: [&str; 2] = ["sort8/histogram", "sort8/lookback"];
+
+/// [`record_sort_pairs_lookback`] with 8-bit digits: half the passes, each reading and
+/// writing every pair once more (see `shaders/radix8_lookback.wgsl`); the same result.
+/// More than [`LOOKBACK_MAX_KEYS`] keys take the three-dispatch path.
+pub fn record_sort_pairs_radix8(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+) -> (BufferProxy, BufferProxy) {
+    let how = Radix8 {
+        by_dispatch: false,
+        patience: LOOKBACK_PATIENCE,
+    };
+    record_radix8(rec, (keys, values), count, key_bits, how)
+}
+
+/// [`record_sort_pairs_radix8`] waiting `patience` reads on a block's counts before
+/// counting them itself (0: every block not yet published when first looked at).
+pub fn record_sort_pairs_radix8_with_patience(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+    patience: u32,
+) -> (BufferProxy, BufferProxy) {
+    let how = Radix8 {
+        by_dispatch: false,
+        patience,
+    };
+    record_radix8(rec, (keys, values), count, key_bits, how)
+}
+
+/// [`record_sort_pairs_radix8`] with its dispatches in the stages [`RADIX8_STAGES`].
+pub fn record_sort_pairs_radix8_by_dispatch(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+) -> (BufferProxy, BufferProxy) {
+    let how = Radix8 {
+        by_dispatch: true,
+        patience: LOOKBACK_PATIENCE,
+    };
+    record_radix8(rec, (keys, values), count, key_bits, how)
+}
+
+/// How [`record_radix8`] records.
+#[derive(Clone, Copy)]
+struct Radix8 {
+    by_dispatch: bool,
+    patience: u32,
+}
+
+/// The 8-bit look-back path: every pass's digit totals, their first slots, then a pass a
+/// dispatch. Its status words are two regions of a word per block and digit, used by the
+/// passes in turn: each block clears its words in the region the next pass uses (the
+/// pass before used it, and has ended).
+fn record_radix8(
+    rec: &mut Recording,
+    (keys, values): (BufferProxy, BufferProxy),
+    count: u32,
+    key_bits: u32,
+    how: Radix8,
+) -> (BufferProxy, BufferProxy) {
+    if count > LOOKBACK_MAX_KEYS {
+        return record_sort(rec, (keys, values), count, key_bits, how.by_dispatch);
+    }
+    let [histogram_stage, pass_stage] = RADIX8_STAGES;
+    let plan = Plan::new(
+        rec,
+        count,
+        key_bits,
+        how.by_dispatch,
+        how.patience,
+        RADIX8_BITS,
+    );
+    let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
+    let status = rec.array_buffer::<u32>(
+        LOOKBACK_TICKETS + 2 * 256 * blocks as usize,
+        "radix8 look-back status",
+    );
+    rec.clear(status);
+    let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
+    plan.stage(rec, histogram_stage);
+    rec.dispatch(ShaderId::Radix8Histogram, grid, &[params[0], src.0, totals]);
+    rec.dispatch(ShaderId::Radix8Starts, [1, 1, 1], &[params[0], totals]);
+    for &params in params {
+        plan.stage(rec, pass_stage);
+        rec.dispatch(
+            ShaderId::Radix8Lookback,
+            grid,
+            &[params, src.0, src.1, totals, status, dst.0, dst.1],
+        );
+        rec.free(params);
+        std::mem::swap(&mut src, &mut dst);
+    }
+    rec.free(status);
+    rec.free(totals);
+    free_scratch(rec, keys, dst);
+    src
+}
+
 /// The stages [`record_sort_pairs_by_dispatch`] puts each pass's dispatches in.
 pub const DISPATCH_STAGES: [&str; 3] = ["sort/count", "sort/spine", "sort/scatter"];
 
@@ -178,7 +304,7 @@ fn record_sort(
     by_dispatch: bool,
 ) -> (BufferProxy, BufferProxy) {
     let [count_stage, spine_stage, scatter_stage] = DISPATCH_STAGES;
-    let plan = Plan::new(rec, count, key_bits, by_dispatch, 0);
+    let plan = Plan::new(rec, count, key_bits, by_dispatch, 0, RADIX_BITS);
     let (blocks, grid, totals) = (plan.blocks, plan.grid, plan.totals);
     let counts = rec.array_buffer::<u32>(16 * blocks as usize, "radix counts");
     let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
@@ -216,7 +342,7 @@ fn record_lookback(
         return record_sort(rec, (keys, values), count, key_bits, by_dispatch);
     }
     let [histogram_stage, pass_stage] = LOOKBACK_STAGES;
-    let plan = Plan::new(rec, count, key_bits, by_dispatch, patience);
+    let plan = Plan::new(rec, count, key_bits, by_dispatch, patience, RADIX_BITS);
     let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
     // Each pass's ticket counter (radix_lookback's TICKETS words), then its blocks' status
     // words, a digit each.
@@ -287,10 +413,12 @@ impl Plan {
         key_bits: u32,
         by_dispatch: bool,
         patience: u32,
+        digit_bits: u32,
     ) -> Self {
-        let passes = key_bits.clamp(1, 32).div_ceil(RADIX_BITS);
+        let passes = key_bits.clamp(1, 32).div_ceil(digit_bits);
         let blocks = count.div_ceil(RADIX_BLOCK).max(1);
-        let totals = rec.array_buffer::<u32>(16 * passes as usize, "radix digit totals");
+        let totals =
+            rec.array_buffer::<u32>((1 << digit_bits) * passes as usize, "radix digit totals");
         rec.clear(totals);
         let params = (0..passes)
             .map(|pass| {
@@ -299,10 +427,11 @@ impl Plan {
                     params,
                     &[GpuRadixParams {
                         count,
-                        shift: pass * RADIX_BITS,
+                        shift: pass * digit_bits,
                         blocks,
                         passes,
                         patience,
+                        mask: sort_mask(key_bits),
                     }],
                 );
                 params
@@ -325,15 +454,20 @@ impl Plan {
     }
 }
 
-/// CPU twin: stable sort of the pairs by the low `key_bits` bits of the keys.
-pub fn sort_pairs_cpu(keys: &mut [u32], values: &mut [u32], key_bits: u32) {
-    // The GPU sorts by whole digits: the low ⌈key_bits / 4⌉ · 4 bits.
+/// The key bits the sorts order by: the low ⌈key_bits / 4⌉ · 4, whole 4-bit digits.
+fn sort_mask(key_bits: u32) -> u32 {
     let bits = key_bits.clamp(1, 32).div_ceil(RADIX_BITS) * RADIX_BITS;
-    let mask = if bits >= 32 {
+    if bits >= 32 {
         u32::MAX
     } else {
         (1u32 << bits) - 1
-    };
+    }
+}
+
+/// CPU twin: stable sort of the pairs by the low `key_bits` bits of the keys.
+pub fn sort_pairs_cpu(keys: &mut [u32], values: &mut [u32], key_bits: u32) {
+    // The GPU sorts by whole digits: the low ⌈key_bits / 4⌉ · 4 bits.
+    let mask = sort_mask(key_bits);
     let mut pairs: Vec<(u32, u32)> = keys.iter().copied().zip(values.iter().copied()).collect();
     pairs.sort_by_key(|&(k, _)| k & mask);
     for (i, (k, v)) in pairs.into_iter().enumerate() {

@@ -1,0 +1,255 @@
+// Radix sort with 8-bit digits by decoupled look-back, one dispatch a pass (after
+// radix8_histogram and radix8_starts, once a sort): half the passes of the 4-bit sorts,
+// so a 32-bit key's pairs are read and written 4 times instead of 8. As radix_lookback
+// does for 4-bit digits, each block takes a ticket as it starts, publishes its digits'
+// counts, walks back over the blocks before it to an inclusive prefix (counting a block
+// that has not published after `params.patience` reads itself), publishes its own and
+// writes its keys, neighbouring places to neighbouring slots.
+//
+// The block is sorted by its 8-bit digit in workgroup memory by two stable 4-bit splits
+// (the digit's low nibble, then its high one), each ranked as radix_block ranks a 4-bit
+// digit: 256 digits' per-thread counts would not fit in 16 KiB of workgroup memory. Each
+// thread holds its 8 keys (and values) between the splits, in key order: keys [8t, 8t + 8)
+// of the block, then of the block sorted by the low nibble.
+// CPU twin: passes::radix::sort_pairs_cpu.
+
+#import radix_common
+
+@group(0) @binding(0) var<uniform> params: RadixParams;
+@group(0) @binding(1) var<storage, read> keys_in: array<u32>;
+@group(0) @binding(2) var<storage, read> values_in: array<u32>;
+// Each pass's digits' first slots (radix8_starts).
+@group(0) @binding(3) var<storage, read> starts: array<u32>;
+// Words 0..8: each pass's ticket counter; then two regions, a status word per block and
+// digit in each, used by the passes in turn. Cleared before the sort.
+@group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;
+@group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
+@group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
+
+const TICKETS: u32 = 8u;
+const FLAG_COUNT: u32 = 0x40000000u;
+const FLAG_PREFIX: u32 = 0x80000000u;
+const FLAGS: u32 = 0xc0000000u;
+const VALUE_MASK: u32 = 0x3fffffffu;
+const PAIRS: u32 = 8u; // 16 nibbles / 2
+const ROW: u32 = 129u; // RADIX_THREADS + 1
+
+var<workgroup> ticket: u32;
+// A split's per-thread nibble counts, as radix_block's `columns` (two to a word).
+var<workgroup> columns: array<u32, 1032>;
+var<workgroup> segment_sums: array<u32, 128>;
+var<workgroup> pair_totals: array<u32, 8>;
+var<workgroup> nibble_start: array<u32, 16>;
+var<workgroup> sorted_keys: array<u32, 1024>;
+var<workgroup> sorted_values: array<u32, 1024>;
+// Per digit: where its keys start in the block's sorted order; where they end, then the
+// slot of sorted place 0 for the digit (its first slot less its start, wrapping).
+var<workgroup> digit_start: array<u32, 256>;
+var<workgroup> digit_slot: array<u32, 256>;
+
+fn digit8(key: u32) -> u32 {
+    return digit8_of(key & params.mask, params.shift);
+}
+
+fn nibble(key: u32, high: bool) -> u32 {
+    return (digit8(key) >> select(0u, 4u, high)) & 15u;
+}
+
+fn half_shift(d: u32) -> u32 {
+    return (d & 1u) * 16u;
+}
+
+@compute @workgroup_size(128)
+fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
+    let t = lid.x;
+    let round = params.shift / RADIX8_BITS;
+    if t == 0u {
+        ticket = atomicAdd(&status[round], 1u);
+    }
+    let block = workgroupUniformLoad(&ticket);
+    // A grid larger than the blocks (a 2D one) leaves its last tickets with no block.
+    if block >= params.blocks {
+        return;
+    }
+    let start = block * RADIX_BLOCK;
+    let in_block = min(params.count - start, RADIX_BLOCK);
+    let live = min(in_block - min(in_block, t * RADIX_ITEMS), RADIX_ITEMS);
+    var keys: array<u32, 8>;
+    var values: array<u32, 8>;
+    for (var k = 0u; k < RADIX_ITEMS; k++) {
+        if k < live {
+            let i = start + t * RADIX_ITEMS + k;
+            keys[k] = keys_in[i];
+            values[k] = values_in[i];
+        }
+    }
+    split(t, &keys, &values, live, false);
+    for (var k = 0u; k < RADIX_ITEMS; k++) {
+        if k < live {
+            keys[k] = sorted_keys[t * RADIX_ITEMS + k];
+            values[k] = sorted_values[t * RADIX_ITEMS + k];
+        }
+    }
+    split(t, &keys, &values, live, true);
+
+    // The block is sorted by digit: each digit's run, from its ends.
+    for (var j = 0u; j < 2u; j++) {
+        digit_start[t + j * RADIX_THREADS] = 0u;
+        digit_slot[t + j * RADIX_THREADS] = 0u;
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < RADIX_ITEMS; k++) {
+        let place = k * RADIX_THREADS + t;
+        if place < in_block {
+            let d = digit8(sorted_keys[place]);
+            if place == 0u || digit8(sorted_keys[place - 1u]) != d {
+                digit_start[d] = place;
+            }
+            if place + 1u == in_block || digit8(sorted_keys[place + 1u]) != d {
+                digit_slot[d] = place + 1u;
+            }
+        }
+    }
+    workgroupBarrier();
+
+    // Thread t walks back for digits t and t + 128, both published first, in this pass's
+    // region of the status words; and clears them in the other region, which the pass
+    // before used (it has ended) and the next one uses.
+    let region = (round & 1u) * params.blocks * RADIX8_DIGITS;
+    let other = ((round + 1u) & 1u) * params.blocks * RADIX8_DIGITS;
+    let row = TICKETS + region + t;
+    for (var j = 0u; j < 2u; j++) {
+        atomicStore(&status[TICKETS + other + block * RADIX8_DIGITS + t + j * RADIX_THREADS], 0u);
+    }
+    var count: array<u32, 2>;
+    for (var j = 0u; j < 2u; j++) {
+        let d = t + j * RADIX_THREADS;
+        count[j] = digit_slot[d] - digit_start[d];
+        let flag = select(FLAG_COUNT, FLAG_PREFIX, block == 0u);
+        atomicStore(&status[row + j * RADIX_THREADS + block * RADIX8_DIGITS], flag | count[j]);
+    }
+    for (var j = 0u; j < 2u; j++) {
+        let d = t + j * RADIX_THREADS;
+        let at = row + j * RADIX_THREADS;
+        var before = 0u;
+        if block != 0u {
+            var k = block - 1u;
+            var spins = 0u;
+            loop {
+                // An atomic read-modify-write, as in radix_lookback (lavapipe).
+                let word = atomicOr(&status[at + k * RADIX8_DIGITS], 0u);
+                if (word & FLAGS) == 0u {
+                    // Not published yet: waited on for `params.patience` reads, then
+                    // counted here (decoupled fallback; see radix_lookback).
+                    if spins < params.patience {
+                        spins += 1u;
+                        continue;
+                    }
+                    before += block_keys_of_digit(k, d);
+                    // Block 0's inclusive prefix is its count.
+                    if k == 0u {
+                        break;
+                    }
+                } else {
+                    before += word & VALUE_MASK;
+                    if (word & FLAG_PREFIX) != 0u {
+                        break;
+                    }
+                }
+                k -= 1u;
+                spins = 0u;
+            }
+            atomicStore(&status[at + block * RADIX8_DIGITS], FLAG_PREFIX | (before + count[j]));
+        }
+        digit_slot[d] = starts[round * RADIX8_DIGITS + d] + before - digit_start[d];
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < RADIX_ITEMS; k++) {
+        let place = k * RADIX_THREADS + t;
+        if place < in_block {
+            let key = sorted_keys[place];
+            let slot = digit_slot[digit8(key)] + place;
+            keys_out[slot] = key;
+            values_out[slot] = sorted_values[place];
+        }
+    }
+}
+
+// The thread's `live` keys (in key order) stably sorted into `sorted_keys` and
+// `sorted_values` by the low or high nibble of their digit, ranked as radix_block's
+// `rank_block` ranks a 4-bit digit. Every thread calls it, in uniform control flow; it
+// ends with a barrier.
+fn split(
+    t: u32,
+    keys: ptr<function, array<u32, 8>>,
+    values: ptr<function, array<u32, 8>>,
+    live: u32,
+    high: bool,
+) {
+    for (var p = 0u; p < PAIRS; p++) {
+        columns[p * ROW + t] = 0u;
+    }
+    for (var k = 0u; k < RADIX_ITEMS; k++) {
+        if k < live {
+            let d = nibble((*keys)[k], high);
+            let at = (d >> 1u) * ROW + t;
+            columns[at] = columns[at] + (1u << half_shift(d));
+        }
+    }
+    workgroupBarrier();
+    // Exclusive scan of each nibble pair's 128 packed thread counts: 16 threads a pair, 8
+    // columns each.
+    let pair = t & 7u;
+    let segment = t >> 3u;
+    let first = pair * ROW + segment * 8u;
+    var s = 0u;
+    for (var k = 0u; k < 8u; k++) {
+        s += columns[first + k];
+    }
+    segment_sums[t] = s;
+    workgroupBarrier();
+    var prefix = 0u;
+    for (var k = 0u; k < segment; k++) {
+        prefix += segment_sums[k * 8u + pair];
+    }
+    for (var k = 0u; k < 8u; k++) {
+        let c = columns[first + k];
+        columns[first + k] = prefix;
+        prefix += c;
+    }
+    if segment == 15u {
+        pair_totals[pair] = prefix;
+    }
+    workgroupBarrier();
+    if t < 16u {
+        var before = 0u;
+        for (var d = 0u; d < t; d++) {
+            before += (pair_totals[d >> 1u] >> half_shift(d)) & 0xffffu;
+        }
+        nibble_start[t] = before;
+    }
+    workgroupBarrier();
+    for (var k = 0u; k < RADIX_ITEMS; k++) {
+        if k < live {
+            let key = (*keys)[k];
+            let d = nibble(key, high);
+            let at = (d >> 1u) * ROW + t;
+            let word = columns[at];
+            columns[at] = word + (1u << half_shift(d));
+            let place = nibble_start[d] + ((word >> half_shift(d)) & 0xffffu);
+            sorted_keys[place] = key;
+            sorted_values[place] = (*values)[k];
+        }
+    }
+    workgroupBarrier();
+}
+
+// Block `b`'s keys of digit `d` in this pass, counted by one thread.
+fn block_keys_of_digit(b: u32, d: u32) -> u32 {
+    let end = min(params.count, (b + 1u) * RADIX_BLOCK);
+    var c = 0u;
+    for (var i = b * RADIX_BLOCK; i < end; i++) {
+        c += u32(digit8(keys_in[i]) == d);
+    }
+    return c;
+}
