@@ -128,40 +128,55 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
         let flag = select(FLAG_COUNT, FLAG_PREFIX, block == 0u);
         atomicStore(&status[row + j * RADIX_THREADS + block * RADIX8_DIGITS], flag | count[j]);
     }
+    // Both digits walk back together, each round reading both words before looking at
+    // either, so that the two reads' round trips overlap. `k[j]`: the block digit j looks
+    // at next is the one before it.
+    var before = array<u32, 2>(0u, 0u);
+    var k = array<u32, 2>(block, block);
+    var open = array<bool, 2>(block != 0u, block != 0u);
+    var spins = array<u32, 2>(0u, 0u);
+    loop {
+        if !open[0] && !open[1] {
+            break;
+        }
+        var words = array<u32, 2>(0u, 0u);
+        for (var j = 0u; j < 2u; j++) {
+            if open[j] {
+                // An atomic read-modify-write, as in radix_lookback (lavapipe).
+                let at = row + j * RADIX_THREADS + (k[j] - 1u) * RADIX8_DIGITS;
+                words[j] = atomicOr(&status[at], 0u);
+            }
+        }
+        for (var j = 0u; j < 2u; j++) {
+            if !open[j] {
+                continue;
+            }
+            let b = k[j] - 1u;
+            if (words[j] & FLAGS) == 0u {
+                // Not published yet: waited on for `params.patience` reads, then counted
+                // here (decoupled fallback; see radix_lookback).
+                if spins[j] < params.patience {
+                    spins[j] += 1u;
+                    continue;
+                }
+                before[j] += block_keys_of_digit(b, t + j * RADIX_THREADS);
+                // Block 0's inclusive prefix is its count.
+                open[j] = b != 0u;
+            } else {
+                before[j] += words[j] & VALUE_MASK;
+                open[j] = (words[j] & FLAG_PREFIX) == 0u;
+            }
+            k[j] = b;
+            spins[j] = 0u;
+        }
+    }
     for (var j = 0u; j < 2u; j++) {
         let d = t + j * RADIX_THREADS;
-        let at = row + j * RADIX_THREADS;
-        var before = 0u;
         if block != 0u {
-            var k = block - 1u;
-            var spins = 0u;
-            loop {
-                // An atomic read-modify-write, as in radix_lookback (lavapipe).
-                let word = atomicOr(&status[at + k * RADIX8_DIGITS], 0u);
-                if (word & FLAGS) == 0u {
-                    // Not published yet: waited on for `params.patience` reads, then
-                    // counted here (decoupled fallback; see radix_lookback).
-                    if spins < params.patience {
-                        spins += 1u;
-                        continue;
-                    }
-                    before += block_keys_of_digit(k, d);
-                    // Block 0's inclusive prefix is its count.
-                    if k == 0u {
-                        break;
-                    }
-                } else {
-                    before += word & VALUE_MASK;
-                    if (word & FLAG_PREFIX) != 0u {
-                        break;
-                    }
-                }
-                k -= 1u;
-                spins = 0u;
-            }
-            atomicStore(&status[at + block * RADIX8_DIGITS], FLAG_PREFIX | (before + count[j]));
+            let at = row + j * RADIX_THREADS + block * RADIX8_DIGITS;
+            atomicStore(&status[at], FLAG_PREFIX | (before[j] + count[j]));
         }
-        digit_slot[d] = starts[round * RADIX8_DIGITS + d] + before - digit_start[d];
+        digit_slot[d] = starts[round * RADIX8_DIGITS + d] + before[j] - digit_start[d];
     }
     workgroupBarrier();
     for (var k = 0u; k < RADIX_ITEMS; k++) {
