@@ -14,6 +14,7 @@
 // CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_common
+#import radix_block
 
 @group(0) @binding(0) var<uniform> params: RadixParams;
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
@@ -26,23 +27,9 @@
 @group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
 
-const TICKETS: u32 = 8u;
-const FLAG_COUNT: u32 = 0x40000000u;
-const FLAG_PREFIX: u32 = 0x80000000u;
-const FLAGS: u32 = 0xc0000000u;
-const VALUE_MASK: u32 = 0x3fffffffu;
-const PAIRS: u32 = 8u; // 16 nibbles / 2
-const ROW: u32 = 129u; // RADIX_THREADS + 1
-
 var<workgroup> ticket: u32;
-// A split's per-thread nibble counts, as radix_block's `columns` (two to a word).
-var<workgroup> columns: array<u32, 1032>;
-var<workgroup> segment_sums: array<u32, 128>;
-var<workgroup> pair_totals: array<u32, 8>;
-var<workgroup> nibble_start: array<u32, 16>;
-var<workgroup> sorted_keys: array<u32, 1024>;
-var<workgroup> sorted_values: array<u32, 1024>;
-// Per digit: where its keys start in the block's sorted order; where they end, then the
+// The block's sorted keys and values, and the ranking's counts, are radix_block's
+// (`sorted_keys`, `sorted_values`, `columns`). Per digit: where its keys start in the block's sorted order; where they end, then the
 // slot of sorted place 0 for the digit (its first slot less its start, wrapping).
 var<workgroup> digit_start: array<u32, 256>;
 var<workgroup> digit_slot: array<u32, 256>;
@@ -53,10 +40,6 @@ fn digit8(key: u32) -> u32 {
 
 fn nibble(key: u32, high: bool) -> u32 {
     return (digit8(key) >> select(0u, 4u, high)) & 15u;
-}
-
-fn half_shift(d: u32) -> u32 {
-    return (d & 1u) * 16u;
 }
 
 @compute @workgroup_size(128)
@@ -201,57 +184,18 @@ fn split(
     live: u32,
     high: bool,
 ) {
-    for (var p = 0u; p < PAIRS; p++) {
-        columns[p * ROW + t] = 0u;
-    }
+    clear_column(t);
     for (var k = 0u; k < RADIX_ITEMS; k++) {
         if k < live {
-            let d = nibble((*keys)[k], high);
-            let at = (d >> 1u) * ROW + t;
-            columns[at] = columns[at] + (1u << half_shift(d));
+            count_in_column(t, nibble((*keys)[k], high));
         }
     }
-    workgroupBarrier();
-    // Exclusive scan of each nibble pair's 128 packed thread counts: 16 threads a pair, 8
-    // columns each.
-    let pair = t & 7u;
-    let segment = t >> 3u;
-    let first = pair * ROW + segment * 8u;
-    var s = 0u;
-    for (var k = 0u; k < 8u; k++) {
-        s += columns[first + k];
-    }
-    segment_sums[t] = s;
-    workgroupBarrier();
-    var prefix = 0u;
-    for (var k = 0u; k < segment; k++) {
-        prefix += segment_sums[k * 8u + pair];
-    }
-    for (var k = 0u; k < 8u; k++) {
-        let c = columns[first + k];
-        columns[first + k] = prefix;
-        prefix += c;
-    }
-    if segment == 15u {
-        pair_totals[pair] = prefix;
-    }
-    workgroupBarrier();
-    if t < 16u {
-        var before = 0u;
-        for (var d = 0u; d < t; d++) {
-            before += (pair_totals[d >> 1u] >> half_shift(d)) & 0xffffu;
-        }
-        nibble_start[t] = before;
-    }
+    scan_columns(t);
     workgroupBarrier();
     for (var k = 0u; k < RADIX_ITEMS; k++) {
         if k < live {
             let key = (*keys)[k];
-            let d = nibble(key, high);
-            let at = (d >> 1u) * ROW + t;
-            let word = columns[at];
-            columns[at] = word + (1u << half_shift(d));
-            let place = nibble_start[d] + ((word >> half_shift(d)) & 0xffffu);
+            let place = take_place(t, nibble(key, high));
             sorted_keys[place] = key;
             sorted_values[place] = (*values)[k];
         }

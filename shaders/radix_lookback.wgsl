@@ -27,12 +27,6 @@
 @group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
 
-const TICKETS: u32 = 8u;
-const FLAG_COUNT: u32 = 0x40000000u;
-const FLAG_PREFIX: u32 = 0x80000000u;
-const FLAGS: u32 = 0xc0000000u;
-const VALUE_MASK: u32 = 0x3fffffffu;
-
 var<workgroup> ticket: u32;
 
 @compute @workgroup_size(128)

@@ -36,10 +36,8 @@ use crate::particles::{GpuRoundContacts, contacts_cpu};
 use crate::passes::broadphase::Method;
 use crate::passes::depth::{DEFAULT_K, DepthShapes, GpuDepthEstimate};
 use crate::passes::radix::{
-    DISPATCH_STAGES, LOOKBACK_STAGES, RADIX8_STAGES, record_sort_pairs,
-    record_sort_pairs_by_dispatch, record_sort_pairs_lookback,
-    record_sort_pairs_lookback_by_dispatch, record_sort_pairs_radix8,
-    record_sort_pairs_radix8_by_dispatch, sort_pairs_cpu,
+    DISPATCH_STAGES, Digits, LOOKBACK_STAGES, Lookback, RADIX8_STAGES, record_sort_pairs,
+    record_sort_pairs_by_dispatch, record_sort_pairs_lookback_with, sort_pairs_cpu,
 };
 use crate::passes::round_contacts::{GpuRoundShape, touching_cpu};
 use crate::pipeline::{Backend, Pipeline};
@@ -911,15 +909,30 @@ fn gpu_sort(
     rec.stage(stage::UPLOAD);
     let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
     rec.stage("sort");
-    let record = match (way, by_dispatch) {
-        (SortWay::Spine, true) => record_sort_pairs_by_dispatch,
-        (SortWay::Spine, false) => record_sort_pairs,
-        (SortWay::Lookback, true) => record_sort_pairs_lookback_by_dispatch,
-        (SortWay::Lookback, false) => record_sort_pairs_lookback,
-        (SortWay::Radix8, true) => record_sort_pairs_radix8_by_dispatch,
-        (SortWay::Radix8, false) => record_sort_pairs_radix8,
+    let lookback = |digits| Lookback {
+        by_dispatch,
+        ..Lookback::new(digits)
     };
-    let (sk, sv) = record(&mut rec, k, v, input.count, 32);
+    let (sk, sv) = match way {
+        SortWay::Spine if by_dispatch => {
+            record_sort_pairs_by_dispatch(&mut rec, k, v, input.count, 32)
+        }
+        SortWay::Spine => record_sort_pairs(&mut rec, k, v, input.count, 32),
+        SortWay::Lookback => record_sort_pairs_lookback_with(
+            &mut rec,
+            (k, v),
+            input.count,
+            32,
+            lookback(Digits::Four),
+        ),
+        SortWay::Radix8 => record_sort_pairs_lookback_with(
+            &mut rec,
+            (k, v),
+            input.count,
+            32,
+            lookback(Digits::Eight),
+        ),
+    };
     let readbacks = read.then(|| {
         rec.stage(stage::READBACK);
         (rec.readback(sk), rec.readback(sv))

@@ -6,14 +6,12 @@
 mod common;
 
 use proxima::gpu::Engine;
-use proxima::graph::Recording;
+use proxima::graph::{BufferProxy, Recording};
 use proxima::passes::broadphase::sort_body_pairs;
 use proxima::passes::radix::{
-    DISPATCH_STAGES, LOOKBACK_STAGES, RADIX8_STAGES, record_sort_pairs,
-    record_sort_pairs_by_dispatch, record_sort_pairs_lookback,
-    record_sort_pairs_lookback_by_dispatch, record_sort_pairs_lookback_with_patience,
-    record_sort_pairs_radix8, record_sort_pairs_radix8_by_dispatch,
-    record_sort_pairs_radix8_with_patience, sort_pairs_cpu,
+    DISPATCH_STAGES, Digits, LOOKBACK_STAGES, Lookback, RADIX8_STAGES, record_sort_pairs,
+    record_sort_pairs_by_dispatch, record_sort_pairs_lookback, record_sort_pairs_lookback_with,
+    record_sort_pairs_radix8, sort_pairs_cpu,
 };
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
@@ -79,15 +77,6 @@ fn gpu_scan_matches_the_cpu_twin() {
     }
 }
 
-/// A way to record the sort.
-type RecordSort = fn(
-    &mut Recording,
-    proxima::graph::BufferProxy,
-    proxima::graph::BufferProxy,
-    u32,
-    u32,
-) -> (proxima::graph::BufferProxy, proxima::graph::BufferProxy);
-
 #[test]
 fn gpu_radix_sort_matches_the_cpu_twin() {
     let Some(ctx) = common::gpu("gpu radix sort") else {
@@ -107,24 +96,6 @@ fn gpu_radix_sort_by_look_back_matches_the_cpu_twin() {
     sorts_match_the_cpu_twin(&mut Engine::new(ctx), record_sort_pairs_lookback);
 }
 
-/// The look-back with no patience: a block counts the keys of every block before it that
-/// has not published its counts when first looked at (the fallback that keeps a device
-/// that parks a waiting block's predecessor from hanging the sort). Which blocks it counts
-/// depends on how the device runs them, so every sort is run three times (on lavapipe a
-/// fallback counting one key too many fails it).
-#[test]
-fn gpu_radix_sort_by_look_back_counting_late_blocks_matches_the_cpu_twin() {
-    let Some(ctx) = common::gpu("gpu radix sort by look-back, no patience") else {
-        return;
-    };
-    let mut engine = Engine::new(ctx);
-    for _ in 0..3 {
-        sorts_match_the_cpu_twin(&mut engine, |rec, k, v, n, bits| {
-            record_sort_pairs_lookback_with_patience(rec, k, v, n, bits, 0)
-        });
-    }
-}
-
 /// The 8-bit sort: half the passes, each block sorted by two 4-bit splits in workgroup
 /// memory, 256 digits' look-back; its top digit cut to the bits the 4-bit sorts order by
 /// (4 and 13 bits: one and two passes of which the last has fewer bits than a digit).
@@ -136,21 +107,34 @@ fn gpu_radix8_sort_matches_the_cpu_twin() {
     sorts_match_the_cpu_twin(&mut Engine::new(ctx), record_sort_pairs_radix8);
 }
 
-/// The 8-bit sort with no patience (see the 4-bit test above).
+/// The look-back sorts, 4- and 8-bit, with no patience: a block counts the keys of every
+/// block before it that has not published its counts when first looked at (the fallback
+/// that keeps a device that parks a waiting block's predecessor from hanging the sort).
+/// Which blocks it counts depends on how the device runs them, so every sort is run three
+/// times (on lavapipe a fallback counting one key too many fails it).
 #[test]
-fn gpu_radix8_sort_counting_late_blocks_matches_the_cpu_twin() {
-    let Some(ctx) = common::gpu("gpu 8-bit radix sort, no patience") else {
+fn look_back_sorts_counting_late_blocks_match_the_cpu_twin() {
+    let Some(ctx) = common::gpu("gpu radix sorts by look-back, no patience") else {
         return;
     };
     let mut engine = Engine::new(ctx);
-    for _ in 0..3 {
-        sorts_match_the_cpu_twin(&mut engine, |rec, k, v, n, bits| {
-            record_sort_pairs_radix8_with_patience(rec, k, v, n, bits, 0)
-        });
+    for digits in [Digits::Four, Digits::Eight] {
+        for _ in 0..3 {
+            sorts_match_the_cpu_twin(&mut engine, |rec, k, v, n, bits| {
+                let how = Lookback {
+                    patience: 0,
+                    ..Lookback::new(digits)
+                };
+                record_sort_pairs_lookback_with(rec, (k, v), n, bits, how)
+            });
+        }
     }
 }
 
-fn sorts_match_the_cpu_twin(engine: &mut Engine, record: RecordSort) {
+fn sorts_match_the_cpu_twin(
+    engine: &mut Engine,
+    record: impl Fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> (BufferProxy, BufferProxy),
+) {
     for &n in SIZES {
         for (name, keys) in patterns(n, 7 + n as u64) {
             for bits in [32u32, 13, 4] {
@@ -200,12 +184,27 @@ fn a_sort_timed_by_dispatch_sorts_the_same_and_times_each_dispatch() {
             rec.upload(k, &keys);
             rec.upload(v, &values);
             rec.stage("sort");
-            let record = [
-                record_sort_pairs_by_dispatch,
-                record_sort_pairs_lookback_by_dispatch,
-                record_sort_pairs_radix8_by_dispatch,
-            ][way];
-            let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
+            let by_dispatch = |digits| Lookback {
+                by_dispatch: true,
+                ..Lookback::new(digits)
+            };
+            let (sk, sv) = match way {
+                0 => record_sort_pairs_by_dispatch(&mut rec, k, v, n as u32, bits),
+                1 => record_sort_pairs_lookback_with(
+                    &mut rec,
+                    (k, v),
+                    n as u32,
+                    bits,
+                    by_dispatch(Digits::Four),
+                ),
+                _ => record_sort_pairs_lookback_with(
+                    &mut rec,
+                    (k, v),
+                    n as u32,
+                    bits,
+                    by_dispatch(Digits::Eight),
+                ),
+            };
             rec.stage("readback");
             let rk = rec.readback_range(sk, 0, 4 * n as u64);
             let rv = rec.readback_range(sv, 0, 4 * n as u64);

@@ -1,6 +1,7 @@
 // A block of the radix sort's keys ranked and sorted by digit in workgroup memory, then
-// written to its slots: the body of both scatters (radix_scatter, whose slots come from
-// the spine's scanned counts, and radix_lookback, whose come from the blocks before it).
+// written to its slots: the body of both 4-bit scatters (radix_scatter, whose slots come
+// from the spine's scanned counts, and radix_lookback, whose come from the blocks before
+// it); its ranking also sorts radix8_lookback's blocks, a nibble at a time.
 // The importing shader declares the bindings these functions read and write: `params`,
 // `keys_in`, `values_in`, `keys_out`, `values_out`.
 //
@@ -50,17 +51,34 @@ fn half_shift(d: u32) -> u32 {
 // `digit_base` (threads below 16) and passes a barrier before `sort_block`.
 fn rank_block(t: u32, block: u32) {
     let base = block * RADIX_BLOCK + t * RADIX_ITEMS;
-    for (var p = 0u; p < PAIRS; p++) {
-        columns[p * ROW + t] = 0u;
-    }
+    clear_column(t);
     for (var k = 0u; k < RADIX_ITEMS; k++) {
         let i = base + k;
         if i < params.count {
-            let d = digit_of(keys_in[i], params.shift);
-            let at = (d >> 1u) * ROW + t;
-            columns[at] = columns[at] + (1u << half_shift(d));
+            count_in_column(t, digit_of(keys_in[i], params.shift));
         }
     }
+    scan_columns(t);
+}
+
+// Thread t's column of counts, zeroed.
+fn clear_column(t: u32) {
+    for (var p = 0u; p < PAIRS; p++) {
+        columns[p * ROW + t] = 0u;
+    }
+}
+
+// One more of thread t's keys has digit `d`.
+fn count_in_column(t: u32, d: u32) {
+    let at = (d >> 1u) * ROW + t;
+    columns[at] = columns[at] + (1u << half_shift(d));
+}
+
+// The threads' counts (each thread's column) scanned: then each column holds the places
+// of the thread's first key of each digit, `pair_totals` the block's counts and
+// `local_start` (threads below 16) where each digit's keys start. Every thread calls it,
+// in uniform control flow, after counting; it starts with a barrier.
+fn scan_columns(t: u32) {
     workgroupBarrier();
     // Exclusive scan of each digit pair's 128 packed thread counts: 16 threads a pair, 8
     // columns each (lanes of a warp read 32 different banks).
@@ -95,6 +113,15 @@ fn rank_block(t: u32, block: u32) {
     }
 }
 
+// The place in the block's sorted order of thread t's next key of digit `d` (its keys
+// taken in order, after `scan_columns` and a barrier).
+fn take_place(t: u32, d: u32) -> u32 {
+    let at = (d >> 1u) * ROW + t;
+    let word = columns[at];
+    columns[at] = word + (1u << half_shift(d));
+    return local_start[d] + ((word >> half_shift(d)) & 0xffffu);
+}
+
 // The block's keys of digit `d` (after `rank_block`).
 fn block_digit_count(d: u32) -> u32 {
     return (pair_totals[d >> 1u] >> half_shift(d)) & 0xffffu;
@@ -111,11 +138,7 @@ fn sort_block(t: u32, block: u32, live: bool) {
         let i = base + k;
         if i < params.count {
             let key = keys_in[i];
-            let d = digit_of(key, params.shift);
-            let at = (d >> 1u) * ROW + t;
-            let word = columns[at];
-            columns[at] = word + (1u << half_shift(d));
-            let place = local_start[d] + ((word >> half_shift(d)) & 0xffffu);
+            let place = take_place(t, digit_of(key, params.shift));
             sorted_keys[place] = key;
             sorted_values[place] = values_in[i];
         }

@@ -24,6 +24,15 @@ struct RadixParams {
     mask: u32,
 }
 
+// The look-back sorts' status words (radix_lookback, radix8_lookback): TICKETS words of
+// ticket counters first, then a word a block and digit, a flag (none yet, the block's
+// own count, its inclusive prefix) over a 30-bit count.
+const TICKETS: u32 = 8u;
+const FLAG_COUNT: u32 = 0x40000000u;
+const FLAG_PREFIX: u32 = 0x80000000u;
+const FLAGS: u32 = 0xc0000000u;
+const VALUE_MASK: u32 = 0x3fffffffu;
+
 // The 8-bit sort (radix8_*): 256 digits a pass.
 const RADIX8_BITS: u32 = 8u;
 const RADIX8_DIGITS: u32 = 256u;

@@ -100,8 +100,8 @@ pub fn record_sort_pairs(
     record_sort(rec, (keys, values), count, key_bits, false)
 }
 
-/// The stages [`record_sort_pairs_lookback_by_dispatch`] puts the dispatches in: the
-/// histogram once, then one a pass.
+/// The stages a 4-bit look-back sort by dispatch ([`Lookback::by_dispatch`]) puts its
+/// dispatches in: the histogram once, then one a pass.
 pub const LOOKBACK_STAGES: [&str; 2] = ["sort/histogram", "sort/lookback"];
 
 /// The most keys the look-back path sorts: a status word holds a count in 30 bits.
@@ -123,58 +123,24 @@ pub fn record_sort_pairs_lookback(
     count: u32,
     key_bits: u32,
 ) -> (BufferProxy, BufferProxy) {
-    record_lookback(
+    record_sort_pairs_lookback_with(
         rec,
         (keys, values),
         count,
         key_bits,
-        false,
-        LOOKBACK_PATIENCE,
-    )
-}
-
-/// [`record_sort_pairs_lookback`] waiting `patience` reads (not [`LOOKBACK_PATIENCE`])
-/// on a block's counts before counting them itself: 0 counts every block not yet
-/// published when first looked at.
-pub fn record_sort_pairs_lookback_with_patience(
-    rec: &mut Recording,
-    keys: BufferProxy,
-    values: BufferProxy,
-    count: u32,
-    key_bits: u32,
-    patience: u32,
-) -> (BufferProxy, BufferProxy) {
-    record_lookback(rec, (keys, values), count, key_bits, false, patience)
-}
-
-/// [`record_sort_pairs_lookback`] with the histogram and each pass in a stage of its own
-/// ([`LOOKBACK_STAGES`]), as [`record_sort_pairs_by_dispatch`] does for the other path.
-pub fn record_sort_pairs_lookback_by_dispatch(
-    rec: &mut Recording,
-    keys: BufferProxy,
-    values: BufferProxy,
-    count: u32,
-    key_bits: u32,
-) -> (BufferProxy, BufferProxy) {
-    record_lookback(
-        rec,
-        (keys, values),
-        count,
-        key_bits,
-        true,
-        LOOKBACK_PATIENCE,
+        Lookback::new(Digits::Four),
     )
 }
 
 /// Bits per pass of [`record_sort_pairs_radix8`].
 pub const RADIX8_BITS: u32 = 8;
 
-/// The stages [`record_sort_pairs_radix8_by_dispatch`] puts the dispatches in: the
-/// histogram and the digits' first slots once, then one a pass.
+/// The stages an 8-bit look-back sort by dispatch ([`Lookback::by_dispatch`]) puts its
+/// dispatches in: the histogram and the digits' first slots once, then one a pass.
 pub const RADIX8_STAGES: [&str; 2] = ["sort8/histogram", "sort8/lookback"];
 
-/// [`record_sort_pairs_lookback`] with 8-bit digits: half the passes, each reading and
-/// writing every pair once more (see `shaders/radix8_lookback.wgsl`); the same result.
+/// [`record_sort_pairs_lookback`] with 8-bit digits: half the passes (see
+/// `shaders/radix8_lookback.wgsl`), the same result.
 /// More than [`LOOKBACK_MAX_KEYS`] keys take the three-dispatch path.
 pub fn record_sort_pairs_radix8(
     rec: &mut Recording,
@@ -183,99 +149,47 @@ pub fn record_sort_pairs_radix8(
     count: u32,
     key_bits: u32,
 ) -> (BufferProxy, BufferProxy) {
-    let how = Radix8 {
-        by_dispatch: false,
-        patience: LOOKBACK_PATIENCE,
-    };
-    record_radix8(rec, (keys, values), count, key_bits, how)
-}
-
-/// [`record_sort_pairs_radix8`] waiting `patience` reads on a block's counts before
-/// counting them itself (0: every block not yet published when first looked at).
-pub fn record_sort_pairs_radix8_with_patience(
-    rec: &mut Recording,
-    keys: BufferProxy,
-    values: BufferProxy,
-    count: u32,
-    key_bits: u32,
-    patience: u32,
-) -> (BufferProxy, BufferProxy) {
-    let how = Radix8 {
-        by_dispatch: false,
-        patience,
-    };
-    record_radix8(rec, (keys, values), count, key_bits, how)
-}
-
-/// [`record_sort_pairs_radix8`] with its dispatches in the stages [`RADIX8_STAGES`].
-pub fn record_sort_pairs_radix8_by_dispatch(
-    rec: &mut Recording,
-    keys: BufferProxy,
-    values: BufferProxy,
-    count: u32,
-    key_bits: u32,
-) -> (BufferProxy, BufferProxy) {
-    let how = Radix8 {
-        by_dispatch: true,
-        patience: LOOKBACK_PATIENCE,
-    };
-    record_radix8(rec, (keys, values), count, key_bits, how)
-}
-
-/// How [`record_radix8`] records.
-#[derive(Clone, Copy)]
-struct Radix8 {
-    by_dispatch: bool,
-    patience: u32,
-}
-
-/// The 8-bit look-back path: every pass's digit totals, their first slots, then a pass a
-/// dispatch. Its status words are two regions of a word per block and digit, used by the
-/// passes in turn: each block clears its words in the region the next pass uses (the
-/// pass before used it, and has ended).
-fn record_radix8(
-    rec: &mut Recording,
-    (keys, values): (BufferProxy, BufferProxy),
-    count: u32,
-    key_bits: u32,
-    how: Radix8,
-) -> (BufferProxy, BufferProxy) {
-    if count > LOOKBACK_MAX_KEYS {
-        return record_sort(rec, (keys, values), count, key_bits, how.by_dispatch);
-    }
-    let [histogram_stage, pass_stage] = RADIX8_STAGES;
-    let plan = Plan::new(
+    record_sort_pairs_lookback_with(
         rec,
+        (keys, values),
         count,
         key_bits,
-        how.by_dispatch,
-        how.patience,
-        RADIX8_BITS,
-    );
-    let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
-    let status = rec.array_buffer::<u32>(
-        LOOKBACK_TICKETS + 2 * 256 * blocks as usize,
-        "radix8 look-back status",
-    );
-    rec.clear(status);
-    let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
-    plan.stage(rec, histogram_stage);
-    rec.dispatch(ShaderId::Radix8Histogram, grid, &[params[0], src.0, totals]);
-    rec.dispatch(ShaderId::Radix8Starts, [1, 1, 1], &[params[0], totals]);
-    for &params in params {
-        plan.stage(rec, pass_stage);
-        rec.dispatch(
-            ShaderId::Radix8Lookback,
-            grid,
-            &[params, src.0, src.1, totals, status, dst.0, dst.1],
-        );
-        rec.free(params);
-        std::mem::swap(&mut src, &mut dst);
+        Lookback::new(Digits::Eight),
+    )
+}
+
+/// Which digits a look-back sort takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Digits {
+    /// 4 bits ([`record_sort_pairs_lookback`]).
+    Four,
+    /// 8 bits ([`record_sort_pairs_radix8`]).
+    Eight,
+}
+
+/// How [`record_sort_pairs_lookback_with`] records a look-back sort.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lookback {
+    /// Its digits.
+    pub digits: Digits,
+    /// Each dispatch in a stage of its own ([`LOOKBACK_STAGES`], [`RADIX8_STAGES`]), as
+    /// [`record_sort_pairs_by_dispatch`] does for the three-dispatch path.
+    pub by_dispatch: bool,
+    /// Reads of a late block's status word before counting its keys
+    /// ([`LOOKBACK_PATIENCE`]; 0 counts every block not yet published when first looked
+    /// at).
+    pub patience: u32,
+}
+
+impl Lookback {
+    /// `digits`, in the caller's stage, at [`LOOKBACK_PATIENCE`].
+    pub fn new(digits: Digits) -> Self {
+        Lookback {
+            digits,
+            by_dispatch: false,
+            patience: LOOKBACK_PATIENCE,
+        }
     }
-    rec.free(status);
-    rec.free(totals);
-    free_scratch(rec, keys, dst);
-    src
 }
 
 /// The stages [`record_sort_pairs_by_dispatch`] puts each pass's dispatches in.
@@ -328,36 +242,59 @@ fn record_sort(
     src
 }
 
-/// The look-back path (see the module comment): the digit totals of every pass, then a
-/// pass a dispatch; past [`LOOKBACK_MAX_KEYS`], the three-dispatch path.
-fn record_lookback(
+/// A look-back sort recorded as `how` says ([`record_sort_pairs_lookback`] and
+/// [`record_sort_pairs_radix8`] with the defaults; see the module comment): the digit
+/// totals of every pass (with 8-bit digits, scanned into first slots), then a pass a
+/// dispatch; past [`LOOKBACK_MAX_KEYS`] keys, the three-dispatch path.
+pub fn record_sort_pairs_lookback_with(
     rec: &mut Recording,
     (keys, values): (BufferProxy, BufferProxy),
     count: u32,
     key_bits: u32,
-    by_dispatch: bool,
-    patience: u32,
+    how: Lookback,
 ) -> (BufferProxy, BufferProxy) {
     if count > LOOKBACK_MAX_KEYS {
-        return record_sort(rec, (keys, values), count, key_bits, by_dispatch);
+        return record_sort(rec, (keys, values), count, key_bits, how.by_dispatch);
     }
-    let [histogram_stage, pass_stage] = LOOKBACK_STAGES;
-    let plan = Plan::new(rec, count, key_bits, by_dispatch, patience, RADIX_BITS);
+    let (bits, [histogram_stage, pass_stage], histogram, pass) = match how.digits {
+        Digits::Four => (
+            RADIX_BITS,
+            LOOKBACK_STAGES,
+            ShaderId::RadixHistogram,
+            ShaderId::RadixLookback,
+        ),
+        Digits::Eight => (
+            RADIX8_BITS,
+            RADIX8_STAGES,
+            ShaderId::Radix8Histogram,
+            ShaderId::Radix8Lookback,
+        ),
+    };
+    let plan = Plan::new(rec, count, key_bits, how.by_dispatch, how.patience, bits);
     let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
-    // Each pass's ticket counter (radix_lookback's TICKETS words), then its blocks' status
-    // words, a digit each.
+    // Each pass's ticket counter (the shaders' TICKETS words), then the blocks' status
+    // words, a word a block and digit: every pass's with 4-bit digits; with 8-bit ones,
+    // two regions the passes take in turn, each block clearing its words in the next
+    // pass's (a pass's words would be 64 MB at 16M keys).
+    let regions = match how.digits {
+        Digits::Four => params.len(),
+        Digits::Eight => 2,
+    };
     let status = rec.array_buffer::<u32>(
-        LOOKBACK_TICKETS + 16 * blocks as usize * params.len(),
+        LOOKBACK_TICKETS + (1 << bits) * blocks as usize * regions,
         "radix look-back status",
     );
     rec.clear(status);
     let (mut src, mut dst) = ((keys, values), scratch_pair(rec, count));
     plan.stage(rec, histogram_stage);
-    rec.dispatch(ShaderId::RadixHistogram, grid, &[params[0], src.0, totals]);
+    rec.dispatch(histogram, grid, &[params[0], src.0, totals]);
+    if how.digits == Digits::Eight {
+        rec.dispatch(ShaderId::Radix8Starts, [1, 1, 1], &[params[0], totals]);
+    }
     for &params in params {
         plan.stage(rec, pass_stage);
         rec.dispatch(
-            ShaderId::RadixLookback,
+            pass,
             grid,
             &[params, src.0, src.1, totals, status, dst.0, dst.1],
         );
@@ -371,7 +308,7 @@ fn record_lookback(
 }
 
 /// Words before the look-back's status words: a ticket counter for each of up to 8 passes
-/// (`TICKETS` in radix_lookback.wgsl).
+/// (`TICKETS` in radix_common.wgsl).
 const LOOKBACK_TICKETS: usize = 8;
 
 /// The pair of buffers the passes write to and read from in turn with the input's.
