@@ -21,8 +21,9 @@
 @group(0) @binding(2) var<storage, read> values_in: array<u32>;
 // Each pass's digits' first slots (radix8_starts).
 @group(0) @binding(3) var<storage, read> starts: array<u32>;
-// Words 0..8: each pass's ticket counter; then two regions, a status word per block and
-// digit in each, used by the passes in turn. Cleared before the sort.
+// Each pass's ticket counter, the fallbacks' count, then two regions, a status word per
+// block and digit in each, used by the passes in turn (radix_common's STATUS). Cleared
+// before the sort.
 @group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
@@ -100,9 +101,9 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
     // before used (it has ended) and the next one uses.
     let region = (round & 1u) * params.blocks * RADIX8_DIGITS;
     let other = ((round + 1u) & 1u) * params.blocks * RADIX8_DIGITS;
-    let row = TICKETS + region + t;
+    let row = STATUS + region + t;
     for (var j = 0u; j < 2u; j++) {
-        atomicStore(&status[TICKETS + other + block * RADIX8_DIGITS + t + j * RADIX_THREADS], 0u);
+        atomicStore(&status[STATUS + other + block * RADIX8_DIGITS + t + j * RADIX_THREADS], 0u);
     }
     var count: array<u32, 2>;
     for (var j = 0u; j < 2u; j++) {
@@ -143,6 +144,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
                     continue;
                 }
                 before[j] += block_keys_of_digit(b, t + j * RADIX_THREADS);
+                atomicAdd(&status[FALLBACKS], 1u);
                 // Block 0's inclusive prefix is its count.
                 open[j] = b != 0u;
             } else {

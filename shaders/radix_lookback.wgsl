@@ -21,8 +21,8 @@
 @group(0) @binding(1) var<storage, read> keys_in: array<u32>;
 @group(0) @binding(2) var<storage, read> values_in: array<u32>;
 @group(0) @binding(3) var<storage, read> totals: array<u32>;
-// Words 0..8: each pass's ticket counter; then per pass, per block, per digit, a status
-// word. Cleared before the sort.
+// Each pass's ticket counter, the fallbacks' count, then per pass, per block, per digit,
+// a status word (radix_common's STATUS). Cleared before the sort.
 @group(0) @binding(4) var<storage, read_write> status: array<atomic<u32>>;
 @group(0) @binding(5) var<storage, read_write> keys_out: array<u32>;
 @group(0) @binding(6) var<storage, read_write> values_out: array<u32>;
@@ -44,7 +44,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
     rank_block(t, block);
     if t < RADIX_DIGITS {
         let count = block_digit_count(t);
-        let row = TICKETS + (round * params.blocks) * RADIX_DIGITS + t;
+        let row = STATUS + (round * params.blocks) * RADIX_DIGITS + t;
         var before = 0u;
         if block == 0u {
             atomicStore(&status[row], FLAG_PREFIX | count);
@@ -69,6 +69,7 @@ fn main(@builtin(local_invocation_id) lid: vec3<u32>) {
                         continue;
                     }
                     before += block_keys_of_digit(k, t);
+                    atomicAdd(&status[FALLBACKS], 1u);
                     // Block 0's inclusive prefix is its count.
                     if k == 0u {
                         break;

@@ -222,6 +222,10 @@ pub struct LookbackFigures {
     /// histogram once a sort, with the 8-bit digits' first slots; `sort/lookback` or
     /// `sort8/lookback` a pass).
     pub dispatch_us: BTreeMap<String, f64>,
+    /// In the checked run (the first, untimed), how many times a block counted a late
+    /// block's keys of a digit itself instead of waiting longer (`passes::radix::
+    /// LOOKBACK_PATIENCE`): 0 where every block published in time.
+    pub fallbacks: u32,
 }
 
 /// A whole frame with one broadphase method at one size.
@@ -729,6 +733,7 @@ fn sort_figures(
     // Every path in each run, in turn: the same clock and load for all.
     let (mut gpu, mut wall) = (Vec::new(), Vec::new());
     let (mut lookback, mut radix8) = (Vec::new(), Vec::new());
+    let mut fallbacks = [0u32; 2];
     let ways: &[SortWay] = if options.lookback_sort {
         &[SortWay::Spine, SortWay::Lookback, SortWay::Radix8]
     } else {
@@ -742,12 +747,17 @@ fn sort_figures(
             let start = Instant::now();
             let (profile, sorted) = gpu_sort(engine, &input, way, false, r == 0)?;
             let seconds = profile.stage_seconds("sort");
-            if let Some((k, v)) = sorted {
-                if k != ck || v != cv {
+            if let Some(checked) = sorted {
+                if checked.keys != ck || checked.values != cv {
                     return Err(Error::Bench(format!(
                         "the gpu radix sort of {n} pairs ({}) differs from its cpu twin",
                         way.name()
                     )));
+                }
+                match way {
+                    SortWay::Spine => {}
+                    SortWay::Lookback => fallbacks[0] = checked.fallbacks.unwrap_or(0),
+                    SortWay::Radix8 => fallbacks[1] = checked.fallbacks.unwrap_or(0),
                 }
             } else {
                 match way {
@@ -792,7 +802,7 @@ fn sort_figures(
         .into_iter()
         .map(|(name, mut us)| (name, median(&mut us)))
         .collect();
-    let mut figures = |stages: &[&str], times: &mut Vec<f64>| {
+    let mut figures = |stages: &[&str], times: &mut Vec<f64>, fallbacks: u32| {
         let dispatch_us = stages
             .iter()
             .filter_map(|&name| Some((name.to_string(), dispatch_us.remove(name)?)))
@@ -804,11 +814,12 @@ fn sort_figures(
                 over_spine: seconds / gpu,
                 floor_gb_per_s: floor_rate(seconds),
                 dispatch_us,
+                fallbacks,
             }
         })
     };
-    let lookback = figures(&LOOKBACK_STAGES, &mut lookback);
-    let radix8 = figures(&RADIX8_STAGES, &mut radix8);
+    let lookback = figures(&LOOKBACK_STAGES, &mut lookback, fallbacks[0]);
+    let radix8 = figures(&RADIX8_STAGES, &mut radix8, fallbacks[1]);
     Ok(SortFigures {
         versus: Versus::new(gpu, cpu),
         floor_gb_per_s: floor_rate(gpu),
@@ -839,8 +850,6 @@ impl SortWay {
         }
     }
 }
-
-type SortedPairs = (Vec<u32>, Vec<u32>);
 
 /// `n` random keys (seeded by `n`) and their indices as values.
 fn random_pairs(n: usize) -> (Vec<u32>, Vec<u32>) {
@@ -904,13 +913,16 @@ fn gpu_sort(
     way: SortWay,
     by_dispatch: bool,
     read: bool,
-) -> Result<(Profile, Option<SortedPairs>)> {
+) -> Result<(Profile, Option<Checked>)> {
     let mut rec = Recording::new();
     rec.stage(stage::UPLOAD);
     let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
     rec.stage("sort");
+    // The checked run counts the look-back's fallbacks (the timed runs copy nothing out).
+    let fallbacks = read.then(|| rec.buffer(4, "look-back fallbacks"));
     let lookback = |digits| Lookback {
         by_dispatch,
+        fallbacks,
         ..Lookback::new(digits)
     };
     let (sk, sv) = match way {
@@ -937,9 +949,24 @@ fn gpu_sort(
         rec.stage(stage::READBACK);
         (rec.readback(sk), rec.readback(sv))
     });
+    let counted = match way {
+        SortWay::Spine => None,
+        _ => fallbacks.map(|f| rec.readback(f)),
+    };
     let out = engine.run(&rec, &[(k0, &input.keys), (v0, &input.values)])?;
-    let sorted = readbacks.map(|(rk, rv)| (out.values(rk), out.values(rv)));
+    let sorted = readbacks.map(|(rk, rv)| Checked {
+        keys: out.values(rk),
+        values: out.values(rv),
+        fallbacks: counted.map(|f| out.values::<u32>(f)[0]),
+    });
     Ok((out.profile, sorted))
+}
+
+/// A checked run's sorted pairs, and the look-back's fallbacks there.
+struct Checked {
+    keys: Vec<u32>,
+    values: Vec<u32>,
+    fallbacks: Option<u32>,
 }
 
 /// Median seconds of `runs` calls.
@@ -1091,12 +1118,13 @@ impl GpuBenchReport {
                     if let Some(lb) = figures {
                         s += &format!(
                             "{:>9}   {what}: gpu {:.3} ms ({:.2} of the above, {:.1} GB/s over \
-                             the floor); timed on their own (µs): {}\n",
+                             the floor); timed on their own (µs): {}; late blocks counted: {}\n",
                             "",
                             lb.gpu_ms,
                             lb.over_spine,
                             lb.floor_gb_per_s,
-                            parts(stages, &lb.dispatch_us)
+                            parts(stages, &lb.dispatch_us),
+                            lb.fallbacks
                         );
                     }
                 }

@@ -131,6 +131,58 @@ fn look_back_sorts_counting_late_blocks_match_the_cpu_twin() {
     }
 }
 
+/// The count of late blocks' digits counted by the blocks waiting on them: none in a sort
+/// of one block (it waits on nothing), and at most every digit of every block before each
+/// block in each pass; the sort right either way.
+#[test]
+fn look_back_sorts_count_their_fallbacks() {
+    let Some(ctx) = common::gpu("gpu radix sorts by look-back, fallbacks") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    for digits in [Digits::Four, Digits::Eight] {
+        for n in [1000usize, 1_000_000] {
+            let keys = patterns(n, 3).remove(0).1;
+            let values: Vec<u32> = (0..n as u32).collect();
+            let mut rec = Recording::new();
+            let k = rec.array_buffer::<u32>(n, "keys");
+            let v = rec.array_buffer::<u32>(n, "values");
+            rec.upload(k, &keys);
+            rec.upload(v, &values);
+            let fallbacks = rec.buffer(4, "fallbacks");
+            let how = Lookback {
+                patience: 0,
+                fallbacks: Some(fallbacks),
+                ..Lookback::new(digits)
+            };
+            let (sk, _) = record_sort_pairs_lookback_with(&mut rec, (k, v), n as u32, 32, how);
+            let rk = rec.readback_range(sk, 0, 4 * n as u64);
+            let rf = rec.readback(fallbacks);
+            let out = engine.run(&rec, &[]).unwrap();
+            let (mut wk, mut wv) = (keys.clone(), values.clone());
+            sort_pairs_cpu(&mut wk, &mut wv, 32);
+            assert_eq!(out.values::<u32>(rk), wk, "{digits:?}, {n} keys");
+            let counted = u64::from(out.values::<u32>(rf)[0]);
+            let (blocks, bits) = (n.div_ceil(1024) as u64, digits_bits(digits));
+            let bound = (32 / bits) * (1 << bits) * blocks * (blocks - 1) / 2;
+            assert!(
+                counted <= bound,
+                "{digits:?}, {n} keys: {counted} > {bound}"
+            );
+            if blocks == 1 {
+                assert_eq!(counted, 0, "{digits:?}: one block");
+            }
+        }
+    }
+}
+
+fn digits_bits(digits: Digits) -> u64 {
+    match digits {
+        Digits::Four => 4,
+        Digits::Eight => 8,
+    }
+}
+
 fn sorts_match_the_cpu_twin(
     engine: &mut Engine,
     record: impl Fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> (BufferProxy, BufferProxy),

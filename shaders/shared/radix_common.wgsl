@@ -24,10 +24,12 @@ struct RadixParams {
     mask: u32,
 }
 
-// The look-back sorts' status words (radix_lookback, radix8_lookback): TICKETS words of
-// ticket counters first, then a word a block and digit, a flag (none yet, the block's
-// own count, its inclusive prefix) over a 30-bit count.
-const TICKETS: u32 = 8u;
+// The look-back sorts' status words (radix_lookback, radix8_lookback): a ticket counter
+// for each of up to 8 passes, the count of late blocks' digits counted by the blocks
+// waiting on them (word FALLBACKS), then from word STATUS a word a block and digit, a
+// flag (none yet, the block's own count, its inclusive prefix) over a 30-bit count.
+const FALLBACKS: u32 = 8u;
+const STATUS: u32 = 9u;
 const FLAG_COUNT: u32 = 0x40000000u;
 const FLAG_PREFIX: u32 = 0x80000000u;
 const FLAGS: u32 = 0xc0000000u;

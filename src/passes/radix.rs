@@ -36,7 +36,8 @@
 //! ticket as it starts), but not without end: a block that has not published its counts
 //! after [`LOOKBACK_PATIENCE`] reads is counted by the one waiting on it (decoupled
 //! fallback), so a device that parks a running workgroup (no API promises it does not)
-//! makes the sort slower, never hung. The broadphase's sweep sorts by this path.
+//! makes the sort slower, never hung ([`Lookback::fallbacks`] counts how often it
+//! happened). The broadphase's sweep sorts by this path.
 //!
 //! A third path, [`record_sort_pairs_radix8`], sorts by look-back with 8-bit digits: half
 //! the passes, so a pair is read and written 4 times for a 32-bit key instead of 8 (the
@@ -179,6 +180,10 @@ pub struct Lookback {
     /// ([`LOOKBACK_PATIENCE`]; 0 counts every block not yet published when first looked
     /// at).
     pub patience: u32,
+    /// A buffer of at least 4 bytes to get, as a u32, how many times a block counted a late
+    /// block's keys of a digit itself over the whole sort (0 where the three-dispatch path
+    /// sorts, past [`LOOKBACK_MAX_KEYS`]).
+    pub fallbacks: Option<BufferProxy>,
 }
 
 impl Lookback {
@@ -188,6 +193,7 @@ impl Lookback {
             digits,
             by_dispatch: false,
             patience: LOOKBACK_PATIENCE,
+            fallbacks: None,
         }
     }
 }
@@ -254,6 +260,9 @@ pub fn record_sort_pairs_lookback_with(
     how: Lookback,
 ) -> (BufferProxy, BufferProxy) {
     if count > LOOKBACK_MAX_KEYS {
+        if let Some(f) = how.fallbacks {
+            rec.clear(f);
+        }
         return record_sort(rec, (keys, values), count, key_bits, how.by_dispatch);
     }
     let (bits, [histogram_stage, pass_stage], histogram, pass) = match how.digits {
@@ -272,8 +281,8 @@ pub fn record_sort_pairs_lookback_with(
     };
     let plan = Plan::new(rec, count, key_bits, how.by_dispatch, how.patience, bits);
     let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
-    // Each pass's ticket counter (the shaders' TICKETS words), then the blocks' status
-    // words, a word a block and digit: every pass's with 4-bit digits; with 8-bit ones,
+    // Each pass's ticket counter and the fallbacks' count (before radix_common's STATUS),
+    // then the blocks' status words, a word a block and digit: every pass's with 4-bit digits; with 8-bit ones,
     // two regions the passes take in turn, each block clearing its words in the next
     // pass's (a pass's words would be 64 MB at 16M keys).
     let regions = match how.digits {
@@ -281,7 +290,7 @@ pub fn record_sort_pairs_lookback_with(
         Digits::Eight => 2,
     };
     let status = rec.array_buffer::<u32>(
-        LOOKBACK_TICKETS + (1 << bits) * blocks as usize * regions,
+        LOOKBACK_STATUS + (1 << bits) * blocks as usize * regions,
         "radix look-back status",
     );
     rec.clear(status);
@@ -301,15 +310,22 @@ pub fn record_sort_pairs_lookback_with(
         rec.free(params);
         std::mem::swap(&mut src, &mut dst);
     }
+    if let Some(f) = how.fallbacks {
+        rec.copy(status, 4 * LOOKBACK_FALLBACKS as u64, f, 0, 4);
+    }
     rec.free(status);
     rec.free(totals);
     free_scratch(rec, keys, dst);
     src
 }
 
-/// Words before the look-back's status words: a ticket counter for each of up to 8 passes
-/// (`TICKETS` in radix_common.wgsl).
-const LOOKBACK_TICKETS: usize = 8;
+/// The look-back's status buffer: a ticket counter for each of up to 8 passes, then the
+/// fallbacks' count at this word, then the blocks' words from [`LOOKBACK_STATUS`]
+/// (`FALLBACKS` and `STATUS` in radix_common.wgsl).
+const LOOKBACK_FALLBACKS: usize = 8;
+
+/// See [`LOOKBACK_FALLBACKS`].
+const LOOKBACK_STATUS: usize = 9;
 
 /// The pair of buffers the passes write to and read from in turn with the input's.
 fn scratch_pair(rec: &mut Recording, count: u32) -> (BufferProxy, BufferProxy) {
