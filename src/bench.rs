@@ -146,8 +146,8 @@ pub struct GpuBenchOptions {
     /// A compute pass for every dispatch instead of one for each run of dispatches (the
     /// A/B baseline).
     pub pass_per_dispatch: bool,
-    /// The radix sort by decoupled look-back (the broadphase's) is timed beside the
-    /// three-dispatch one (off: only the latter).
+    /// The radix sorts by decoupled look-back (4-bit digits, the broadphase's, and 8-bit)
+    /// are timed beside the three-dispatch one (off: only the latter).
     pub lookback_sort: bool,
 }
 
@@ -205,7 +205,7 @@ pub struct SortFigures {
     /// timed in the same runs (unless asked not to be).
     pub lookback: Option<LookbackFigures>,
     /// The same sort with 8-bit digits by look-back (`record_sort_pairs_radix8`: half the
-    /// passes), timed in the same runs (unless the look-back is asked not to be).
+    /// passes), timed in the same runs (unless the look-back sorts are asked not to be).
     pub radix8: Option<LookbackFigures>,
 }
 

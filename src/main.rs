@@ -164,8 +164,8 @@ struct GpuBenchArgs {
     /// dispatches (the A/B baseline: the passes' own cost).
     #[arg(long)]
     pass_per_dispatch: bool,
-    /// Time only the three-dispatch radix sort, not the look-back one beside it (the
-    /// broadphase's)
+    /// Time only the three-dispatch radix sort, not the look-back ones beside it (4-bit
+    /// digits, the broadphase's, and 8-bit)
     #[arg(long)]
     no_lookback_sort: bool,
     /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at
