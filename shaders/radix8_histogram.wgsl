@@ -30,7 +30,8 @@ fn main(
         if i < params.count {
             let key = keys[i];
             for (var p = 0u; p < params.passes; p++) {
-                atomicAdd(&histogram[p * RADIX8_DIGITS + digit8_of(key & params.mask, p * RADIX8_BITS)], 1u);
+                let d = digit8_of(key & params.mask, p * RADIX8_BITS);
+                atomicAdd(&histogram[p * RADIX8_DIGITS + d], 1u);
             }
         }
     }
