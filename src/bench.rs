@@ -730,10 +730,11 @@ fn sort_figures(
     let input = ResidentPairs::new(engine, &keys, &values);
     let (mut ck, mut cv) = (keys.clone(), values.clone());
     sort_pairs_cpu(&mut ck, &mut cv, 32);
-    // Every path in each run, in turn: the same clock and load for all.
-    let (mut gpu, mut wall) = (Vec::new(), Vec::new());
-    let (mut lookback, mut radix8) = (Vec::new(), Vec::new());
-    let mut fallbacks = [0u32; 2];
+    // Every path in each run, in turn: the same clock and load for all. Times and
+    // fallbacks by way (`SortWay as usize`).
+    let mut wall = Vec::new();
+    let mut times: [Vec<f64>; 3] = Default::default();
+    let mut fallbacks = [0u32; 3];
     let ways: &[SortWay] = if options.lookback_sort {
         &[SortWay::Spine, SortWay::Lookback, SortWay::Radix8]
     } else {
@@ -754,19 +755,11 @@ fn sort_figures(
                         way.name()
                     )));
                 }
-                match way {
-                    SortWay::Spine => {}
-                    SortWay::Lookback => fallbacks[0] = checked.fallbacks.unwrap_or(0),
-                    SortWay::Radix8 => fallbacks[1] = checked.fallbacks.unwrap_or(0),
-                }
+                fallbacks[way as usize] = checked.fallbacks.unwrap_or(0);
             } else {
-                match way {
-                    SortWay::Spine => {
-                        gpu.push(seconds);
-                        wall.push(start.elapsed().as_secs_f64());
-                    }
-                    SortWay::Lookback => lookback.push(seconds),
-                    SortWay::Radix8 => radix8.push(seconds),
+                times[way as usize].push(seconds);
+                if way == SortWay::Spine {
+                    wall.push(start.elapsed().as_secs_f64());
                 }
             }
         }
@@ -795,6 +788,7 @@ fn sort_figures(
         std::hint::black_box((k, v));
         Ok(())
     })?;
+    let [mut gpu, mut lookback, mut radix8] = times;
     let gpu = median(&mut gpu);
     // GB/s at the floor's bytes a pair, for a sort of `seconds`.
     let floor_rate = |seconds: f64| n as f64 * SORT_FLOOR_BYTES_PER_PAIR / seconds / 1e9;
@@ -818,8 +812,8 @@ fn sort_figures(
             }
         })
     };
-    let lookback = figures(&LOOKBACK_STAGES, &mut lookback, fallbacks[0]);
-    let radix8 = figures(&RADIX8_STAGES, &mut radix8, fallbacks[1]);
+    let lookback = figures(&LOOKBACK_STAGES, &mut lookback, fallbacks[1]);
+    let radix8 = figures(&RADIX8_STAGES, &mut radix8, fallbacks[2]);
     Ok(SortFigures {
         versus: Versus::new(gpu, cpu),
         floor_gb_per_s: floor_rate(gpu),
@@ -842,6 +836,15 @@ enum SortWay {
 }
 
 impl SortWay {
+    /// The look-back sort's digits (none: the three-dispatch sort).
+    fn digits(self) -> Option<Digits> {
+        match self {
+            SortWay::Spine => None,
+            SortWay::Lookback => Some(Digits::Four),
+            SortWay::Radix8 => Some(Digits::Eight),
+        }
+    }
+
     fn name(self) -> &'static str {
         match self {
             SortWay::Spine => "count, spine and scatter",
@@ -904,7 +907,8 @@ impl ResidentPairs {
 }
 
 /// One GPU sort of the resident pairs `way` (in the stage `sort`, or with `by_dispatch`
-/// each dispatch in a stage of its own, [`DISPATCH_STAGES`] or [`LOOKBACK_STAGES`]): the
+/// each dispatch in a stage of its own, [`DISPATCH_STAGES`], [`LOOKBACK_STAGES`] or
+/// [`RADIX8_STAGES`]): the
 /// frame's stage times, and the sorted pairs when `read` (the warm-up run checks them;
 /// timed runs read nothing back).
 fn gpu_sort(
@@ -918,41 +922,25 @@ fn gpu_sort(
     rec.stage(stage::UPLOAD);
     let ((k0, k), (v0, v)) = input.record_copy(&mut rec);
     rec.stage("sort");
-    // The checked run counts the look-back's fallbacks (the timed runs copy nothing out).
-    let fallbacks = read.then(|| rec.buffer(4, "look-back fallbacks"));
-    let lookback = |digits| Lookback {
-        by_dispatch,
-        fallbacks,
-        ..Lookback::new(digits)
-    };
-    let (sk, sv) = match way {
-        SortWay::Spine if by_dispatch => {
-            record_sort_pairs_by_dispatch(&mut rec, k, v, input.count, 32)
+    // A look-back sort's checked run counts its fallbacks (timed runs copy nothing out).
+    let fallbacks = (read && way.digits().is_some()).then(|| rec.buffer(4, "look-back fallbacks"));
+    let (sk, sv) = match way.digits() {
+        None if by_dispatch => record_sort_pairs_by_dispatch(&mut rec, k, v, input.count, 32),
+        None => record_sort_pairs(&mut rec, k, v, input.count, 32),
+        Some(digits) => {
+            let how = Lookback {
+                by_dispatch,
+                fallbacks,
+                ..Lookback::new(digits)
+            };
+            record_sort_pairs_lookback_with(&mut rec, (k, v), input.count, 32, how)
         }
-        SortWay::Spine => record_sort_pairs(&mut rec, k, v, input.count, 32),
-        SortWay::Lookback => record_sort_pairs_lookback_with(
-            &mut rec,
-            (k, v),
-            input.count,
-            32,
-            lookback(Digits::Four),
-        ),
-        SortWay::Radix8 => record_sort_pairs_lookback_with(
-            &mut rec,
-            (k, v),
-            input.count,
-            32,
-            lookback(Digits::Eight),
-        ),
     };
     let readbacks = read.then(|| {
         rec.stage(stage::READBACK);
         (rec.readback(sk), rec.readback(sv))
     });
-    let counted = match way {
-        SortWay::Spine => None,
-        _ => fallbacks.map(|f| rec.readback(f)),
-    };
+    let counted = fallbacks.map(|f| rec.readback(f));
     let out = engine.run(&rec, &[(k0, &input.keys), (v0, &input.values)])?;
     let sorted = readbacks.map(|(rk, rv)| Checked {
         keys: out.values(rk),

@@ -9,9 +9,9 @@ use proxima::gpu::Engine;
 use proxima::graph::{BufferProxy, Recording};
 use proxima::passes::broadphase::sort_body_pairs;
 use proxima::passes::radix::{
-    DISPATCH_STAGES, Digits, LOOKBACK_STAGES, Lookback, RADIX8_STAGES, record_sort_pairs,
-    record_sort_pairs_by_dispatch, record_sort_pairs_lookback, record_sort_pairs_lookback_with,
-    record_sort_pairs_radix8, sort_pairs_cpu,
+    DISPATCH_STAGES, Digits, LOOKBACK_STAGES, Lookback, RADIX_BLOCK, RADIX8_STAGES,
+    record_sort_pairs, record_sort_pairs_by_dispatch, record_sort_pairs_lookback,
+    record_sort_pairs_lookback_with, record_sort_pairs_radix8, sort_pairs_cpu,
 };
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
@@ -163,7 +163,8 @@ fn look_back_sorts_count_their_fallbacks() {
             sort_pairs_cpu(&mut wk, &mut wv, 32);
             assert_eq!(out.values::<u32>(rk), wk, "{digits:?}, {n} keys");
             let counted = u64::from(out.values::<u32>(rf)[0]);
-            let (blocks, bits) = (n.div_ceil(1024) as u64, digits_bits(digits));
+            let blocks = n.div_ceil(RADIX_BLOCK as usize) as u64;
+            let bits = u64::from(digits.bits());
             let bound = (32 / bits) * (1 << bits) * blocks * (blocks - 1) / 2;
             assert!(
                 counted <= bound,
@@ -176,16 +177,12 @@ fn look_back_sorts_count_their_fallbacks() {
     }
 }
 
-fn digits_bits(digits: Digits) -> u64 {
-    match digits {
-        Digits::Four => 4,
-        Digits::Eight => 8,
-    }
-}
+/// A sort's keys and values.
+type Sorted = (BufferProxy, BufferProxy);
 
 fn sorts_match_the_cpu_twin(
     engine: &mut Engine,
-    record: impl Fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> (BufferProxy, BufferProxy),
+    record: impl Fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> Sorted,
 ) {
     for &n in SIZES {
         for (name, keys) in patterns(n, 7 + n as u64) {

@@ -168,6 +168,16 @@ pub enum Digits {
     Eight,
 }
 
+impl Digits {
+    /// Bits per pass: [`RADIX_BITS`] or [`RADIX8_BITS`].
+    pub fn bits(self) -> u32 {
+        match self {
+            Digits::Four => RADIX_BITS,
+            Digits::Eight => RADIX8_BITS,
+        }
+    }
+}
+
 /// How [`record_sort_pairs_lookback_with`] records a look-back sort.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Lookback {
@@ -265,24 +275,23 @@ pub fn record_sort_pairs_lookback_with(
         }
         return record_sort(rec, (keys, values), count, key_bits, how.by_dispatch);
     }
-    let (bits, [histogram_stage, pass_stage], histogram, pass) = match how.digits {
+    let ([histogram_stage, pass_stage], histogram, pass) = match how.digits {
         Digits::Four => (
-            RADIX_BITS,
             LOOKBACK_STAGES,
             ShaderId::RadixHistogram,
             ShaderId::RadixLookback,
         ),
         Digits::Eight => (
-            RADIX8_BITS,
             RADIX8_STAGES,
             ShaderId::Radix8Histogram,
             ShaderId::Radix8Lookback,
         ),
     };
+    let bits = how.digits.bits();
     let plan = Plan::new(rec, count, key_bits, how.by_dispatch, how.patience, bits);
     let (blocks, grid, totals, params) = (plan.blocks, plan.grid, plan.totals, &plan.params);
-    // Each pass's ticket counter and the fallbacks' count (before radix_common's STATUS),
-    // then the blocks' status words, a word a block and digit: every pass's with 4-bit digits; with 8-bit ones,
+    // After each pass's ticket counter and the fallbacks' count (before radix_common's
+    // STATUS), a word a block and digit: every pass's with 4-bit digits; with 8-bit ones,
     // two regions the passes take in turn, each block clearing its words in the next
     // pass's (a pass's words would be 64 MB at 16M keys).
     let regions = match how.digits {
