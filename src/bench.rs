@@ -149,6 +149,9 @@ pub struct GpuBenchOptions {
     /// The radix sorts by decoupled look-back (4-bit digits, the broadphase's, and 8-bit)
     /// are timed beside the three-dispatch one (off: only the latter).
     pub lookback_sort: bool,
+    /// Reads of a late block's status word before a look-back sort counts its keys
+    /// itself ([`crate::passes::radix::LOOKBACK_PATIENCE`] by default).
+    pub sort_patience: u32,
 }
 
 impl GpuBenchOptions {
@@ -746,7 +749,7 @@ fn sort_figures(
                 keeper.keep(engine)?;
             }
             let start = Instant::now();
-            let (profile, sorted) = gpu_sort(engine, &input, way, false, r == 0)?;
+            let (profile, sorted) = gpu_sort(engine, &input, way, options, false, r == 0)?;
             let seconds = profile.stage_seconds("sort");
             if let Some(checked) = sorted {
                 if checked.keys != ck || checked.values != cv {
@@ -769,7 +772,7 @@ fn sort_figures(
     for _ in 0..options.runs {
         for &way in ways {
             keeper.keep(engine)?;
-            let (profile, _) = gpu_sort(engine, &input, way, true, false)?;
+            let (profile, _) = gpu_sort(engine, &input, way, options, true, false)?;
             for s in profile.stages.iter().filter(|s| {
                 [&DISPATCH_STAGES[..], &LOOKBACK_STAGES, &RADIX8_STAGES]
                     .iter()
@@ -915,6 +918,7 @@ fn gpu_sort(
     engine: &mut Engine,
     input: &ResidentPairs,
     way: SortWay,
+    options: &GpuBenchOptions,
     by_dispatch: bool,
     read: bool,
 ) -> Result<(Profile, Option<Checked>)> {
@@ -930,6 +934,7 @@ fn gpu_sort(
         Some(digits) => {
             let how = Lookback {
                 by_dispatch,
+                patience: options.sort_patience,
                 fallbacks,
                 ..Lookback::new(digits)
             };

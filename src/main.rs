@@ -168,6 +168,10 @@ struct GpuBenchArgs {
     /// digits, the broadphase's, and 8-bit)
     #[arg(long)]
     no_lookback_sort: bool,
+    /// Reads of a late block's status word before a look-back sort counts that block's
+    /// keys itself (the A/B of the fallback: `late blocks counted` on the sort's line)
+    #[arg(long, default_value_t = proxima::passes::radix::LOOKBACK_PATIENCE)]
+    sort_patience: u32,
     /// The sampled depth estimate (k = 16) runs over a size's pairs when there are at
     /// most this many [default: 1200000 on a hardware GPU, 5000 on a software adapter]
     #[arg(long)]
@@ -1023,6 +1027,7 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
         pass_timestamps: args.pass_timestamps,
         pass_per_dispatch: args.pass_per_dispatch,
         lookback_sort: !args.no_lookback_sort,
+        sort_patience: args.sort_patience,
         depth_max_pairs: args
             .depth_max_pairs
             .unwrap_or(if hardware { 1_200_000 } else { 5_000 }),

@@ -9,9 +9,10 @@ use proxima::gpu::Engine;
 use proxima::graph::{BufferProxy, Recording};
 use proxima::passes::broadphase::sort_body_pairs;
 use proxima::passes::radix::{
-    DISPATCH_STAGES, Digits, LOOKBACK_STAGES, Lookback, RADIX_BLOCK, RADIX8_STAGES,
-    record_sort_pairs, record_sort_pairs_by_dispatch, record_sort_pairs_lookback,
-    record_sort_pairs_lookback_with, record_sort_pairs_radix8, sort_pairs_cpu,
+    DISPATCH_STAGES, Digits, LOOKBACK_BELOW, LOOKBACK_STAGES, Lookback, RADIX_BLOCK, RADIX8_STAGES,
+    record_sort_pairs, record_sort_pairs_best, record_sort_pairs_by_dispatch,
+    record_sort_pairs_lookback, record_sort_pairs_lookback_with, record_sort_pairs_radix8,
+    sort_pairs_cpu,
 };
 use proxima::passes::scan::{exclusive_scan_cpu, record_exclusive_scan};
 use proxima::rng::Rng;
@@ -105,6 +106,37 @@ fn gpu_radix8_sort_matches_the_cpu_twin() {
         return;
     };
     sorts_match_the_cpu_twin(&mut Engine::new(ctx), record_sort_pairs_radix8);
+}
+
+/// The sort the broadphase's sweep takes: look-back below its threshold, count, spine and
+/// scatter from it; either side of it, random keys and keys with one digit each pass
+/// (the sweep's keys of a crowd along one axis share their high bits).
+#[test]
+fn the_best_sort_matches_the_cpu_twin_either_side_of_its_threshold() {
+    let Some(ctx) = common::gpu("gpu radix sort, the faster path for the size") else {
+        return;
+    };
+    let mut engine = Engine::new(ctx);
+    for n in [LOOKBACK_BELOW as usize - 1, LOOKBACK_BELOW as usize] {
+        let random = patterns(n, 11).remove(0).1;
+        let narrow: Vec<u32> = random.iter().map(|k| 0x3f80_0000 | (k & 0xfff)).collect();
+        for (name, keys) in [("random", random), ("narrow", narrow)] {
+            let values: Vec<u32> = (0..n as u32).collect();
+            let mut rec = Recording::new();
+            let k = rec.array_buffer::<u32>(n, "keys");
+            let v = rec.array_buffer::<u32>(n, "values");
+            rec.upload(k, &keys);
+            rec.upload(v, &values);
+            let (sk, sv) = record_sort_pairs_best(&mut rec, k, v, n as u32, 32);
+            let rk = rec.readback_range(sk, 0, 4 * n as u64);
+            let rv = rec.readback_range(sv, 0, 4 * n as u64);
+            let out = engine.run(&rec, &[]).unwrap();
+            let (mut wk, mut wv) = (keys.clone(), values);
+            sort_pairs_cpu(&mut wk, &mut wv, 32);
+            assert_eq!(out.values::<u32>(rk), wk, "{n} keys, {name}: keys");
+            assert_eq!(out.values::<u32>(rv), wv, "{n} keys, {name}: values");
+        }
+    }
 }
 
 /// The look-back sorts, 4- and 8-bit, with no patience: a block counts the keys of every

@@ -23,9 +23,11 @@
 //! sort`, against a compute pass per dispatch with the uploads between them).
 //!
 //! Chosen over lampshade 0.13's sort: a pass of our own keeps the CPU twin, the stages'
-//! timings and the buffer pool in one frame graph, and side by side on resident buffers it
-//! is the faster of the two on lavapipe and on an H100 (1M 0.77 against 2.42 ms, 16M 3.88
-//! against 8.44; benches/figures/README.md).
+//! timings and the buffer pool in one frame graph. Side by side on resident buffers on an
+//! H100 (`cargo bench --bench sort`, benches/figures/README.md) ours was the faster where
+//! lampshade's device had no subgroups (1M 0.84 against 2.34 ms, 16M 3.84 against 8.38);
+//! given them, lampshade's 8-bit sort ranks its blocks by subgroup ballots and is the
+//! faster from 1M pairs (1M 0.62 by look-back against 0.50, 16M 3.80 against 3.47).
 //!
 //! A second path, [`record_sort_pairs_lookback`], takes one dispatch a pass: every pass's
 //! digit totals come from one read of the keys first (radix_histogram), and each block
@@ -37,7 +39,10 @@
 //! after [`LOOKBACK_PATIENCE`] reads is counted by the one waiting on it (decoupled
 //! fallback), so a device that parks a running workgroup (no API promises it does not)
 //! makes the sort slower, never hung ([`Lookback::fallbacks`] counts how often it
-//! happened). The broadphase's sweep sorts by this path.
+//! happened; on an H100 never at the default patience, and with none the sort took 2.4
+//! times as long). [`record_sort_pairs_best`] takes this path below [`LOOKBACK_BELOW`]
+//! keys and the three-dispatch one from there, as the H100 measured them; the broadphase's
+//! sweep sorts by it.
 //!
 //! A third path, [`record_sort_pairs_radix8`], sorts by look-back with 8-bit digits: half
 //! the passes, so a pair is read and written 4 times for a 32-bit key instead of 8 (the
@@ -113,6 +118,30 @@ pub const LOOKBACK_MAX_KEYS: u32 = (1 << 30) - 1;
 /// round trip, the count one thread's pass over the other block's 1,024 keys (tens of
 /// microseconds on a GPU, so the patience covers far more than a block's usual wait).
 pub const LOOKBACK_PATIENCE: u32 = 256;
+
+/// Below this many keys [`record_sort_pairs_best`] sorts by look-back, from it by count,
+/// spine and scatter. On an H100 (`proxima bench gpu`, the sort's GPU time) the 4-bit
+/// look-back took 0.60 of the three-dispatch sort's time at 10k keys, 0.69 at 100k, 0.80
+/// at 300k, 1.04 at 1M (0.90 of its submission's wall time: 10 dispatches to encode, not
+/// 24), 1.31 at 4M and 1.33 at 16M, where the chain of look-backs costs more than the
+/// dispatches it saves; on lavapipe 0.33 at 10k and 1.02 at 1M.
+pub const LOOKBACK_BELOW: u32 = 2 << 20;
+
+/// [`record_sort_pairs`] by the faster path for `count` keys: by look-back below
+/// [`LOOKBACK_BELOW`], else count, spine and scatter. The same result either way.
+pub fn record_sort_pairs_best(
+    rec: &mut Recording,
+    keys: BufferProxy,
+    values: BufferProxy,
+    count: u32,
+    key_bits: u32,
+) -> (BufferProxy, BufferProxy) {
+    if count < LOOKBACK_BELOW {
+        record_sort_pairs_lookback(rec, keys, values, count, key_bits)
+    } else {
+        record_sort_pairs(rec, keys, values, count, key_bits)
+    }
+}
 
 /// [`record_sort_pairs`] by decoupled look-back (see the module comment): the same result,
 /// one dispatch a pass after one histogram of all passes. More than

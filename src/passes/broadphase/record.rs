@@ -7,7 +7,7 @@ use crate::graph::{BufferProxy, Recording};
 
 use super::*;
 use crate::passes::dispatch_args::{record_dispatch_args, record_dispatch_args_per_item};
-use crate::passes::radix::record_sort_pairs_lookback;
+use crate::passes::radix::record_sort_pairs_best;
 use crate::passes::scan::record_exclusive_scan;
 
 /// Buffers the broadphase leaves behind.
@@ -116,7 +116,7 @@ pub fn record_broadphase_counting_from(
                 body_grid(n),
                 &[params, aabbs, setup, keys, values],
             );
-            let (sk, order) = record_sort_pairs_lookback(rec, keys, values, n, 32);
+            let (sk, order) = record_sort_pairs_best(rec, keys, values, n, 32);
             let sorted = rec.array_buffer::<GpuSortedBox>(n as usize, "sorted boxes");
             rec.dispatch(
                 ShaderId::SapGather,
