@@ -52,8 +52,12 @@
 //! 16 KiB, and walks back over 256 digits. Its status words take two regions a pass uses
 //! in turn, each block clearing its words in the next pass's (a pass's words for every
 //! block and digit would be 64 MB at 16M keys). On lavapipe it takes 1.04-1.56 times the
-//! 4-bit look-back's time (a CPU pays for the two splits and gains little from fewer
-//! passes); the H100 decides whether the broadphase takes it.
+//! 4-bit look-back's time, on an H100 1.35-1.71 times the three-dispatch sort's from 1M
+//! keys: a pass costs 2.5 times a 4-bit one there (1M keys 94 against 38 µs, 16M 1,198
+//! against 479; a ranking by subgroup ballots over blocks of 2,048 instead of the two
+//! splits was slower still, 1,637 µs at 16M: not kept). No one sorts by it; its histogram, first slots and status regions are what a faster
+//! 8-bit ranking would build on (lampshade's, by subgroup ballots, sorts 16M pairs in
+//! 3.47 ms of wall time, 0.87 ms a pass at most: benches/figures/README.md).
 //!
 //! Lavapipe, this machine, the sort's GPU time (best of 5, the two paths alternating):
 //! 10k pairs 15.1-20.1 -> 4.0-4.3 ms, 100k 24.5-48.8 -> 19.8-33.9, 1M 196-323 ->
