@@ -74,6 +74,10 @@ pub struct Settled {
     pub overlapping: usize,
     /// Body moves over all rounds.
     pub moved: usize,
+    /// The last round's pushes moved no body: each was below the rounding of its body's
+    /// coordinates (bodies far smaller than their distance from the origin), so more
+    /// rounds would change nothing.
+    pub stuck: bool,
 }
 
 /// A world whose bodies move as a kinematic crowd.
@@ -106,7 +110,8 @@ impl KinematicCrowd {
     /// depth and a thousandth of the pair's size (a body in several pairs takes the sum of
     /// its pushes), until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
     /// this is for a scene's start, before the first frame. Returns the rounds run and
-    /// the pairs still overlapping after the last (0 when settled).
+    /// the pairs still overlapping after the last (0 when settled); it stops early, `stuck`,
+    /// when a round's pushes move no body (each below its coordinates' rounding).
     pub fn settle(&mut self, max_rounds: u32) -> Result<Settled> {
         let (mut moved, mut initial) = (0, 0);
         for round in 0..=max_rounds {
@@ -131,13 +136,15 @@ impl KinematicCrowd {
             if round == 0 {
                 initial = overlapping;
             }
+            let settled = |rounds, stuck| Settled {
+                rounds,
+                initial,
+                overlapping,
+                moved,
+                stuck,
+            };
             if overlapping == 0 || round == max_rounds {
-                return Ok(Settled {
-                    rounds: round,
-                    initial,
-                    overlapping,
-                    moved,
-                });
+                return Ok(settled(round, false));
             }
             let poses: Vec<Pose> = self
                 .world
@@ -146,7 +153,14 @@ impl KinematicCrowd {
                 .zip(&push)
                 .map(|(b, &p)| Pose::new(b.pose.translation + p, b.pose.rotation))
                 .collect();
-            moved += push.iter().filter(|p| **p != DVec3::ZERO).count();
+            let now = self.world.bodies().iter().zip(&poses);
+            let moves = now
+                .filter(|(b, p)| b.pose.translation != p.translation)
+                .count();
+            if moves == 0 {
+                return Ok(settled(round, true));
+            }
+            moved += moves;
             self.world.set_poses(&poses)?;
         }
         unreachable!("the last round returns")

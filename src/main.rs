@@ -439,17 +439,27 @@ fn run(args: &RunArgs) -> Result<()> {
     // pair overlaps at any frame's start.
     let t = Instant::now();
     let settled = crowd.settle(SETTLE_ROUNDS)?;
-    println!(
-        "proxima: start: {} overlapping pairs parted in {} rounds ({:.1} s){}",
-        settled.initial,
-        settled.rounds,
-        t.elapsed().as_secs_f64(),
-        if settled.overlapping > 0 {
-            format!("; {} still overlap", settled.overlapping)
-        } else {
-            String::new()
-        }
-    );
+    let seconds = t.elapsed().as_secs_f64();
+    if settled.overlapping == 0 {
+        println!(
+            "proxima: start: {} overlapping pairs parted in {} rounds ({seconds:.1} s)",
+            settled.initial, settled.rounds
+        );
+    } else {
+        println!(
+            "proxima: start: {} overlapping pairs, {} still overlapping after {} rounds \
+             ({seconds:.1} s){}",
+            settled.initial,
+            settled.overlapping,
+            settled.rounds,
+            if settled.stuck {
+                ": their pushes are below the rounding of their coordinates (bodies far \
+                 smaller than their distance from the origin)"
+            } else {
+                ""
+            }
+        );
+    }
     let bar = indicatif::ProgressBar::new(u64::from(args.frames));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec} {msg}")
