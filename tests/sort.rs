@@ -123,10 +123,7 @@ fn the_best_sort_matches_the_cpu_twin_either_side_of_its_threshold() {
         for (name, keys) in [("random", random), ("narrow", narrow)] {
             let values: Vec<u32> = (0..n as u32).collect();
             let mut rec = Recording::new();
-            let k = rec.array_buffer::<u32>(n, "keys");
-            let v = rec.array_buffer::<u32>(n, "values");
-            rec.upload(k, &keys);
-            rec.upload(v, &values);
+            let (k, v) = uploaded(&mut rec, &keys, &values);
             let (sk, sv) = record_sort_pairs_best(&mut rec, k, v, n as u32, 32);
             let rk = rec.readback_range(sk, 0, 4 * n as u64);
             let rv = rec.readback_range(sv, 0, 4 * n as u64);
@@ -177,10 +174,7 @@ fn look_back_sorts_count_their_fallbacks() {
             let keys = patterns(n, 3).remove(0).1;
             let values: Vec<u32> = (0..n as u32).collect();
             let mut rec = Recording::new();
-            let k = rec.array_buffer::<u32>(n, "keys");
-            let v = rec.array_buffer::<u32>(n, "values");
-            rec.upload(k, &keys);
-            rec.upload(v, &values);
+            let (k, v) = uploaded(&mut rec, &keys, &values);
             let fallbacks = rec.buffer(4, "fallbacks");
             let how = Lookback {
                 patience: 0,
@@ -212,6 +206,15 @@ fn look_back_sorts_count_their_fallbacks() {
 /// A sort's keys and values.
 type Sorted = (BufferProxy, BufferProxy);
 
+/// `keys` and `values` in buffers of their own, uploaded.
+fn uploaded(rec: &mut Recording, keys: &[u32], values: &[u32]) -> Sorted {
+    let k = rec.array_buffer::<u32>(keys.len(), "keys");
+    let v = rec.array_buffer::<u32>(values.len(), "values");
+    rec.upload(k, keys);
+    rec.upload(v, values);
+    (k, v)
+}
+
 fn sorts_match_the_cpu_twin(
     engine: &mut Engine,
     record: impl Fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> Sorted,
@@ -221,10 +224,7 @@ fn sorts_match_the_cpu_twin(
             for bits in [32u32, 13, 4] {
                 let values: Vec<u32> = (0..n as u32).collect();
                 let mut rec = Recording::new();
-                let k = rec.array_buffer::<u32>(n, "keys");
-                let v = rec.array_buffer::<u32>(n, "values");
-                rec.upload(k, &keys);
-                rec.upload(v, &values);
+                let (k, v) = uploaded(&mut rec, &keys, &values);
                 let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
                 let rk = rec.readback_range(sk, 0, 4 * n as u64);
                 let rv = rec.readback_range(sv, 0, 4 * n as u64);
@@ -260,10 +260,7 @@ fn a_sort_timed_by_dispatch_sorts_the_same_and_times_each_dispatch() {
     for bits in [32u32, 13] {
         for way in 0..3 {
             let mut rec = Recording::new();
-            let k = rec.array_buffer::<u32>(n, "keys");
-            let v = rec.array_buffer::<u32>(n, "values");
-            rec.upload(k, &keys);
-            rec.upload(v, &values);
+            let (k, v) = uploaded(&mut rec, &keys, &values);
             rec.stage("sort");
             let by_dispatch = |digits| Lookback {
                 by_dispatch: true,
