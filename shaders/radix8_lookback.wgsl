@@ -1,5 +1,5 @@
 // Radix sort with 8-bit digits by decoupled look-back, one dispatch a pass (after
-// radix8_histogram and radix8_starts, once a sort): half the passes of the 4-bit sorts,
+// radix_histogram and radix8_starts, once a sort): half the passes of the 4-bit sorts,
 // so a 32-bit key's pairs are read and written 4 times instead of 8. As radix_lookback
 // does for 4-bit digits, each block takes a ticket as it starts, publishes its digits'
 // counts, walks back over the blocks before it to an inclusive prefix (counting a block

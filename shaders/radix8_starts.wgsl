@@ -1,5 +1,5 @@
 // Radix sort with 8-bit digits, step 2 (once a sort, one workgroup): each pass's digit
-// totals (radix8_histogram) scanned into the digits' first slots, in place: where the
+// totals (radix_histogram) scanned into the digits' first slots, in place: where the
 // keys of each digit start after the lower digits'. CPU twin: passes::radix::sort_pairs_cpu.
 
 #import radix_common

@@ -22,6 +22,9 @@ struct RadixParams {
     // The key bits sorted by: the low ceil(key_bits / 4) * 4 (radix8's top digit is cut
     // to them, so that it orders by the same bits as the 4-bit sorts).
     mask: u32,
+    // Bits of a pass's digit: RADIX_BITS, or RADIX8_BITS for the 8-bit sort (what
+    // radix_histogram counts by).
+    digit_bits: u32,
 }
 
 // The look-back sorts' status words (radix_lookback, radix8_lookback): a ticket counter

@@ -99,12 +99,10 @@ entry_shaders! {
     RadixSpine => "radix_spine.wgsl",
     /// Radix sort: stable scatter.
     RadixScatter => "radix_scatter.wgsl",
-    /// Radix sort by look-back: every pass's digit totals.
+    /// Radix sort by look-back (4- and 8-bit digits): every pass's digit totals.
     RadixHistogram => "radix_histogram.wgsl",
     /// Radix sort by look-back: a pass's stable scatter, its slots from the blocks before.
     RadixLookback => "radix_lookback.wgsl",
-    /// 8-bit radix sort: every pass's digit totals.
-    Radix8Histogram => "radix8_histogram.wgsl",
     /// 8-bit radix sort: each pass's digits' first slots.
     Radix8Starts => "radix8_starts.wgsl",
     /// 8-bit radix sort by look-back: a pass's stable scatter.

@@ -55,9 +55,11 @@
 //! 4-bit look-back's time, on an H100 1.35-1.71 times the three-dispatch sort's from 1M
 //! keys: a pass costs 2.5 times a 4-bit one there (1M keys 94 against 38 µs, 16M 1,198
 //! against 479; a ranking by subgroup ballots over blocks of 2,048 instead of the two
-//! splits was slower still, 1,637 µs at 16M: not kept). No one sorts by it; its histogram, first slots and status regions are what a faster
-//! 8-bit ranking would build on (lampshade's, by subgroup ballots, sorts 16M pairs in
-//! 3.47 ms of wall time, 0.87 ms a pass at most: benches/figures/README.md).
+//! splits was slower still, 1,637 µs at 16M: not kept). No one sorts by it; its
+//! histogram (radix_histogram, shared with the 4-bit look-back), first slots and status
+//! regions are what a faster 8-bit ranking would build on (lampshade's, by subgroup
+//! ballots, sorts 16M pairs in 3.47 ms of wall time, 0.87 ms a pass at most:
+//! benches/figures/README.md).
 //!
 //! Lavapipe, this machine, the sort's GPU time (best of 5, the two paths alternating):
 //! 10k pairs 15.1-20.1 -> 4.0-4.3 ms, 100k 24.5-48.8 -> 19.8-33.9, 1M 196-323 ->
@@ -94,6 +96,8 @@ wgsl_twin! {
         /// The key bits sorted by: the low ⌈key_bits / 4⌉ · 4 (so that the 8-bit sort
         /// orders by the same bits as the 4-bit ones).
         pub mask: u32,
+        /// Bits of a pass's digit: [`RADIX_BITS`] or [`RADIX8_BITS`].
+        pub digit_bits: u32,
     }
 }
 
@@ -316,7 +320,7 @@ pub fn record_sort_pairs_lookback_with(
         ),
         Digits::Eight => (
             RADIX8_STAGES,
-            ShaderId::Radix8Histogram,
+            ShaderId::RadixHistogram,
             ShaderId::Radix8Lookback,
         ),
     };
@@ -427,6 +431,7 @@ impl Plan {
                         passes,
                         patience,
                         mask: sort_mask(key_bits),
+                        digit_bits,
                     }],
                 );
                 params
