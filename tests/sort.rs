@@ -121,17 +121,7 @@ fn the_best_sort_matches_the_cpu_twin_either_side_of_its_threshold() {
         let random = patterns(n, 11).remove(0).1;
         let narrow: Vec<u32> = random.iter().map(|k| 0x3f80_0000 | (k & 0xfff)).collect();
         for (name, keys) in [("random", random), ("narrow", narrow)] {
-            let values: Vec<u32> = (0..n as u32).collect();
-            let mut rec = Recording::new();
-            let (k, v) = uploaded(&mut rec, &keys, &values);
-            let (sk, sv) = record_sort_pairs_best(&mut rec, k, v, n as u32, 32);
-            let rk = rec.readback_range(sk, 0, 4 * n as u64);
-            let rv = rec.readback_range(sv, 0, 4 * n as u64);
-            let out = engine.run(&rec, &[]).unwrap();
-            let (mut wk, mut wv) = (keys.clone(), values);
-            sort_pairs_cpu(&mut wk, &mut wv, 32);
-            assert_eq!(out.values::<u32>(rk), wk, "{n} keys, {name}: keys");
-            assert_eq!(out.values::<u32>(rv), wv, "{n} keys, {name}: values");
+            sort_matches_the_cpu_twin(&mut engine, record_sort_pairs_best, (name, &keys), 32);
         }
     }
 }
@@ -222,30 +212,42 @@ fn sorts_match_the_cpu_twin(
     for &n in SIZES {
         for (name, keys) in patterns(n, 7 + n as u64) {
             for bits in [32u32, 13, 4] {
-                let values: Vec<u32> = (0..n as u32).collect();
-                let mut rec = Recording::new();
-                let (k, v) = uploaded(&mut rec, &keys, &values);
-                let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
-                let rk = rec.readback_range(sk, 0, 4 * n as u64);
-                let rv = rec.readback_range(sv, 0, 4 * n as u64);
-                let out = engine
-                    .run(&rec, &[])
-                    .unwrap_or_else(|e| panic!("n = {n} {name}: {e}"));
-                let (mut wk, mut wv) = (keys.clone(), values.clone());
-                sort_pairs_cpu(&mut wk, &mut wv, bits);
-                assert_eq!(
-                    out.values::<u32>(rk),
-                    wk,
-                    "n = {n}, {name}, {bits} bits: keys"
-                );
-                assert_eq!(
-                    out.values::<u32>(rv),
-                    wv,
-                    "n = {n}, {name}, {bits} bits: values (stability)"
-                );
+                sort_matches_the_cpu_twin(engine, &record, (name, &keys), bits);
             }
         }
     }
+}
+
+/// One sort of `keys` (named `name`) by their low `bits` bits, values their indices,
+/// against the CPU twin: keys, and values for stability.
+fn sort_matches_the_cpu_twin(
+    engine: &mut Engine,
+    record: impl Fn(&mut Recording, BufferProxy, BufferProxy, u32, u32) -> Sorted,
+    (name, keys): (&str, &[u32]),
+    bits: u32,
+) {
+    let n = keys.len();
+    let values: Vec<u32> = (0..n as u32).collect();
+    let mut rec = Recording::new();
+    let (k, v) = uploaded(&mut rec, keys, &values);
+    let (sk, sv) = record(&mut rec, k, v, n as u32, bits);
+    let rk = rec.readback_range(sk, 0, 4 * n as u64);
+    let rv = rec.readback_range(sv, 0, 4 * n as u64);
+    let out = engine
+        .run(&rec, &[])
+        .unwrap_or_else(|e| panic!("n = {n} {name}: {e}"));
+    let (mut wk, mut wv) = (keys.to_vec(), values);
+    sort_pairs_cpu(&mut wk, &mut wv, bits);
+    assert_eq!(
+        out.values::<u32>(rk),
+        wk,
+        "n = {n}, {name}, {bits} bits: keys"
+    );
+    assert_eq!(
+        out.values::<u32>(rv),
+        wv,
+        "n = {n}, {name}, {bits} bits: values (stability)"
+    );
 }
 
 #[test]
