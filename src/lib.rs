@@ -31,6 +31,7 @@ pub mod profile;
 pub mod query;
 pub mod rng;
 pub mod scene;
+pub mod shaders;
 pub mod shape;
 pub mod slabs;
 pub mod toi_bench;

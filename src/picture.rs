@@ -24,8 +24,8 @@ use crate::geometry::generators::icosphere;
 use crate::geometry::rounded::Rounded;
 use crate::gpu::GpuContext;
 use crate::gpu::progress::StageSubmissions;
-use crate::gpu::shaders::{parse_and_validate, resolve_imports};
 use crate::narrowphase::ExactShape;
+use crate::shaders::{parse_and_validate, resolve_imports};
 use crate::world::{FrameReport, World};
 use crate::{Error, Result};
 

@@ -7,13 +7,14 @@ mod common;
 use glam::{DVec3, Quat, Vec3};
 use proxima::bodies::{Aabb, GpuAabb, GpuBody, GpuShapeBounds, Pose};
 use proxima::frame::{self, Plan};
+use proxima::gpu::Engine;
 use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
-use proxima::gpu::{Engine, shaders::ShaderId};
 use proxima::graph::Recording;
 use proxima::passes::bounds::{GpuBoundsParams, MARGIN_ABS, MARGIN_REL, bounds_cpu, record_bounds};
 use proxima::passes::dispatch_args::record_dispatch_args;
 use proxima::passes::status::GpuPassStatus;
 use proxima::rng::Rng;
+use proxima::shaders::ShaderId;
 use proxima::{Error, Pipeline};
 
 /// The exact world box of the local bounds, in f64, by brute force over the corners.

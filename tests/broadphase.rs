@@ -523,10 +523,10 @@ fn gpu_hash_table_passes_match_their_cpu_twin_on_the_same_grid() {
 
 #[test]
 fn gpu_sweep_gather_pass_matches_its_cpu_twin() {
-    use proxima::gpu::shaders::ShaderId;
     use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
     use proxima::graph::Recording;
     use proxima::passes::broadphase::{GpuCountParams, GpuSortedBox, sap_gather_cpu};
+    use proxima::shaders::ShaderId;
     let Some(ctx) = common::gpu("gather twin") else {
         return;
     };
@@ -570,12 +570,12 @@ fn gpu_sweep_gather_pass_matches_its_cpu_twin() {
 
 #[test]
 fn gpu_sweep_reach_pass_matches_its_cpu_twin() {
-    use proxima::gpu::shaders::ShaderId;
     use proxima::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
     use proxima::graph::Recording;
     use proxima::passes::broadphase::{
         GpuBroadphaseSetup, GpuSweepParams, hash_grid, sap_gather_cpu, sap_reach_cpu,
     };
+    use proxima::shaders::ShaderId;
     let Some(ctx) = common::gpu("reach twin") else {
         return;
     };

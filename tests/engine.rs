@@ -6,12 +6,13 @@ mod common;
 
 use proxima::crowd::Crowd;
 use proxima::frame::{self, Plan, stage};
-use proxima::gpu::{ContextOptions, Engine, GpuContext, TimingMode, shaders::ShaderId};
+use proxima::gpu::{ContextOptions, Engine, GpuContext, TimingMode};
 use proxima::graph::{Counted, ReadbackId, Recording};
 use proxima::passes::bounds::{GpuBoundsParams, bounds_cpu};
 use proxima::passes::broadphase::{Capacities, Method};
 use proxima::pipeline::Backend;
 use proxima::profile::Clock;
+use proxima::shaders::ShaderId;
 use proxima::{DeviceChoice, Error, Pipeline};
 
 fn words(n: u32, base: u32) -> Vec<u32> {

@@ -132,5 +132,5 @@ fn a_picture_too_large_for_the_device_is_a_named_error() {
 #[test]
 fn the_render_shader_validates() {
     let source = proxima::picture::shader_source().unwrap();
-    proxima::gpu::shaders::parse_and_validate("render/picture.wgsl", &source).unwrap();
+    proxima::shaders::parse_and_validate("render/picture.wgsl", &source).unwrap();
 }

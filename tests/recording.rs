@@ -3,8 +3,8 @@
 
 use proxima::bodies::{GpuBody, GpuShapeBounds};
 use proxima::frame::{self, Plan, stage};
-use proxima::gpu::shaders::{self, BindingKind, ShaderId};
 use proxima::graph::{BufferOrigin, Command, Counted, ReadbackId, Recording};
+use proxima::shaders::{self, BindingKind, ShaderId};
 use proxima::{Error, Result};
 use wgpu::BufferUsages;
 

@@ -6,11 +6,11 @@ use std::collections::BTreeSet;
 
 use proxima::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
 use proxima::gpu::layout::WgslTwin;
-use proxima::gpu::shaders::{self, BindingKind, ShaderId};
 use proxima::gpu::sizes::BODY_WORKGROUP_SIZE;
 use proxima::passes::bounds::GpuBoundsParams;
 use proxima::passes::dispatch_args::GpuDispatchArgsParams;
 use proxima::passes::status::GpuPassStatus;
+use proxima::shaders::{self, BindingKind, ShaderId};
 
 fn wgsl_files(dir: &str) -> BTreeSet<String> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(dir);

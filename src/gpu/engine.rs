@@ -26,9 +26,9 @@ use wgpu::BufferUsages;
 
 use super::context::GpuContext;
 use super::progress::StageSubmissions;
-use super::shaders::{self, BindingKind, ShaderId, ShaderInfo};
 use crate::graph::{BufferId, BufferOrigin, BufferProxy, Command, Counted, ReadbackId, Recording};
 use crate::profile::{Clock, Profile, StageTime};
+use crate::shaders::{self, BindingKind, ShaderId, ShaderInfo};
 use crate::{Error, Result};
 
 /// Frames that may be in flight at once (each holds one readback slot).
@@ -1314,8 +1314,8 @@ impl<'a> FrameRun<'a> {
 #[cfg(test)]
 mod tests {
     use super::{hoisted_commands, plan_passes, pool_size, stage_seconds_from_ticks};
-    use crate::gpu::shaders::ShaderId;
     use crate::graph::Recording;
+    use crate::shaders::ShaderId;
 
     /// Each stage's run of dispatches is one span, begun by its first pass and ended by
     /// its last; a stage of copies alone has none, and dispatches before any stage mark

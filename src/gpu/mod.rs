@@ -1,11 +1,11 @@
 //! Everything that talks to wgpu: the context (adapter, device, faults), the engine that
-//! runs frame recordings, the shader sources, Pod layouts and dispatch sizes.
+//! runs frame recordings, Pod layouts and dispatch sizes. The shader sources it compiles
+//! live one layer down, in [`crate::shaders`].
 
 pub mod context;
 pub mod engine;
 pub mod layout;
 pub mod progress;
-pub mod shaders;
 pub mod sizes;
 
 pub use context::{ContextOptions, GpuContext, NO_ADAPTER_HINT};

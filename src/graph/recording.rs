@@ -7,7 +7,7 @@ use std::collections::HashMap;
 
 use wgpu::BufferUsages;
 
-use crate::gpu::shaders::{BindingKind, ShaderId};
+use crate::shaders::{BindingKind, ShaderId};
 use crate::{Error, Result};
 
 /// Identifies a buffer inside one recording.

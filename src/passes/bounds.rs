@@ -19,10 +19,10 @@ use glam::{Mat3, Quat, Vec3};
 
 use super::status::GpuPassStatus;
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds};
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
 use crate::parallel;
+use crate::shaders::ShaderId;
 use crate::{Error, Result, wgsl_twin};
 
 /// Relative inflation of every box (see the module comment).

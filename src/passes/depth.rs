@@ -41,12 +41,12 @@ use glam::{Mat3, Vec3};
 
 use crate::bodies::GpuBody;
 use crate::geometry::ConvexPolytope;
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
 use crate::parallel;
 use crate::passes::bounds::quat_to_mat3;
 use crate::passes::dispatch_args::record_dispatch_args_per_item;
+use crate::shaders::ShaderId;
 use crate::{Error, Result, wgsl_twin};
 
 /// Threads per workgroup of both depth shaders.

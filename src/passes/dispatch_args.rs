@@ -2,8 +2,8 @@
 //! pass can run one thread per item of a count only the GPU knows (pairs found, say).
 //! CPU twin: [`crate::gpu::sizes::dispatch_grid`].
 
-use crate::gpu::shaders::ShaderId;
 use crate::graph::{BufferProxy, Recording};
+use crate::shaders::ShaderId;
 use crate::wgsl_twin;
 
 wgsl_twin! {

@@ -21,10 +21,10 @@
 use glam::{Mat3, Quat, Vec3};
 
 use crate::bodies::GpuBody;
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
 use crate::passes::status::GpuPassStatus;
+use crate::shaders::ShaderId;
 use crate::{Error, Result, wgsl_twin};
 
 wgsl_twin! {

@@ -66,9 +66,9 @@
 //! 199-221 (a loaded machine's spread; the waiting's patience, 0 to 256 reads, changed
 //! nothing beyond it).
 
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
+use crate::shaders::ShaderId;
 use crate::wgsl_twin;
 
 /// Keys per radix workgroup (128 threads × 8); twin of `RADIX_BLOCK` in radix_common.wgsl.

@@ -21,11 +21,11 @@ use glam::{Quat, Vec2, Vec3};
 
 use crate::bodies::GpuBody;
 use crate::geometry::rounded::{Core, Rounded};
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::DEFAULT_MAX_GROUPS_X;
 use crate::graph::{BufferProxy, Recording};
 use crate::passes::bounds::quat_to_mat3;
 use crate::passes::dispatch_args::record_dispatch_args;
+use crate::shaders::ShaderId;
 use crate::{Error, Result, wgsl_twin};
 
 /// Threads per workgroup.

@@ -3,9 +3,9 @@
 //! CPU twin. WGSL gives no forward-progress guarantee between workgroups, so the single-
 //! pass decoupled look-back scan is not portable; three dispatches per level are.
 
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
+use crate::shaders::ShaderId;
 use crate::wgsl_twin;
 
 /// Values per scan workgroup (256 threads × 4); twin of `SCAN_CHUNK` in scan_common.wgsl.

@@ -1,9 +1,9 @@
 //! The broadphase's GPU recording: setup, then the hash's table and pairs or the sweep's
 //! sort and sweep, in named stages.
 
-use crate::gpu::shaders::ShaderId;
 use crate::gpu::sizes::{BODY_WORKGROUP_SIZE, DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
+use crate::shaders::ShaderId;
 
 use super::*;
 use crate::passes::dispatch_args::{record_dispatch_args, record_dispatch_args_per_item};

@@ -12,42 +12,39 @@ use crate::{Error, Result};
 
 /// The shared files (`shaders/shared/*.wgsl`), by import name.
 pub const SHARED: &[(&str, &str)] = &[
-    ("bodies", include_str!("../../shaders/shared/bodies.wgsl")),
+    ("bodies", include_str!("../shaders/shared/bodies.wgsl")),
     (
         "broadphase",
-        include_str!("../../shaders/shared/broadphase.wgsl"),
+        include_str!("../shaders/shared/broadphase.wgsl"),
     ),
-    (
-        "dispatch",
-        include_str!("../../shaders/shared/dispatch.wgsl"),
-    ),
-    ("depth", include_str!("../../shaders/shared/depth.wgsl")),
-    ("numeric", include_str!("../../shaders/shared/numeric.wgsl")),
+    ("dispatch", include_str!("../shaders/shared/dispatch.wgsl")),
+    ("depth", include_str!("../shaders/shared/depth.wgsl")),
+    ("numeric", include_str!("../shaders/shared/numeric.wgsl")),
     (
         "workgroup_scan",
-        include_str!("../../shaders/shared/workgroup_scan.wgsl"),
+        include_str!("../shaders/shared/workgroup_scan.wgsl"),
     ),
     (
         "pair_append",
-        include_str!("../../shaders/shared/pair_append.wgsl"),
+        include_str!("../shaders/shared/pair_append.wgsl"),
     ),
     (
         "radix_common",
-        include_str!("../../shaders/shared/radix_common.wgsl"),
+        include_str!("../shaders/shared/radix_common.wgsl"),
     ),
     (
         "radix_block",
-        include_str!("../../shaders/shared/radix_block.wgsl"),
+        include_str!("../shaders/shared/radix_block.wgsl"),
     ),
     (
         "scan_common",
-        include_str!("../../shaders/shared/scan_common.wgsl"),
+        include_str!("../shaders/shared/scan_common.wgsl"),
     ),
     (
         "stats_reduce",
-        include_str!("../../shaders/shared/stats_reduce.wgsl"),
+        include_str!("../shaders/shared/stats_reduce.wgsl"),
     ),
-    ("status", include_str!("../../shaders/shared/status.wgsl")),
+    ("status", include_str!("../shaders/shared/status.wgsl")),
 ];
 
 /// The entry shaders, listed once: each line names the variant, its file in `shaders/`
@@ -75,7 +72,7 @@ macro_rules! entry_shaders {
             /// The source as written, before imports are resolved.
             pub fn raw_source(self) -> &'static str {
                 match self {
-                    $(ShaderId::$id => include_str!(concat!("../../shaders/", $file)),)*
+                    $(ShaderId::$id => include_str!(concat!("../shaders/", $file)),)*
                 }
             }
         }
