@@ -35,7 +35,7 @@ use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::ExactShape as Shape;
 use crate::rng::Rng;
-use crate::shape::{ShapeGeometry, ShapeSpec};
+use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec};
 use crate::{Error, Result};
 
 /// Counts of a batch.
@@ -340,7 +340,8 @@ impl QueryEngine {
         }
         let spec = ShapeSpec::deserialize(value).map_err(|e| {
             bad(format!(
-                "not a shape ({e}); a shape is an object with one key: {SHAPES}"
+                "not a shape ({e}); a shape is an object with one key: {SHAPE_KEYS} (and \
+                 `radius` beside a convex one's key)"
             ))
         })?;
         let (cache, progress) = (&self.cache, self.progress);
@@ -394,10 +395,6 @@ impl QueryEngine {
         self.built.len()
     }
 }
-
-/// The shapes a query takes, for error messages.
-const SHAPES: &str = "points, box, sphere, capsule, icosphere, cylinder, cone, random_hull, obj, \
-     obj_hull, torus, bumpy_sphere (and `radius` beside a convex one's key)";
 
 /// `collide`, `distance`, `penetration` and `toi` where a shape is rounded
 /// (`exact::rounded`, `exact::rounded_toi`): the cores' answers with the radii added; a

@@ -29,7 +29,7 @@ use toml::Spanned;
 use crate::bodies::{GpuBody, MAX_BODIES, short};
 use crate::crowd::{Crowd, Motion};
 use crate::rng::Rng;
-use crate::shape::{ShapeGeometry, ShapeSpec};
+use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec};
 use crate::{Error, Result};
 
 /// The default scene's file name and text.
@@ -55,7 +55,8 @@ struct RegionSpec {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GroupSpec {
-    shape: Spanned<ShapeSpec>,
+    /// Read as a value first, so a table that is not a shape gets the shapes' names.
+    shape: Spanned<toml::Value>,
     count: Spanned<u64>,
     #[serde(default = "unit_range")]
     scale: Spanned<[f64; 2]>,
@@ -255,11 +256,23 @@ impl Scene {
                     format!("{variants} must be in 1..=1024"),
                 ));
             }
-            let base_shape = spec
-                .shape
-                .get_ref()
+            let shape_error =
+                |message: String| scene_error(spec.shape.span(), &field("shape"), message);
+            let base_shape = ShapeSpec::deserialize(spec.shape.get_ref().clone())
+                .map_err(|e| {
+                    let what = match spec.shape.get_ref() {
+                        toml::Value::Table(t) if t.len() != 1 => {
+                            let keys: Vec<&str> = t.keys().map(String::as_str).collect();
+                            format!("a table with {} keys: {}", t.len(), keys.join(", "))
+                        }
+                        _ => e.message().trim_end().to_owned(),
+                    };
+                    shape_error(format!(
+                        "not a shape ({what}); a shape is a table with one key: {SHAPE_KEYS}"
+                    ))
+                })?
                 .build(base, &mut rng)
-                .map_err(|e| scene_error(spec.shape.span(), &field("shape"), e.to_string()))?;
+                .map_err(|e| shape_error(e.to_string()))?;
             // Scale variants, log-uniformly spaced over the range.
             let first = world.shapes.len() as u32;
             for k in 0..variants {

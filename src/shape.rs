@@ -18,6 +18,11 @@ use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, TriMesh};
 use crate::rng::Rng;
 
+/// The shapes' keys, for error messages: a shape is a table (an object) with one of them
+/// as its only key.
+pub const SHAPE_KEYS: &str = "points, box, sphere, capsule, icosphere, cylinder, cone, \
+     random_hull, obj, obj_hull, torus, bumpy_sphere";
+
 /// A shape as a scene or a query names it.
 #[derive(Debug, Deserialize, Clone, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]

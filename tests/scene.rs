@@ -146,6 +146,26 @@ fn errors_name_the_line_and_the_field() {
         &["line 6", "scale_variants"],
     );
     expect_error("seed = 1\n", &["no [[group]]"]);
+    // A shape written with a `kind` key, or with a kind the crate does not have: the line,
+    // the field and every shape's key.
+    for shape in [
+        "{ kind = \"box\", half = [0.5, 0.5, 0.5] }",
+        "{ mesh = \"bunny.obj\" }",
+        "{}",
+        "\"box\"",
+    ] {
+        expect_error(
+            &ONE_GROUP.replace("{ box = [0.5, 0.5, 0.5] }", shape),
+            &["line 3", "group[0].shape", "not a shape", "obj_hull, torus"],
+        );
+    }
+    expect_error(
+        &ONE_GROUP.replace(
+            "{ box = [0.5, 0.5, 0.5] }",
+            "{ kind = \"obj\", path = \"bunny.obj\" }",
+        ),
+        &["a table with 2 keys: kind, path"],
+    );
     expect_error(
         &ONE_GROUP.replace("count = 100", "count = 300000000"),
         &["at most"],
