@@ -49,7 +49,7 @@ use crate::exact::advance::{ToiOutput, ToiState, apart_throughout, balls_stay_ap
 use crate::exact::depth::Toward;
 use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::polytope::{round_down, round_up};
-use crate::geometry::{ConvexPolytope, HullTree};
+use crate::geometry::{ConvexPolytope, HullTree, TriMesh};
 use crate::gpu::{ContextOptions, GpuContext};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
@@ -174,6 +174,8 @@ pub struct World {
     speculative: f64,
     frame: u64,
     cache: Cache,
+    /// The meshes decomposed so far and their trees: their scaled copies take them.
+    decomposed: Vec<(Arc<TriMesh>, Arc<HullTree>)>,
     /// A renderer's instance buffer the poses are read from, and its layout.
     pose_buffer: Option<(wgpu::Buffer, PoseLayout)>,
     /// The depth stage's cube-map resolution, when frames run it, and how many shapes
@@ -212,6 +214,7 @@ impl World {
             speculative: 0.0,
             frame: 0,
             cache: Cache::from_env(),
+            decomposed: Vec::new(),
             pose_buffer: None,
             depth: None,
             origin: DVec3::ZERO,
@@ -264,12 +267,7 @@ impl World {
         let exact = match geometry {
             ShapeGeometry::Convex(p) => ExactShape::Convex(p.clone()),
             ShapeGeometry::Rounded(r) => ExactShape::Rounded(r.clone()),
-            ShapeGeometry::Mesh(m) => ExactShape::Tree(Arc::new(
-                HullTree::decompose(m, &DecomposeParams::default(), &self.cache, progress)
-                    .map_err(|e| {
-                        Error::Geometry(format!("shape {id} cannot be decomposed: {e}"))
-                    })?,
-            )),
+            ShapeGeometry::Mesh(m) => ExactShape::Tree(self.hull_tree(id, m, progress)?),
         };
         let reach = exact.reach();
         let bounds = geometry.gpu_bounds()?;
@@ -279,6 +277,31 @@ impl World {
         self.reach.push(reach);
         self.crowd.shapes.push(grown(&bounds, self.speculative));
         Ok(ShapeId(id))
+    }
+
+    /// The hull tree of a non-convex mesh: a mesh decomposed before in this world, scaled
+    /// about its origin (a scene's scale variants), takes that tree's pieces scaled;
+    /// another is decomposed (through the cache) and kept for the meshes after it. The
+    /// decomposition is not scale-invariant to the last voxel, so each variant decomposed
+    /// on its own took its own pieces, and 6-7 s each for the bunny.
+    fn hull_tree(
+        &mut self,
+        id: u32,
+        mesh: &Arc<TriMesh>,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Arc<HullTree>> {
+        let scaled = self.decomposed.iter().find_map(|(base, tree)| {
+            let s = mesh.scale_from(base)?;
+            tree.scaled(s).ok()
+        });
+        if let Some(tree) = scaled {
+            return Ok(Arc::new(tree));
+        }
+        let tree = HullTree::decompose(mesh, &DecomposeParams::default(), &self.cache, progress)
+            .map_err(|e| Error::Geometry(format!("shape {id} cannot be decomposed: {e}")))?;
+        let tree = Arc::new(tree);
+        self.decomposed.push((mesh.clone(), tree.clone()));
+        Ok(tree)
     }
 
     /// Adds a scene's shapes and bodies (poses and velocities as the scene gives them);

@@ -1039,3 +1039,53 @@ fn small_bodies_far_from_the_origin_have_tight_boxes() {
     assert_eq!((near.0, near.1), (10_476, 10_476), "{near:?}");
     assert_eq!(far, near);
 }
+
+/// A mesh's scaled copies (a scene's scale variants) take the pieces of the first one
+/// decomposed, scaled, with no decomposition of their own: every corner of every piece is
+/// the first tree's corner times the scale. A copy that is moved, not scaled, is another
+/// mesh and is decomposed.
+#[test]
+fn scaled_copies_of_a_mesh_share_its_decomposition() {
+    let mut world = World::on(Pipeline::cpu());
+    world.set_decomposition_cache(proxima::geometry::decompose::Cache::Off);
+    let ring = ShapeGeometry::Mesh(Arc::new(torus(0.6, 0.2, 16, 8).unwrap()));
+    let mut heard = Vec::new();
+    let base = world
+        .add_shape(&ring, &mut |l| heard.push(l.to_owned()))
+        .unwrap();
+    assert!(!heard.is_empty(), "the first mesh is decomposed");
+    let tree = |world: &World, id: ShapeId| match &world.shapes()[id.0 as usize] {
+        ExactShape::Tree(t) => t.clone(),
+        other => panic!("not a tree: {other:?}"),
+    };
+    for s in [2.5, 0.013, 1.0 / 3.0] {
+        let id = world
+            .add_shape(&ring.scaled(s).unwrap(), &mut |l| {
+                panic!("scale {s}: decomposed again ({l})")
+            })
+            .unwrap();
+        let (first, copy) = (tree(&world, base), tree(&world, id));
+        assert_eq!(first.num_pieces(), copy.num_pieces());
+        for (p, q) in first.pieces().zip(copy.pieces()) {
+            assert_eq!(p.num_faces(), q.num_faces());
+            for (v, w) in p.vertices().iter().zip(q.vertices()) {
+                assert_eq!(*v * s, *w, "scale {s}");
+            }
+        }
+    }
+    let ShapeGeometry::Mesh(mesh) = &ring else {
+        unreachable!()
+    };
+    let moved = proxima::geometry::TriMesh::new(
+        mesh.vertices.iter().map(|v| *v + DVec3::X).collect(),
+        mesh.triangles.clone(),
+    )
+    .unwrap();
+    let mut heard = Vec::new();
+    world
+        .add_shape(&ShapeGeometry::Mesh(Arc::new(moved)), &mut |l| {
+            heard.push(l.to_owned());
+        })
+        .unwrap();
+    assert!(!heard.is_empty(), "a moved copy is decomposed");
+}

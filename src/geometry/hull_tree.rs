@@ -134,6 +134,16 @@ impl HullTree {
     /// The root's index.
     pub const ROOT: u32 = 0;
 
+    /// The tree of the same pieces scaled by `s` about the body origin (each piece's faces
+    /// kept, the tree built again over them).
+    pub fn scaled(&self, s: f64) -> Result<Self> {
+        Self::new(
+            self.pieces()
+                .map(|p| p.scaled(s))
+                .collect::<Result<Vec<_>>>()?,
+        )
+    }
+
     /// A node.
     pub fn node(&self, i: u32) -> &HullNode {
         &self.nodes[i as usize]

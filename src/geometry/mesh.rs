@@ -74,6 +74,31 @@ impl TriMesh {
         })
     }
 
+    /// The factor `s` when this mesh is `base` scaled about its origin (the same triangles,
+    /// each vertex `s` times the base's to within 1e-12 of the mesh's size, as a scene's
+    /// scale variants are); `None` otherwise.
+    pub fn scale_from(&self, base: &TriMesh) -> Option<f64> {
+        if self.triangles != base.triangles || self.vertices.len() != base.vertices.len() {
+            return None;
+        }
+        let size = |m: &TriMesh| {
+            m.vertices
+                .iter()
+                .fold(0.0, |a: f64, v| a.max(v.abs().max_element()))
+        };
+        let (here, there) = (size(self), size(base));
+        if !(here > 0.0 && there > 0.0) {
+            return None;
+        }
+        let (s, tol) = (here / there, 1e-12 * here);
+        let scaled = |(v, w): (&DVec3, &DVec3)| (*v - *w * s).abs().max_element() <= tol;
+        self.vertices
+            .iter()
+            .zip(&base.vertices)
+            .all(scaled)
+            .then_some(s)
+    }
+
     /// Boundary edges, repeated directed edges, degenerate triangles, Euler characteristic.
     pub fn topology(&self) -> MeshTopology {
         let mut directed: HashMap<(u32, u32), u32> = HashMap::new();
