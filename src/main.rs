@@ -402,6 +402,12 @@ fn run(args: &RunArgs) -> Result<()> {
         }
     });
     let device = pipeline.device_name();
+    // A picture needs an adapter: where the frames run on the CPU twins, one is opened
+    // now, so a machine with none says so before the frames rather than after them.
+    let picture_context = match &args.png {
+        Some(_) if matches!(pipeline.backend(), Backend::Cpu) => Some(picture_adapter()?),
+        _ => None,
+    };
     let mut world = World::on(pipeline);
     // The exact bodies first: a mesh that cannot be decomposed is an error before any
     // frame runs, and a decomposition says so while it runs.
@@ -564,7 +570,12 @@ fn run(args: &RunArgs) -> Result<()> {
     );
     println!("result: {}", summarize(&crowd.world, &last));
     if let Some(path) = &args.png {
-        picture(&mut crowd.world, path, args.png_size)?;
+        picture(
+            &mut crowd.world,
+            picture_context.as_ref(),
+            path,
+            args.png_size,
+        )?;
     }
     if let Some(path) = &args.report {
         let doc = serde_json::json!({
@@ -589,25 +600,31 @@ fn run(args: &RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// An adapter to render the picture with when the frames run on the CPU twins; with none
+/// at all, an error that says how to get one.
+fn picture_adapter() -> Result<GpuContext> {
+    GpuContext::new(&ContextOptions::default()).map_err(|e| {
+        Error::Usage(format!(
+            "--png: no GPU adapter to render the picture with ({e}); for a software one \
+             install Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`)"
+        ))
+    })
+}
+
 /// Renders the world as the last frame left it, with its contacts there (the last frame's
-/// report holds those at the frame's start): on the world's GPU, or on any adapter there
-/// is when the frames ran on the CPU twins; with none at all, an error that says how to
-/// get one.
-fn picture(world: &mut World, path: &Path, (w, h): (u32, u32)) -> Result<()> {
+/// report holds those at the frame's start): on the world's GPU, or on `other` (see
+/// [`picture_adapter`]) when the frames ran on the CPU twins.
+fn picture(
+    world: &mut World,
+    other: Option<&GpuContext>,
+    path: &Path,
+    (w, h): (u32, u32),
+) -> Result<()> {
     let report = world.step(0.0)?;
     let world = &*world;
-    let fresh;
-    let ctx = match world.gpu_context() {
+    let ctx = match world.gpu_context().or(other) {
         Some(ctx) => ctx,
-        None => {
-            fresh = GpuContext::new(&ContextOptions::default()).map_err(|e| {
-                Error::Usage(format!(
-                    "--png: no GPU adapter to render the picture with ({e}); for a software \
-                     one install Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`)"
-                ))
-            })?;
-            &fresh
-        }
+        None => return Err(Error::Usage("--png: no GPU adapter to render with".into())),
     };
     let t = Instant::now();
     let image = proxima::picture::render(ctx, world, Some(&report), w, h)?;

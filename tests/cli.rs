@@ -165,7 +165,7 @@ fn the_main_job_draws_its_last_frame() {
         "--png-size",
         "250x170",
     ];
-    // No adapter at all: the frames run on the CPU twins and the picture says why not.
+    // No adapter at all: the picture says why not, before any frame runs.
     let none = proxima(&args, NO_DRIVER);
     assert!(!none.status.success());
     let err = String::from_utf8_lossy(&none.stderr);
@@ -173,6 +173,7 @@ fn the_main_job_draws_its_last_frame() {
         err.contains("--png") && err.contains("mesa-vulkan-drivers"),
         "{err}"
     );
+    assert!(!stdout(&none).contains("result:"), "{}", stdout(&none));
     if common::gpu("cli png").is_none() {
         return;
     }
