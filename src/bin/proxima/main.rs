@@ -1,0 +1,150 @@
+//! The `proxima` command: the main job on the built-in default scene (`run`), adapter info,
+//! geometric queries and benchmarks (`bench`). Run `proxima --help`.
+
+mod bench;
+mod run;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use proxima::gpu::{ContextOptions, GpuContext};
+use proxima::query::QueryEngine;
+use proxima::{DeviceChoice, Error, Pipeline, Result};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "proxima",
+    version,
+    about = "GPU + exact CPU collision detection"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the main job on the built-in crowd (the default when no command is given).
+    Run(run::RunArgs),
+    /// Show the adapter the GPU path would use: backend, limits, timestamp support.
+    Info,
+    /// Answer geometric queries: JSON Lines in (a file, or stdin), one JSON answer per line.
+    Query {
+        /// Input file; stdin when absent or `-`.
+        file: Option<PathBuf>,
+    },
+    /// Benchmarks with side-by-side ratios.
+    Bench {
+        #[command(subcommand)]
+        which: bench::BenchCommand,
+    },
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DeviceArg {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+impl From<DeviceArg> for DeviceChoice {
+    fn from(d: DeviceArg) -> Self {
+        match d {
+            DeviceArg::Auto => DeviceChoice::Auto,
+            DeviceArg::Gpu => DeviceChoice::Gpu,
+            DeviceArg::Cpu => DeviceChoice::Cpu,
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => run::run(&run::RunArgs::default()),
+        Some(Command::Run(args)) => run::run(&args),
+        Some(Command::Info) => info(),
+        Some(Command::Query { file }) => query(file.as_deref()),
+        Some(Command::Bench { which }) => bench::run(which),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("proxima: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+pub fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
+    let pipeline = Pipeline::new(device.into(), &ContextOptions::default())?;
+    if let Some(notice) = &pipeline.fallback_notice {
+        // On stderr: stdout carries the job's results, the same with or without a GPU.
+        eprintln!("proxima: {notice}");
+    }
+    Ok(pipeline)
+}
+
+fn query(file: Option<&Path>) -> Result<()> {
+    let mut engine = QueryEngine::new().with_progress();
+    let stdout = std::io::stdout().lock();
+    let out = std::io::BufWriter::new(stdout);
+    let stats = match file {
+        Some(path) if path != Path::new("-") => {
+            let f = std::fs::File::open(path).map_err(|source| Error::Io {
+                path: path.to_owned(),
+                source,
+            })?;
+            engine.run(std::io::BufReader::new(f), out)?
+        }
+        _ => engine.run(std::io::stdin().lock(), out)?,
+    };
+    if stats.errors > 0 {
+        // Every line was answered; the exit status tells a script that some were errors.
+        return Err(Error::Query(format!(
+            "{} of {} lines answered with an error",
+            stats.errors, stats.answered
+        )));
+    }
+    Ok(())
+}
+
+fn info() -> Result<()> {
+    match GpuContext::new(&ContextOptions::default()) {
+        Ok(ctx) => {
+            println!("{}", ctx.describe());
+            Ok(())
+        }
+        Err(e) if e.is_no_adapter() => {
+            println!("proxima: {} [{e}]", proxima::gpu::NO_ADAPTER_HINT);
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
+/// Fails at once, naming the path, when an output file could not be written where asked
+/// (its folder missing, or the path a folder): a long run should not end in that error.
+pub fn writable(paths: &[&Path]) -> Result<()> {
+    for path in paths {
+        let folder = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let problem = if !folder.is_dir() {
+            Some("its folder does not exist")
+        } else if path.is_dir() {
+            Some("it is a folder")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Err(Error::Io {
+                path: path.to_path_buf(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, problem),
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,419 @@
+//! `proxima run`: the main job (a scene loaded into a `World`, its overlapping bodies parted,
+//! frames of a kinematic crowd), its report, its picture and its result line.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::ValueEnum;
+
+use crate::{DeviceArg, open_pipeline, writable};
+use proxima::gpu::{ContextOptions, GpuContext};
+use proxima::kinematic::{CrowdFrame, KinematicCrowd};
+use proxima::pipeline::Backend;
+use proxima::scene::Scene;
+use proxima::world::World;
+use proxima::{Error, Result};
+
+#[derive(clap::Args, Debug, Clone)]
+pub struct RunArgs {
+    /// Scene file (TOML); the built-in scenes/crowd.toml when absent.
+    scene_file: Option<PathBuf>,
+    /// Scene file (TOML), as an option.
+    #[arg(long, conflicts_with = "scene_file")]
+    scene: Option<PathBuf>,
+    /// Resize the scene to about this many bodies (counts and regions scale together).
+    #[arg(long)]
+    bodies: Option<u64>,
+    /// Frames to run (at least 1).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    frames: u32,
+    /// Where the wide passes run.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    device: DeviceArg,
+    /// Broadphase method.
+    #[arg(long, value_enum, default_value_t = BroadphaseArg::Auto)]
+    broadphase: BroadphaseArg,
+    /// Contacts are reported for pairs up to this far apart (the crowd's bodies stop just
+    /// short of touching, so the default shows those about to).
+    #[arg(long, default_value_t = DEFAULT_SPECULATIVE)]
+    speculative: f64,
+    /// Run the sampled depth estimate after the broadphase (K × K directions per cube-map
+    /// face, 16 a good start): pairs it proves apart skip the exact stage.
+    #[arg(long, value_name = "K")]
+    depth_estimate: Option<u32>,
+    /// Write per-frame pairs, contacts, impacts and stage times here (JSON).
+    #[arg(long)]
+    report: Option<PathBuf>,
+    /// Render the last frame here (PNG): bodies in contact highlighted (orange: touching or
+    /// overlapping; yellow: within the speculative distance), contact normals drawn.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// Size of the `--png` picture, WIDTHxHEIGHT.
+    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    png_size: (u32, u32),
+}
+
+/// Most rounds the main job spends parting a scene's overlapping bodies before its first
+/// frame (the default crowd takes 8; the boulders scene, whose rocks overlap each other
+/// and push the crowd about, 32; later rounds move few bodies and cost little).
+const SETTLE_ROUNDS: u32 = 100;
+
+/// The main job's speculative distance: a hundredth of the default crowd's body size.
+const DEFAULT_SPECULATIVE: f64 = 0.01;
+
+fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
+    let (w, h) = text
+        .split_once('x')
+        .ok_or_else(|| format!("`{text}`: expected WIDTHxHEIGHT, e.g. 1280x800"))?;
+    let side = |s: &str| {
+        s.trim()
+            .parse::<u32>()
+            .ok()
+            .filter(|&v| v > 0)
+            .ok_or_else(|| format!("`{text}`: sides must be positive whole numbers"))
+    };
+    Ok((side(w)?, side(h)?))
+}
+
+#[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+enum BroadphaseArg {
+    Auto,
+    Hash,
+    Sweep,
+}
+
+impl Default for RunArgs {
+    fn default() -> Self {
+        Self {
+            scene_file: None,
+            scene: None,
+            bodies: None,
+            frames: 10,
+            device: DeviceArg::Auto,
+            broadphase: BroadphaseArg::Auto,
+            speculative: DEFAULT_SPECULATIVE,
+            depth_estimate: None,
+            report: None,
+            png: None,
+            png_size: (1280, 800),
+        }
+    }
+}
+
+pub fn run(args: &RunArgs) -> Result<()> {
+    let outputs: Vec<&Path> = [&args.report, &args.png]
+        .into_iter()
+        .flatten()
+        .map(PathBuf::as_path)
+        .collect();
+    writable(&outputs)?;
+    let scene_path = args.scene.clone().or_else(|| args.scene_file.clone());
+    let scene = match &scene_path {
+        Some(path) => Scene::load_resized(path, args.bodies)?,
+        None => Scene::default_scene(args.bodies)?,
+    };
+    let mut pipeline = open_pipeline(args.device)?;
+    pipeline.set_broadphase(match args.broadphase {
+        BroadphaseArg::Auto => proxima::broadphase::Choice::Auto,
+        BroadphaseArg::Hash => {
+            proxima::broadphase::Choice::Method(proxima::passes::broadphase::Method::Hash)
+        }
+        BroadphaseArg::Sweep => {
+            proxima::broadphase::Choice::Method(proxima::passes::broadphase::Method::Sweep)
+        }
+    });
+    let device = pipeline.device_name();
+    // A picture needs an adapter: where the frames run on the CPU twins, one is opened
+    // now, so a machine with none says so before the frames rather than after them.
+    let picture_context = match &args.png {
+        Some(_) if matches!(pipeline.backend(), Backend::Cpu) => Some(picture_adapter()?),
+        _ => None,
+    };
+    let mut world = World::on(pipeline);
+    // The exact bodies first: a mesh that cannot be decomposed is an error before any
+    // frame runs, and a decomposition says so while it runs.
+    world.add_scene(&scene, &mut |line| eprintln!("proxima: {line}"))?;
+    world.set_speculative(args.speculative)?;
+    world.set_depth_estimate(args.depth_estimate)?;
+    let walls = scene
+        .crowd
+        .wrap
+        .map(|(lo, hi)| (lo.as_dvec3(), hi.as_dvec3()));
+    let mut crowd = KinematicCrowd::new(world, walls);
+    println!(
+        "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {device}",
+        scene.path.display(),
+        if scene_path.is_none() {
+            " (built-in)"
+        } else {
+            ""
+        },
+        crowd.world.len(),
+        scene.geometry.len(),
+        args.frames,
+    );
+    // A body that turns half a turn or more in a frame has no motion the exact stage can
+    // follow: said before any work rather than at the first frame.
+    let dt = 1.0 / 60.0;
+    crowd.world.motions(dt).map_err(|e| {
+        Error::Usage(format!(
+            "scene {}: {e} (the main job's frames are 1/60 s: spins under {:.0} rad/s)",
+            scene.path.display(),
+            std::f64::consts::PI * 60.0
+        ))
+    })?;
+    // A scene placed at random starts with overlapping pairs: part them first, so that no
+    // pair overlaps at any frame's start.
+    let t = Instant::now();
+    let settled = crowd.settle(SETTLE_ROUNDS)?;
+    let seconds = t.elapsed().as_secs_f64();
+    if settled.overlapping == 0 {
+        println!(
+            "proxima: start: {} overlapping pairs parted in {} rounds ({seconds:.1} s)",
+            settled.initial, settled.rounds
+        );
+    } else {
+        println!(
+            "proxima: start: {} overlapping pairs, {} still overlapping after {} rounds \
+             ({seconds:.1} s){}",
+            settled.initial,
+            settled.overlapping,
+            settled.rounds,
+            if settled.stuck {
+                ": their pushes are below the rounding of their coordinates (bodies far \
+                 smaller than their distance from the origin)"
+            } else {
+                ""
+            }
+        );
+    }
+    let bar = indicatif::ProgressBar::new(u64::from(args.frames));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec} {msg}")
+            .expect("a valid template"),
+    );
+    let mut totals: Vec<(&'static str, f64)> = Vec::new();
+    let (mut wall, mut timed) = (0.0, 0u32);
+    let mut rows = Vec::new();
+    let mut last = None;
+    for f in 0..args.frames {
+        let t = Instant::now();
+        let frame = crowd.frame(dt)?;
+        let seconds = t.elapsed().as_secs_f64();
+        bar.inc(1);
+        bar.set_message(format!(
+            "{} contacts, {} impacts",
+            frame.report.contacts.len(),
+            frame.impacts.len()
+        ));
+        // Frame 0 pays for pipeline compilation and first allocations: not averaged.
+        if f > 0 || args.frames == 1 {
+            timed += 1;
+            wall += seconds;
+            let stages = frame
+                .report
+                .profile
+                .stages
+                .iter()
+                .map(|s| (s.name, s.seconds));
+            for (name, t) in stages.chain(impact_stages(&frame)) {
+                match totals.iter_mut().find(|(n, _)| *n == name) {
+                    Some((_, sum)) => *sum += t,
+                    None => totals.push((name, t)),
+                }
+            }
+        }
+        if args.report.is_some() {
+            rows.push(frame_row(&frame, f, seconds));
+        }
+        last = Some(frame);
+    }
+    bar.finish_and_clear();
+    if let Some(notice) = crowd.world.fallback_notice()
+        && !device.starts_with("CPU twins")
+    {
+        // The GPU was lost mid-run: the frames went on on the CPU twins.
+        eprintln!("proxima: {notice}");
+    }
+    let last = last.expect("at least one frame ran");
+    let clock = match last.report.profile.clock {
+        proxima::profile::Clock::GpuTimestamps => "gpu timestamps for the GPU stages",
+        proxima::profile::Clock::Cpu => "cpu clock",
+    };
+    println!("stage timings, mean over {timed} frames ({clock}; contacts and impacts on the CPU):");
+    for (name, t) in &totals {
+        println!("  {name:<18} {:>10.3} ms", t / f64::from(timed) * 1e3);
+    }
+    println!(
+        "  {:<18} {:>10.3} ms (wall, whole frame)",
+        "frame",
+        wall / f64::from(timed) * 1e3
+    );
+    let r = &last.report;
+    println!(
+        "pairs (last frame): {} overlapping box pairs ({} broadphase){}",
+        r.pairs.len(),
+        r.broadphase.map_or("no", |m| m.name()),
+        if args.depth_estimate.is_some() {
+            format!("; {} proved apart by the depth estimate", r.proved_apart)
+        } else {
+            String::new()
+        }
+    );
+    println!(
+        "contacts (last frame, exact): {} manifolds, {} points, {}",
+        r.contacts.len(),
+        r.contacts
+            .iter()
+            .map(|c| c.manifold.points.len())
+            .sum::<usize>(),
+        {
+            let least = r
+                .contacts
+                .iter()
+                .map(|c| c.manifold.min_separation())
+                .fold(f64::INFINITY, f64::min);
+            if least < 0.0 {
+                format!("deepest {:.4}", -least)
+            } else if least.is_finite() {
+                format!("none overlapping (closest {least:.1e} apart)")
+            } else {
+                "none".to_string()
+            }
+        },
+    );
+    println!(
+        "impacts (last frame): {} first contacts in {} rounds; {} bodies stopped, {} contact pairs bounced",
+        last.impacts.len(),
+        last.rounds,
+        last.stopped,
+        last.bounced
+    );
+    println!("result: {}", summarize(&crowd.world, &last));
+    if let Some(path) = &args.png {
+        picture(
+            &mut crowd.world,
+            picture_context.as_ref(),
+            path,
+            args.png_size,
+        )?;
+    }
+    if let Some(path) = &args.report {
+        let doc = serde_json::json!({
+            "scene": scene.path.display().to_string(),
+            "bodies": crowd.world.len(),
+            "device": device,
+            "dt": dt,
+            "start": {
+                "overlapping": settled.initial,
+                "settle_rounds": settled.rounds,
+                "still_overlapping": settled.overlapping,
+            },
+            "frames": rows,
+        });
+        let text = serde_json::to_string_pretty(&doc).expect("json values serialise");
+        std::fs::write(path, text).map_err(|source| Error::Io {
+            path: path.clone(),
+            source,
+        })?;
+        println!("report: {}", path.display());
+    }
+    Ok(())
+}
+
+/// An adapter to render the picture with when the frames run on the CPU twins; with none
+/// at all, an error that says how to get one.
+fn picture_adapter() -> Result<GpuContext> {
+    GpuContext::new(&ContextOptions::default()).map_err(|e| {
+        Error::Usage(format!(
+            "--png: no GPU adapter to render the picture with ({e}); for a software one \
+             install Mesa's lavapipe (`apt-get install mesa-vulkan-drivers`)"
+        ))
+    })
+}
+
+/// Renders the world as the last frame left it, with its contacts there (the last frame's
+/// report holds those at the frame's start): on the world's GPU, or on `other` (see
+/// [`picture_adapter`]) when the frames ran on the CPU twins.
+fn picture(
+    world: &mut World,
+    other: Option<&GpuContext>,
+    path: &Path,
+    (w, h): (u32, u32),
+) -> Result<()> {
+    let report = world.step(0.0)?;
+    let world = &*world;
+    let ctx = match world.gpu_context().or(other) {
+        Some(ctx) => ctx,
+        None => return Err(Error::Usage("--png: no GPU adapter to render with".into())),
+    };
+    let t = Instant::now();
+    let image = proxima::picture::render(ctx, world, Some(&report), w, h)?;
+    image.write_png(path)?;
+    println!(
+        "picture: {} ({w}x{h}, {:.0} ms on {})",
+        path.display(),
+        t.elapsed().as_secs_f64() * 1e3,
+        ctx.info.name
+    );
+    Ok(())
+}
+
+/// The impacts' time, then its phases, as stages.
+fn impact_stages(frame: &CrowdFrame) -> impl Iterator<Item = (&'static str, f64)> + '_ {
+    std::iter::once(("impacts", frame.impact_seconds)).chain(frame.impact_phases)
+}
+
+/// One frame of the report; `index` counts the job's frames (the world's own count also
+/// holds the start's settling steps).
+fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value {
+    let r = &frame.report;
+    let stages: serde_json::Map<String, serde_json::Value> = r
+        .profile
+        .stages
+        .iter()
+        .map(|s| (s.name, s.seconds))
+        .chain(impact_stages(frame))
+        .map(|(name, seconds)| (name.to_string(), serde_json::json!(seconds)))
+        .collect();
+    serde_json::json!({
+        "frame": index,
+        "pairs": r.pairs.len(),
+        "contacts": r.contacts.len(),
+        "contact_points": r.contacts.iter().map(|c| c.manifold.points.len()).sum::<usize>(),
+        "impacts": frame.impacts.len(),
+        "impact_rounds": frame.rounds,
+        "stopped": frame.stopped,
+        "bounced": frame.bounced,
+        "seconds": seconds,
+        "stages": stages,
+    })
+}
+
+/// A backend-independent summary of the run: the last frame's pairs and contacts and an
+/// FNV-1a hash of every body's final pose bits and the last frame's contact pairs. The GPU
+/// broadphase and its CPU twin give the same pair sets, and everything after them is the
+/// same f64 arithmetic, so both paths must print the same line.
+fn summarize(world: &World, last: &CrowdFrame) -> String {
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    let mut eat = |x: u64| {
+        for byte in x.to_le_bytes() {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for b in world.bodies() {
+        let (t, q) = (b.pose.translation, b.pose.rotation);
+        for v in [t.x, t.y, t.z, q.x, q.y, q.z, q.w] {
+            eat(v.to_bits());
+        }
+    }
+    for c in &last.report.contacts {
+        eat(u64::from(c.bodies[0]) << 32 | u64::from(c.bodies[1]));
+    }
+    format!(
+        "{} pairs, {} contact manifolds, {} impacts in the last frame; state hash {hash:016x}",
+        last.report.pairs.len(),
+        last.report.contacts.len(),
+        last.impacts.len()
+    )
+}
