@@ -27,7 +27,8 @@
 //!   (`inscribed`): points of A − B whose hull holds the ball of radius s less the
 //!   tolerance, grown from the walk's facet as the expanding polytope algorithm grows its
 //!   polytope, a few dozen support queries whatever the bodies' sizes; the pair's cache
-//!   keeps it and the next query re-places its points, and with a cache every facet the
+//!   keeps it and the next query re-places its points (taken whole where the walk has
+//!   moved to another facet), and with a cache every facet the
 //!   walk reaches goes to it before its neighbours, so a coherent sequence mostly
 //!   re-checks a few dozen triangles and walks no neighbours at all. Where it settles
 //!   nothing, the walk checks every face axis and every edge pair.
