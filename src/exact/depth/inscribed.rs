@@ -922,6 +922,22 @@ mod tests {
         }
     }
 
+    /// B's poses over 12 frames from `pb`, turning about a random axis by up to `turn` a
+    /// frame and drifting by up to `drift`.
+    fn moving(rng: &mut Rng, pb: Pose, turn: f64, drift: f64) -> Vec<Pose> {
+        let (axis, turn) = (rng.unit_vector(), rng.range(0.0, turn));
+        let drift = rng.unit_vector() * rng.range(0.0, drift);
+        (0..12)
+            .map(|frame| {
+                let f = f64::from(frame);
+                Pose::new(
+                    pb.translation + drift * f,
+                    glam::DQuat::from_axis_angle(axis, turn * f) * pb.rotation,
+                )
+            })
+            .collect()
+    }
+
     /// The check's answer at `found` agrees with the enumerated `depth`: it holds only
     /// where the depth is at least `found`'s s less the tolerance, and a smaller candidate
     /// it names is one, below `found`'s s and not below the depth.
@@ -962,15 +978,8 @@ mod tests {
         for k in 0..400 {
             let (a, pa, b, pb) = shapes(&mut rng, k);
             let mut kept = Kept::default();
-            let (axis, turn) = (rng.unit_vector(), rng.range(0.0, 0.1));
-            let drift = rng.unit_vector() * rng.range(0.0, 0.02);
             let mut built_on = None;
-            for frame in 0..12 {
-                let f = f64::from(frame);
-                let pose_b = Pose::new(
-                    pb.translation + drift * f,
-                    glam::DQuat::from_axis_angle(axis, turn * f) * pb.rotation,
-                );
+            for (frame, pose_b) in moving(&mut rng, pb, 0.1, 0.02).into_iter().enumerate() {
                 let Some(truth) = enumerate(&a, &pa, &b, &pose_b) else {
                     break;
                 };
@@ -1030,14 +1039,7 @@ mod tests {
             let pa = Pose::new(DVec3::ZERO, rng.rotation());
             let pb = Pose::new(rng.unit_vector() * rng.range(0.0, 0.6), rng.rotation());
             let mut kept = Kept::default();
-            let (axis, turn) = (rng.unit_vector(), rng.range(0.0, 0.2));
-            let drift = rng.unit_vector() * rng.range(0.0, 0.05);
-            for frame in 0..12 {
-                let f = f64::from(frame);
-                let pose_b = Pose::new(
-                    pb.translation + drift * f,
-                    glam::DQuat::from_axis_angle(axis, turn * f) * pb.rotation,
-                );
+            for (frame, pose_b) in moving(&mut rng, pb, 0.2, 0.05).into_iter().enumerate() {
                 let Some(truth) = enumerate(&a, &pa, &b, &pose_b) else {
                     break;
                 };
