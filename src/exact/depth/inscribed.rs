@@ -99,7 +99,7 @@ pub(super) enum Inscribed {
 impl Inscribed {
     /// The facet whose loop a kept surface holds: the walk's, `at`, where the surface held,
     /// at `at` or at a facet it named (the walk's next query mostly stands at that one, and
-    /// the surface is checked there whole, its loop fanned: `Pair::holds_elsewhere`). A
+    /// the surface is checked there whole, its loop fanned: `Pair::revive_whole`). A
     /// surface that did not hold is kept as the next one's pool only.
     fn kept_on(&self, at: Facet) -> Option<Facet> {
         matches!(self, Inscribed::Holds | Inscribed::HoldsAt(_)).then_some(at)
@@ -110,9 +110,10 @@ impl Inscribed {
 enum Revived {
     /// Every facet is above the goal: the check holds.
     Holds,
-    /// Some is not: the surface is to be grown (the walk's facet's L given).
+    /// Some is not: the surface is to be grown (the walk's facet's L given; infinite for a
+    /// surface taken whole, which has no facet of its own).
     Placed(f64),
-    /// The surface is no longer one (the facet's loop turned over).
+    /// The surface is no longer one (the facet's loop turned over, or has no loop to fan).
     Broken,
 }
 
@@ -152,7 +153,8 @@ thread_local! {
 }
 
 impl Kept {
-    /// Whether the kept surface was built on `facet` and held there.
+    /// Whether the kept surface was built on `facet`, held there, and still has that
+    /// facet's loop apart from its triangles (it was never taken whole).
     fn on(&self, facet: Facet) -> bool {
         !self.whole && self.facet == Some(facet)
     }
