@@ -290,12 +290,16 @@ impl World {
         mesh: &Arc<TriMesh>,
         progress: &mut dyn FnMut(&str),
     ) -> Result<Arc<HullTree>> {
-        let scaled = self.decomposed.iter().find_map(|(base, tree)| {
-            let s = mesh.scale_from(base)?;
-            tree.scaled(s).ok()
-        });
+        // The same mesh again (a scale of exactly 1) shares the tree itself.
+        let scaled =
+            self.decomposed
+                .iter()
+                .find_map(|(base, tree)| match mesh.scale_from(base)? {
+                    1.0 => Some(tree.clone()),
+                    s => tree.scaled(s).ok().map(Arc::new),
+                });
         if let Some(tree) = scaled {
-            return Ok(Arc::new(tree));
+            return Ok(tree);
         }
         let tree = HullTree::decompose(mesh, &DecomposeParams::default(), &self.cache, progress)
             .map_err(|e| Error::Geometry(format!("shape {id} cannot be decomposed: {e}")))?;

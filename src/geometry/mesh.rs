@@ -74,6 +74,13 @@ impl TriMesh {
         })
     }
 
+    /// The largest |coordinate| of a vertex (0 for none): the mesh's size about its origin.
+    pub fn largest_coordinate(&self) -> f64 {
+        self.vertices
+            .iter()
+            .fold(0.0f64, |m, v| m.max(v.abs().max_element()))
+    }
+
     /// The factor `s` when this mesh is `base` scaled about its origin (the same triangles,
     /// each vertex `s` times the base's to within 1e-12 of the mesh's size, as a scene's
     /// scale variants are); `None` otherwise.
@@ -81,12 +88,7 @@ impl TriMesh {
         if self.triangles != base.triangles || self.vertices.len() != base.vertices.len() {
             return None;
         }
-        let size = |m: &TriMesh| {
-            m.vertices
-                .iter()
-                .fold(0.0, |a: f64, v| a.max(v.abs().max_element()))
-        };
-        let (here, there) = (size(self), size(base));
+        let (here, there) = (self.largest_coordinate(), base.largest_coordinate());
         if !(here > 0.0 && there > 0.0) {
             return None;
         }
@@ -368,11 +370,7 @@ impl TriMesh {
                 topo.euler_characteristic
             ));
         }
-        let scale = self
-            .vertices
-            .iter()
-            .fold(0.0f64, |m, v| m.max(v.abs().max_element()));
-        let tol = CONVEXITY_TOL_REL * scale.max(f64::MIN_POSITIVE);
+        let tol = CONVEXITY_TOL_REL * self.largest_coordinate().max(f64::MIN_POSITIVE);
         let mut opposite: HashMap<(u32, u32), u32> = HashMap::new();
         for t in &self.triangles {
             for i in 0..3 {

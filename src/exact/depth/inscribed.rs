@@ -159,6 +159,12 @@ impl Kept {
         !self.whole && self.facet == Some(facet)
     }
 
+    /// Whether the surface is to be checked whole at `facet`: it held, on another facet
+    /// (or was taken whole before), and has at least [`WHOLE_POINTS`] points.
+    fn checks_whole(&self, facet: Facet) -> bool {
+        self.facet.is_some() && !self.on(facet) && self.points.len() >= WHOLE_POINTS
+    }
+
     /// Fans the facet's loop from its first point into triangles among the others (its
     /// sides are theirs the other way round, so the surface stays closed), so that the
     /// surface needs no facet; `false` when there is no loop to fan.
@@ -277,18 +283,17 @@ impl Pair<'_> {
     fn inscribe_on(&self, at: &Found, mut kept: Option<&mut Kept>, slack: f64) -> Inscribed {
         let mut revived = None;
         if let Some(kept) = kept.as_deref_mut() {
-            if kept.on(at.facet) {
-                match self.revive(at, kept, slack) {
-                    Revived::Holds => return Inscribed::Holds,
-                    Revived::Placed(low) => revived = Some(low),
-                    Revived::Broken => {}
-                }
-            } else if kept.facet.is_some() && kept.points.len() >= WHOLE_POINTS {
-                match self.revive_whole(at, kept, slack) {
-                    Revived::Holds => return Inscribed::Holds,
-                    Revived::Placed(low) => revived = Some(low),
-                    Revived::Broken => {}
-                }
+            let shown = if kept.on(at.facet) {
+                Some(self.revive(at, kept, slack))
+            } else if kept.checks_whole(at.facet) {
+                Some(self.revive_whole(at, kept, slack))
+            } else {
+                None
+            };
+            match shown {
+                Some(Revived::Holds) => return Inscribed::Holds,
+                Some(Revived::Placed(low)) => revived = Some(low),
+                Some(Revived::Broken) | None => {}
             }
         }
         SCRATCH.with(|scratch| match scratch.try_borrow_mut() {
@@ -442,6 +447,13 @@ impl Pair<'_> {
         self.a.vertex(va) - self.place.point(self.b.vertex(vb))
     }
 
+    /// The kept surface's points at this query's placement.
+    fn re_place(&self, kept: &mut Kept) {
+        for (p, &(a, b)) in kept.points.iter_mut().zip(&kept.ids) {
+            *p = self.point(a, b);
+        }
+    }
+
     /// The kept surface re-placed: its points at this query's placement, and either every
     /// facet above the goal (`at`'s s less the tolerance, with `slack` for rounding) by a
     /// test free of square roots and divisions, the usual answer in a coherent sequence,
@@ -449,9 +461,7 @@ impl Pair<'_> {
     /// scratch: see [`Surface::place_triangles`]). `Broken` when the facet's loop no longer
     /// turns about its axis.
     fn revive(&self, at: &Found, kept: &mut Kept, slack: f64) -> Revived {
-        for (p, &(a, b)) in kept.points.iter_mut().zip(&kept.ids) {
-            *p = self.point(a, b);
-        }
+        self.re_place(kept);
         let Some(low) = facet_low(&kept.points[..kept.loop_len], at.axis) else {
             return Revived::Broken;
         };
@@ -473,9 +483,7 @@ impl Pair<'_> {
         if !kept.make_whole() {
             return Revived::Broken;
         }
-        for (p, &(a, b)) in kept.points.iter_mut().zip(&kept.ids) {
-            *p = self.point(a, b);
-        }
+        self.re_place(kept);
         if kept.all_above(at.s - self.tol + slack) {
             return Revived::Holds;
         }
@@ -1033,13 +1041,23 @@ mod tests {
     fn a_kept_surface_proves_another_facet_whole() {
         let mut rng = Rng::new(0x3_401e);
         let (mut tried, mut held, mut off) = (0, 0, 0);
-        for _ in 0..150 {
-            // Bodies run deep into each other, where surfaces are large.
-            let (na, nb) = (16 + rng.below(48) as usize, 16 + rng.below(48) as usize);
-            let a = generators::random_hull(&mut rng, na, 1.0).unwrap();
-            let b = generators::random_hull(&mut rng, nb, 0.8).unwrap();
+        for k in 0..200 {
+            // Bodies run deep into each other, where surfaces are large: hulls, and every
+            // fourth time two crates at nearly one point (spawned together).
+            let (a, b) = if k % 4 == 3 {
+                let c = generators::cuboid(DVec3::splat(0.5)).unwrap();
+                (c.clone(), c)
+            } else {
+                let (na, nb) = (16 + rng.below(48) as usize, 16 + rng.below(48) as usize);
+                let a = generators::random_hull(&mut rng, na, 1.0).unwrap();
+                (a, generators::random_hull(&mut rng, nb, 0.8).unwrap())
+            };
+            let near_one_point = if k % 4 == 3 { 0.1 } else { 0.6 };
             let pa = Pose::new(DVec3::ZERO, rng.rotation());
-            let pb = Pose::new(rng.unit_vector() * rng.range(0.0, 0.6), rng.rotation());
+            let pb = Pose::new(
+                rng.unit_vector() * rng.range(0.0, near_one_point),
+                rng.rotation(),
+            );
             let mut kept = Kept::default();
             for (frame, pose_b) in moving(&mut rng, pb, 0.2, 0.05).into_iter().enumerate() {
                 let Some(truth) = enumerate(&a, &pa, &b, &pose_b) else {
@@ -1055,18 +1073,10 @@ mod tests {
                     rng.below(3.min(near.len() as u64)) as usize
                 };
                 let found = near[pick];
-                let whole = kept.facet.is_some()
-                    && !kept.on(found.facet)
-                    && kept.points.len() >= WHOLE_POINTS;
+                let whole = kept.checks_whole(found.facet);
                 let minimum = found.s <= truth.depth + pair.tol;
                 let answer = pair.inscribe(&found, Some(&mut kept));
-                assert_sound(
-                    &pair,
-                    &found,
-                    &answer,
-                    truth.depth,
-                    &format!("frame {frame}"),
-                );
+                assert_sound(&pair, &found, &answer, truth.depth, &format!("{k}/{frame}"));
                 if whole && minimum {
                     tried += 1;
                     held += usize::from(matches!(answer, Inscribed::Holds));
