@@ -1058,7 +1058,7 @@ fn scaled_copies_of_a_mesh_share_its_decomposition() {
         ExactShape::Tree(t) => t.clone(),
         other => panic!("not a tree: {other:?}"),
     };
-    for s in [2.5, 0.013, 1.0 / 3.0] {
+    for s in [2.5, 0.013, 1.0 / 3.0, 1.0] {
         let id = world
             .add_shape(&ring.scaled(s).unwrap(), &mut |l| {
                 panic!("scale {s}: decomposed again ({l})")
