@@ -24,9 +24,10 @@
 //! Bergen 2001): while a facet's L is below the goal (the walk's s less the tolerance),
 //! the support point of A − B along its normal is added, the facets it sees replaced by a
 //! cone over their boundary. A new surface first grows by the points of the one it
-//! replaces (the pair's last, re-placed at this pose; the walk moved to another facet):
-//! any point of A − B beyond a low triangle serves, and the last surface mostly has one
-//! above the goal, so the support queries are few. A support value below the goal is a
+//! replaces (the pair's last, re-placed at this pose; the walk moved to another facet),
+//! when that one is small: any point of A − B beyond a low triangle serves, and the last
+//! surface mostly has one above the goal, so the support queries are few. A support value
+//! below the goal is a
 //! smaller candidate: some facet through that support vertex of A − B is at least as
 //! small (see `expand`); the goal drops to its s less the tolerance and the surface grows
 //! on (its points are points of A − B whatever the facet), and where it then holds, that
@@ -45,27 +46,43 @@
 //! checked, and grown where a triangle is below the goal, any triangle now free to be
 //! replaced. Two 128-vertex hulls at one point, warm: 0.24-0.25 of EPA's time -> 0.16-0.18.
 //!
+//! Each triangle knows the triangles across its sides, so a new point's seen facets are
+//! found from the low triangle outward, across sides to those with the point in front
+//! (the disk the proof needs, where a scan of every triangle could also find ones
+//! elsewhere on a surface dented by motion, and refused), and a large surface keeps its
+//! triangles' L in a heap: growing is linear in the points, not quadratic. Two
+//! 512-vertex hulls at one point hold at 180-340 points, two of 2048 vertices at 690-930;
+//! warm, 1.5 and 6-7 times EPA's time (at caps of 320 and 80 points, where scans of
+//! every triangle made each point's cost grow with them, and the 2048-vertex hulls went
+//! to the candidates' check) -> 0.4 and 0.7.
+//!
 //! Unlike the candidates' check, its cost does not grow with the number of faces and
-//! edges: a few dozen support queries, each climbing the bodies from the last.
+//! edges: a few dozen to a few hundred support queries, each climbing the bodies from the
+//! last.
 
 use std::cell::RefCell;
+use std::cmp::Ordering;
+use std::collections::{BinaryHeap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use glam::DVec3;
 
 use super::{Facet, Found, Pair};
 
 /// Points of the surface past which the candidates' check decides. Bodies at one point
-/// need the most: two 128-vertex hulls hold at 60-100 points, two of 512 vertices at
-/// 180-300 (at 80 both went to the candidates' check, two to six times slower).
-const MAX_POINTS: usize = 320;
+/// need the most: two 128-vertex hulls hold at 70-100 points, two of 512 vertices at
+/// 180-340, two of 2048 at 690-930 (see the module comment).
+const MAX_POINTS: usize = 1500;
 
-/// The cap on bodies of more than [`LARGE_VERTICES`] vertices together: two 2048-vertex
-/// hulls at one point need more than 320 points (growing is quadratic in them), and a
-/// surface that gives up there cost them 15-25% more than one that gives up at 80.
-const MAX_POINTS_LARGE: usize = 80;
+/// The most points a new surface takes from the one it replaces as its pool: each
+/// support query first scans the pool, and past a few dozen points the scan costs more
+/// than the queries it saves (two 512-vertex hulls at one point, warm: 146 against 92
+/// us a query with a pool of every point, 86 with none).
+const POOL_POINTS: usize = 64;
 
-/// See [`MAX_POINTS_LARGE`].
-const LARGE_VERTICES: usize = 2048;
+/// Surface points up to which whether a point is on the surface is answered by a scan of
+/// them, past which by the set of their ids (from the [`INDEX_AFTER`]th scan).
+const SCAN_IDS: usize = 32;
 
 /// Surface points up to which a support query's climb starts from the point farthest
 /// along its axis, past which from the farthest corner of the low triangle.
@@ -79,8 +96,21 @@ const SCAN_POINTS: usize = 64;
 /// centred sequences lose the gain (25% fewer instructions from 12, 1% from 48).
 const WHOLE_POINTS: usize = 12;
 
+/// Triangles past which the least L is kept in a heap rather than scanned for (from the
+/// [`INDEX_AFTER`]th scan).
+const HEAP_FROM: usize = 256;
+
+/// Scans of a large surface's triangles for the least L, and of its points for one,
+/// before a heap of the L (a set of the points) is made: a kept surface re-placed mostly
+/// grows by a few points, for which making either costs more than scans.
+const INDEX_AFTER: usize = 8;
+
 /// No boundary side starts at this point (see `Surface::add`).
 const NO_SIDE: u32 = u32::MAX;
+
+/// No triangle lies across this side: it is a side of the walk's facet's loop, which is
+/// never replaced.
+const OPEN: u32 = u32::MAX;
 
 /// What the inscribed polytope showed.
 #[derive(Debug)]
@@ -121,6 +151,13 @@ enum Revived {
 #[derive(Clone, Copy, Debug, Default)]
 struct Triangle {
     corners: [u32; 3],
+    /// The triangle across each side (`corners[k]` to `corners[k + 1]`, which it has the
+    /// other way round), or [`OPEN`].
+    across: [u32; 3],
+    /// Still on the surface: once the surface keeps its L in a heap, whose entries name
+    /// slots, a replaced triangle's slot stays until the surface is kept (before, it is
+    /// removed, the last triangle taking its slot).
+    live: bool,
     /// The cross product of its sides: outward, not normalised.
     normal: DVec3,
     /// `normal·p` at its first corner: a point `w` lies beyond it when `normal·w` exceeds
@@ -144,6 +181,8 @@ pub(super) struct Kept {
     ids: Vec<(u32, u32)>,
     loop_len: usize,
     corners: Vec<[u32; 3]>,
+    /// Each triangle's neighbours (see [`Triangle::across`]), indices into `corners`.
+    across: Vec<[u32; 3]>,
     pool: Vec<(u32, u32)>,
 }
 
@@ -173,8 +212,7 @@ impl Kept {
             if self.loop_len < 3 {
                 return false;
             }
-            let fan = (1..self.loop_len as u32 - 1).map(|k| [0, k, k + 1]);
-            self.corners.extend(fan);
+            self.fan_loop();
             self.loop_len = 0;
             self.whole = true;
         }
@@ -190,12 +228,75 @@ impl Kept {
         self.corners.iter().all(|&c| above(c, &self.points, h2))
     }
 
-    /// Keeps the corners of `triangles`.
-    fn take_corners(&mut self, triangles: &[Triangle]) {
-        self.corners.clear();
-        self.corners.extend(triangles.iter().map(|t| t.corners));
+    /// The fan of [`Self::make_whole`]: triangle `k - 1` of it is `[0, k, k + 1]`, whose
+    /// side `k` to `k + 1` is the loop's, and whose sides from and to the loop's first point
+    /// meet its neighbours in the fan (the first and the last meet the triangles on the
+    /// loop's sides from and to that point).
+    fn fan_loop(&mut self) {
+        let n = self.loop_len as u32;
+        // The triangle on each loop side, by the side's start point along the loop (the
+        // triangle has it the other way round: from k + 1 to k, open).
+        let mut on_side = vec![OPEN; self.loop_len];
+        for (t, (c, x)) in (0..).zip(self.corners.iter().zip(&self.across)) {
+            for k in 0..3 {
+                let end = c[(k + 1) % 3];
+                if x[k] == OPEN && end < n && (end + 1) % n == c[k] {
+                    on_side[end as usize] = t;
+                }
+            }
+        }
+        let base = self.corners.len() as u32;
+        for k in 1..n - 1 {
+            let to_first = if k == 1 { on_side[0] } else { base + k - 2 };
+            let from_first = if k == n - 2 {
+                on_side[n as usize - 1]
+            } else {
+                base + k
+            };
+            self.corners.push([0, k, k + 1]);
+            self.across
+                .push([to_first, on_side[k as usize], from_first]);
+        }
+        // The triangles on the loop's sides now meet the fan.
+        for (c, x) in self.corners.iter().zip(self.across.iter_mut()) {
+            for k in 0..3 {
+                let end = c[(k + 1) % 3];
+                if x[k] == OPEN && end < n && (end + 1) % n == c[k] {
+                    x[k] = match end {
+                        0 => base,
+                        _ if end == n - 1 => base + n - 3,
+                        _ => base + end - 1,
+                    };
+                }
+            }
+        }
     }
 }
+
+/// A triangle's L and its slot, ordered so that the greatest is the least L (the first
+/// slot of equals): the surface's heap of triangles to grow from.
+#[derive(Clone, Copy, Debug)]
+struct Low(f64, u32);
+
+impl Ord for Low {
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
+    }
+}
+
+impl PartialOrd for Low {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl PartialEq for Low {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+
+impl Eq for Low {}
 
 /// The surface: the walk's facet (fixed) and triangles.
 #[derive(Clone, Debug, Default)]
@@ -207,12 +308,24 @@ struct Surface {
     loop_len: usize,
     /// The walk's facet's L.
     facet_low: f64,
+    /// The triangles, and how many of them are replaced (see [`Triangle::live`]).
     triangles: Vec<Triangle>,
-    /// Scratch: the triangles a new point sees, the sides on their boundary, and for each
-    /// point the end of the boundary side it starts ([`NO_SIDE`] if none).
-    seen: Vec<usize>,
-    horizon: Vec<(u32, u32)>,
-    next: Vec<u32>,
+    replaced: usize,
+    /// The live triangles' L, least first (a replaced triangle's stays until it comes up),
+    /// when `heaped`: made when the surface passes [`HEAP_FROM`] triangles.
+    lows: BinaryHeap<Low>,
+    heaped: bool,
+    /// Scratch: the triangles a new point sees, each marked with the add's stamp; the
+    /// sides on their boundary with the triangle across each and which of its sides that
+    /// is, then in the order of their loop; for each point the boundary side it starts
+    /// ([`NO_SIDE`] if none); slots renumbered for keeping.
+    seen: Vec<u32>,
+    marks: Vec<u32>,
+    stamp: u32,
+    horizon: Vec<(u32, u32, u32, u32)>,
+    ring: Vec<(u32, u32, u32, u32)>,
+    starts: Vec<u32>,
+    renumber: Vec<u32>,
     /// The points of the surface this one replaced (the pair's last, in a coherent
     /// sequence: the walk moved to another facet), re-placed: tried before a support
     /// query, since a point beyond a low triangle and above the goal serves as well as the
@@ -222,6 +335,43 @@ struct Surface {
     /// that holds never looks at its pool, so its re-placing waits until asked).
     pool_points: Vec<DVec3>,
     pool_placed: bool,
+    /// The points' ids as a set, when `known_valid` (made when first asked of a surface of
+    /// more than [`SCAN_IDS`] points).
+    known: HashSet<u64, BuildHasherDefault<IdHasher>>,
+    known_valid: bool,
+    /// Scans for the least L of more than [`HEAP_FROM`] triangles, and of more than
+    /// [`SCAN_IDS`] points for one, since the surface was placed or seeded.
+    low_scans: usize,
+    id_scans: usize,
+}
+
+/// Hashes a surface point's ids, read as one `u64`, by a multiply and two folds (the
+/// set's buckets are read from the low bits, its tags from the high).
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl IdHasher {
+    /// The ids as one `u64`.
+    fn key((a, b): (u32, u32)) -> u64 {
+        u64::from(a) << 32 | u64::from(b)
+    }
+}
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(self.0.rotate_left(8) ^ u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, x: u64) {
+        let h = (x ^ (x >> 29)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
 }
 
 impl Surface {
@@ -240,21 +390,77 @@ impl Surface {
         std::mem::swap(&mut self.points, &mut kept.points);
         std::mem::swap(&mut self.ids, &mut kept.ids);
         std::mem::swap(&mut self.pool, &mut kept.pool);
-        kept.take_corners(&self.triangles);
+        self.keep_triangles(kept);
     }
 
-    /// The triangles on `corners`, made anew on the points (in place, over what the
-    /// scratch held: pushed one by one, they cost warm 128-vertex deep queries 1.8% more
-    /// instructions), whose facet's L is `facet_low`; `false` when one is flat.
-    fn place_triangles(&mut self, corners: &[[u32; 3]], facet_low: f64) -> bool {
+    /// Gives `kept` the live triangles' corners and neighbours (their slots numbered anew
+    /// where some are replaced).
+    fn keep_triangles(&mut self, kept: &mut Kept) {
+        kept.corners.clear();
+        kept.across.clear();
+        if self.replaced == 0 {
+            kept.corners
+                .extend(self.triangles.iter().map(|t| t.corners));
+            kept.across.extend(self.triangles.iter().map(|t| t.across));
+            return;
+        }
+        let live = self.triangles.iter().filter(|t| t.live);
+        kept.corners.extend(live.clone().map(|t| t.corners));
+        self.renumber.clear();
+        let mut next = 0;
+        self.renumber.extend(self.triangles.iter().map(|t| {
+            next += u32::from(t.live);
+            if t.live { next - 1 } else { OPEN }
+        }));
+        let renumber = &self.renumber;
+        let renumbered = |x: u32| {
+            if x == OPEN {
+                OPEN
+            } else {
+                renumber[x as usize]
+            }
+        };
+        kept.across.extend(live.map(|t| t.across.map(renumbered)));
+    }
+
+    /// The triangles on `corners` with their neighbours `across`, made anew on the points
+    /// (in place, over what the scratch held: pushed one by one, they cost warm 128-vertex
+    /// deep queries 1.8% more instructions), whose facet's L is `facet_low`; `false` when
+    /// one is flat.
+    fn place_triangles(
+        &mut self,
+        corners: &[[u32; 3]],
+        across: &[[u32; 3]],
+        facet_low: f64,
+    ) -> bool {
         self.facet_low = facet_low;
         self.pool_placed = false;
         self.triangles.resize(corners.len(), Triangle::default());
         let points = &self.points;
-        self.triangles.iter_mut().zip(corners).all(|(t, &c)| {
-            t.corners = c;
-            t.replace(points)
-        })
+        let placed = self
+            .triangles
+            .iter_mut()
+            .zip(corners.iter().zip(across))
+            .all(|(t, (&c, &x))| {
+                t.corners = c;
+                t.across = x;
+                t.live = true;
+                t.replace(points)
+            });
+        self.heaped = false;
+        self.replaced = 0;
+        self.known_valid = false;
+        (self.low_scans, self.id_scans) = (0, 0);
+        placed
+    }
+
+    /// The heap of the live triangles' L, made anew (in its own allocation).
+    fn heap_lows(&mut self) {
+        let mut lows = std::mem::take(&mut self.lows).into_vec();
+        lows.clear();
+        let live = self.triangles.iter().enumerate().filter(|(_, t)| t.live);
+        lows.extend(live.map(|(k, t)| Low(t.low, k as u32)));
+        self.lows = BinaryHeap::from(lows);
     }
 }
 
@@ -268,7 +474,7 @@ impl Pair<'_> {
         // Rounding of a point of A − B and of a dot product with it, in units of |x|.
         let slack = 16.0 * f64::EPSILON * self.reach;
         // NaN fails too.
-        if goal.partial_cmp(&slack) != Some(std::cmp::Ordering::Greater) {
+        if goal.partial_cmp(&slack) != Some(Ordering::Greater) {
             return Inscribed::Unsettled;
         }
         self.inscribe_on(at, kept, slack)
@@ -314,7 +520,7 @@ impl Pair<'_> {
     ) -> Inscribed {
         if let (Some(low), Some(kept)) = (revived, kept.as_deref_mut()) {
             surface.lend(kept);
-            let found = if surface.place_triangles(&kept.corners, low) {
+            let found = if surface.place_triangles(&kept.corners, &kept.across, low) {
                 self.expand(at, surface, slack)
             } else {
                 Inscribed::Unsettled
@@ -344,7 +550,7 @@ impl Pair<'_> {
             kept.pool.clone_from(&surface.pool);
             kept.loop_len = surface.loop_len;
             kept.whole = false;
-            kept.take_corners(&surface.triangles);
+            surface.keep_triangles(kept);
         }
         found
     }
@@ -360,11 +566,6 @@ impl Pair<'_> {
         if surface.facet_low - slack < goal {
             return Inscribed::Unsettled;
         }
-        let cap = if self.a.num_vertices() + self.b.num_vertices() > LARGE_VERTICES {
-            MAX_POINTS_LARGE
-        } else {
-            MAX_POINTS
-        };
         // The smallest facet named so far, if any: what an unsettled surface answers.
         let mut smaller: Option<Found> = None;
         let unsettled =
@@ -377,7 +578,7 @@ impl Pair<'_> {
             if low.low - slack >= goal {
                 return smaller.map_or(Inscribed::Holds, Inscribed::HoldsAt);
             }
-            if surface.points.len() >= cap {
+            if surface.points.len() >= MAX_POINTS {
                 return unsettled(smaller);
             }
             let axis = low.normal / low.normal.length();
@@ -431,7 +632,7 @@ impl Pair<'_> {
                 }
                 continue;
             }
-            if surface.ids.contains(&(va, vb)) {
+            if surface.has((va, vb)) {
                 return unsettled(smaller);
             }
             surface.drop_from_pool((va, vb));
@@ -495,7 +696,11 @@ impl Pair<'_> {
     fn seed(&self, at: &Found, surface: &mut Surface) -> bool {
         let (verts_a, verts_b) = self.facet_vertices(at);
         surface.pool.clear();
-        surface.pool.extend_from_slice(&surface.ids);
+        if surface.ids.len() <= POOL_POINTS {
+            surface.pool.extend_from_slice(&surface.ids);
+        }
+        surface.known_valid = false;
+        (surface.low_scans, surface.id_scans) = (0, 0);
         let ids = &mut surface.ids;
         ids.clear();
         match (verts_a.as_slice(), verts_b.as_slice()) {
@@ -532,7 +737,10 @@ impl Pair<'_> {
         let seeded = &surface.ids;
         surface.pool.retain(|id| !seeded.contains(id));
         surface.pool_placed = false;
-        (0..m).all(|k| surface.push([(k + 1) % m, k, m]))
+        // Triangle k stands on the loop's side k to k + 1, between triangles k - 1 and k + 1.
+        surface.heaped = false;
+        surface.replaced = 0;
+        (0..m).all(|k| surface.push([(k + 1) % m, k, m], [OPEN, (k + m - 1) % m, (k + 1) % m]))
     }
 }
 
@@ -559,10 +767,13 @@ fn facet_low(points: &[DVec3], axis: DVec3) -> Option<f64> {
 }
 
 impl Triangle {
-    /// The triangle on `points`, or `None` when it is flat (no normal to bound it by).
-    fn new(corners: [u32; 3], points: &[DVec3]) -> Option<Triangle> {
+    /// The live triangle on `points` with neighbours `across`, or `None` when it is flat (no
+    /// normal to bound it by).
+    fn new(corners: [u32; 3], across: [u32; 3], points: &[DVec3]) -> Option<Triangle> {
         let mut t = Triangle {
             corners,
+            across,
+            live: true,
             ..Triangle::default()
         };
         t.replace(points).then_some(t)
@@ -609,9 +820,9 @@ fn corner_heights(corners: [u32; 3], points: &[DVec3]) -> (DVec3, [f64; 3]) {
 }
 
 impl Surface {
-    /// Appends the triangle; `false` when it is flat.
-    fn push(&mut self, corners: [u32; 3]) -> bool {
-        match Triangle::new(corners, &self.points) {
+    /// Appends the triangle (its L left out of the heap); `false` when it is flat.
+    fn push(&mut self, corners: [u32; 3], across: [u32; 3]) -> bool {
+        match Triangle::new(corners, across, &self.points) {
             Some(t) => {
                 self.triangles.push(t);
                 true
@@ -652,6 +863,21 @@ impl Surface {
         Some((w, id))
     }
 
+    /// Whether the point of A − B of the vertices `id` is on the surface.
+    fn has(&mut self, id: (u32, u32)) -> bool {
+        if !self.known_valid && (self.ids.len() <= SCAN_IDS || self.id_scans < INDEX_AFTER) {
+            self.id_scans += usize::from(self.ids.len() > SCAN_IDS);
+            return self.ids.contains(&id);
+        }
+        if !self.known_valid {
+            self.known.clear();
+            self.known
+                .extend(self.ids.iter().map(|&id| IdHasher::key(id)));
+            self.known_valid = true;
+        }
+        self.known.contains(&IdHasher::key(id))
+    }
+
     /// Removes `id` from the pool (it is joining the surface by a support query).
     fn drop_from_pool(&mut self, id: (u32, u32)) {
         if let Some(k) = self.pool.iter().position(|&x| x == id) {
@@ -662,84 +888,174 @@ impl Surface {
         }
     }
 
-    /// The triangle of least L (the first of equals). Every L is finite (a triangle is
-    /// made only where its normal is), so a plain comparison orders them: with
-    /// `total_cmp` and indices, the scan was a sixth of a deep query's instructions.
-    fn lowest(&self) -> Option<usize> {
-        let mut best: Option<(usize, f64)> = None;
-        for (k, t) in self.triangles.iter().enumerate() {
-            if best.is_none_or(|(_, low)| t.low < low) {
-                best = Some((k, t.low));
+    /// The live triangle of least L (the first slot of equals), replaced triangles' L
+    /// dropped from the heap as they come up. Every L is finite (a triangle is made only
+    /// where its normal is).
+    fn lowest(&mut self) -> Option<usize> {
+        if !self.heaped {
+            let large = self.triangles.len() - self.replaced > HEAP_FROM;
+            if !large || self.low_scans < INDEX_AFTER {
+                self.low_scans += usize::from(large);
+                let mut best: Option<(usize, f64)> = None;
+                for (k, t) in self.triangles.iter().enumerate() {
+                    if best.is_none_or(|(_, low)| t.low < low) {
+                        best = Some((k, t.low));
+                    }
+                }
+                return best.map(|(k, _)| k);
             }
+            self.heap_lows();
+            self.heaped = true;
         }
-        best.map(|(k, _)| k)
+        while let Some(&Low(_, k)) = self.lows.peek() {
+            if self.triangles[k as usize].live {
+                return Some(k as usize);
+            }
+            self.lows.pop();
+        }
+        None
     }
 
-    /// Adds `w`, seen from triangle `from`: the triangles it sees are replaced by a cone
-    /// from `w` over their boundary. `false` when that boundary is not one loop (the
-    /// surface would not stay a hull's) or a new triangle is flat.
+    /// Adds `w`, seen from triangle `from`: the triangles it sees, from `from` across
+    /// sides to those with `w` in front, are replaced by a cone from `w` over their
+    /// boundary. `false`, the surface left as it was, when that boundary is not one loop
+    /// (the surface would not stay closed and simple) or a new triangle is flat.
+    ///
+    /// Only the seen triangles and their neighbours are visited (see the module comment).
     fn add(&mut self, w: DVec3, id: (u32, u32), from: usize) -> bool {
-        self.seen.clear();
-        // The boundary: the seen triangles' sides whose reverse no seen triangle has. On a
-        // closed surface each side is met once each way, so a side cancels its reverse as
-        // they come and the list holds the boundary of the triangles seen so far (short,
-        // where every side against every other was quadratic in the sides).
-        for (k, t) in self.triangles.iter().enumerate() {
-            if k == from || t.normal.dot(w) > t.offset {
-                self.seen.push(k);
-            }
+        if !self.see(w, from) || !self.order_ring() {
+            return false;
         }
-        self.horizon.clear();
-        for &k in &self.seen {
-            let [a, b, c] = self.triangles[k].corners;
-            for (p, q) in [(a, b), (b, c), (c, a)] {
-                match self.horizon.iter().position(|&e| e == (q, p)) {
-                    // Kept in order: the cone's triangles come in the order they did.
-                    Some(i) => {
-                        self.horizon.remove(i);
-                    }
-                    None => self.horizon.push((p, q)),
+        // The cone, after the triangles: triangle i stands on the ring's side i, between
+        // i - 1 and i + 1. A flat one takes the cone and the point back.
+        let index = self.points.len() as u32;
+        let base = self.triangles.len() as u32;
+        let n = self.ring.len() as u32;
+        self.points.push(w);
+        for (i, &(a, b, out, _)) in (0..n).zip(&self.ring) {
+            let next = if i + 1 == n { base } else { base + i + 1 };
+            let prev = if i == 0 { base + n - 1 } else { base + i - 1 };
+            match Triangle::new([a, b, index], [out, next, prev], &self.points) {
+                Some(t) => self.triangles.push(t),
+                None => {
+                    self.triangles.truncate(base as usize);
+                    self.points.pop();
+                    return false;
                 }
             }
         }
-        // One loop: each point starts at most one side, and following each side's end from
-        // the first comes back after them all (each side's successor looked up by its
-        // start point, where a search among the sides for each was quadratic in them).
-        let n = self.horizon.len();
-        if n < 3 {
-            return false;
-        }
-        self.next.clear();
-        self.next.resize(self.points.len(), NO_SIDE);
-        for &(a, b) in &self.horizon {
-            let slot = &mut self.next[a as usize];
-            if *slot != NO_SIDE {
-                return false;
-            }
-            *slot = b;
-        }
-        let start = self.horizon[0].1;
-        let mut at = start;
-        for step in 1..=n {
-            at = self.next[at as usize];
-            if at == NO_SIDE || (at == start) != (step == n) {
-                return false;
-            }
-        }
-        // Removed from the back, so the indices still to remove stay valid.
-        for &k in self.seen.iter().rev() {
-            self.triangles.swap_remove(k);
-        }
-        let index = self.points.len() as u32;
-        self.points.push(w);
         self.ids.push(id);
-        for k in 0..n {
-            let (a, b) = self.horizon[k];
-            if !self.push([a, b, index]) {
-                return false;
+        if self.known_valid {
+            self.known.insert(IdHasher::key(id));
+        }
+        // The triangles outside the ring now meet the cone.
+        for (i, &(_, _, out, back)) in (0..n).zip(&self.ring) {
+            if out != OPEN {
+                self.triangles[out as usize].across[back as usize] = base + i;
+            }
+        }
+        if self.heaped {
+            for &k in &self.seen {
+                self.triangles[k as usize].live = false;
+            }
+            self.replaced += self.seen.len();
+            for (i, t) in (base..).zip(&self.triangles[base as usize..]) {
+                self.lows.push(Low(t.low, i));
+            }
+        } else {
+            // From the last slot down, so the slots still to go stay where they are.
+            self.seen.sort_unstable_by(|x, y| y.cmp(x));
+            for k in 0..self.seen.len() {
+                self.remove(self.seen[k] as usize);
             }
         }
         true
+    }
+
+    /// Removes triangle `k`, the last taking its slot: the triangles across the last's
+    /// sides are told its new slot (none across a seen triangle's: they meet the cone).
+    fn remove(&mut self, k: usize) {
+        let last = self.triangles.len() - 1;
+        self.triangles.swap_remove(k);
+        if k == last {
+            return;
+        }
+        for n in self.triangles[k].across {
+            if n != OPEN {
+                for x in &mut self.triangles[n as usize].across {
+                    if *x == last as u32 {
+                        *x = k as u32;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Marks `from` and the triangles joined to it across sides that have `w` in front
+    /// (`seen`), and collects the sides on their boundary with the triangle across each
+    /// and its side there (`horizon`). `false` when there are fewer than three.
+    fn see(&mut self, w: DVec3, from: usize) -> bool {
+        self.stamp = self.stamp.wrapping_add(1);
+        if self.stamp == 0 {
+            self.marks.clear();
+            self.stamp = 1;
+        }
+        let stamp = self.stamp;
+        self.marks.resize(self.triangles.len(), 0);
+        self.seen.clear();
+        self.horizon.clear();
+        self.marks[from] = stamp;
+        self.seen.push(from as u32);
+        let mut next = 0;
+        while let Some(&k) = self.seen.get(next) {
+            next += 1;
+            let t = self.triangles[k as usize];
+            for (side, end) in [(0, 1), (1, 2), (2, 0)] {
+                let (p, q) = (t.corners[side], t.corners[end]);
+                let out = t.across[side];
+                if out == OPEN {
+                    self.horizon.push((p, q, OPEN, 0));
+                } else if self.marks[out as usize] != stamp {
+                    let o = &self.triangles[out as usize];
+                    if o.normal.dot(w) > o.offset {
+                        self.marks[out as usize] = stamp;
+                        self.seen.push(out);
+                    } else {
+                        // Which of its sides faces this triangle.
+                        let back = u32::from(o.across[1] == k) + 2 * u32::from(o.across[2] == k);
+                        self.horizon.push((p, q, out, back));
+                    }
+                }
+            }
+        }
+        self.horizon.len() >= 3
+    }
+
+    /// Puts the boundary sides in the order of their loop (`ring`), from the first found;
+    /// `false` when they are not one loop through distinct points: two start at one point,
+    /// or following each side's end from the first comes back before them all.
+    fn order_ring(&mut self) -> bool {
+        self.starts.resize(self.points.len(), NO_SIDE);
+        let mut single = true;
+        for (i, &(a, ..)) in self.horizon.iter().enumerate() {
+            let slot = &mut self.starts[a as usize];
+            single &= *slot == NO_SIDE;
+            *slot = i as u32;
+        }
+        self.ring.clear();
+        let n = self.horizon.len();
+        let mut at = 0;
+        while single && self.ring.len() < n {
+            let side = self.horizon[at];
+            self.ring.push(side);
+            let next = self.starts[side.1 as usize];
+            single = next != NO_SIDE && ((next == 0) == (self.ring.len() == n));
+            at = next as usize;
+        }
+        for &(a, ..) in &self.horizon {
+            self.starts[a as usize] = NO_SIDE;
+        }
+        single
     }
 }
 
@@ -760,19 +1076,42 @@ mod tests {
             .collect()
     }
 
+    /// Each triangle's neighbours by brute force: the triangle with its side the other way
+    /// round.
+    fn neighbours(corners: &[[u32; 3]]) -> Vec<[u32; 3]> {
+        corners
+            .iter()
+            .map(|c| {
+                std::array::from_fn(|k| {
+                    let (p, q) = (c[k], c[(k + 1) % 3]);
+                    let t = corners.iter().position(|d| sides(&[*d]).contains(&(q, p)));
+                    t.map_or(OPEN, |t| t as u32)
+                })
+            })
+            .collect()
+    }
+
+    /// The live triangles' corners, and their neighbours' corners across each side.
+    fn live(s: &Surface) -> Vec<([u32; 3], [[u32; 3]; 3])> {
+        let live = s.triangles.iter().filter(|t| t.live);
+        live.map(|t| (t.corners, t.across.map(|x| s.triangles[x as usize].corners)))
+            .collect()
+    }
+
     /// `add` against brute force, on surfaces grown at random from an octahedron about the
     /// origin, dented as often as grown (a point behind the triangle it is added from): the
-    /// seen triangles (the given one and those with the point in front) go, and a cone over
-    /// their boundary comes in the order of the brute-force filter (the seen triangles'
-    /// sides in order, those whose reverse no seen triangle has), leaving every side met
-    /// exactly once each way; `add` refuses, leaving the surface as it was, exactly where
-    /// that boundary is not one loop through distinct points, and otherwise only where a
-    /// new triangle is flat.
+    /// seen triangles (the given one, and those with the point in front joined to it
+    /// across sides, by a brute-force search) go, and a cone over their boundary (their
+    /// sides whose reverse no seen triangle has) comes in, leaving every side met exactly
+    /// once each way and every triangle's neighbours those with its sides the other way
+    /// round; `add` refuses, leaving the surface as it was, exactly where that boundary is
+    /// not one loop through distinct points, and otherwise only where a new triangle is
+    /// flat.
     #[test]
     fn adding_a_point_replaces_what_it_sees_by_a_cone_or_refuses() {
         let mut rng = Rng::new(0xadd);
-        let (mut added, mut tangled) = (0, 0);
-        for _ in 0..300 {
+        let (mut added, mut tangled, mut apart) = (0, 0, 0);
+        for case in 0..300 {
             let mut s = Surface::default();
             for (k, axis) in [DVec3::X, DVec3::Y, DVec3::Z].into_iter().enumerate() {
                 s.points.push(axis * rng.range(0.5, 2.0));
@@ -780,12 +1119,21 @@ mod tests {
                 s.ids.extend([(2 * k as u32, 0), (2 * k as u32 + 1, 0)]);
             }
             // Points 0/1 are ±x, 2/3 ±y, 4/5 ±z; each face counter-clockwise from outside.
-            for [x, y, z] in [[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4]] {
-                assert!(s.push([x, y, z]));
-                assert!(s.push([y, x, 5]));
+            let corners: Vec<[u32; 3]> = [[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4]]
+                .into_iter()
+                .flat_map(|[x, y, z]| [[x, y, z], [y, x, 5]])
+                .collect();
+            assert!(s.place_triangles(&corners, &neighbours(&corners), f64::INFINITY));
+            // Every other surface keeps its L in a heap from the start, as a large one does.
+            if case % 2 == 1 {
+                s.heap_lows();
+                s.heaped = true;
             }
             for step in 0..30u32 {
-                let from = rng.below(s.triangles.len() as u64) as usize;
+                let slots: Vec<usize> = (0..s.triangles.len())
+                    .filter(|&k| s.triangles[k].live)
+                    .collect();
+                let from = slots[rng.below(slots.len() as u64) as usize];
                 let t = s.triangles[from];
                 let centre = t
                     .corners
@@ -795,14 +1143,30 @@ mod tests {
                     / 3.0;
                 let out = t.normal.normalize() * rng.range(-0.3, 0.6);
                 let w = centre + out + rng.unit_vector() * rng.range(0.0, 0.3);
-                let before: Vec<[u32; 3]> = s.triangles.iter().map(|t| t.corners).collect();
-                let seen: Vec<[u32; 3]> = s
-                    .triangles
-                    .iter()
-                    .enumerate()
-                    .filter(|&(k, t)| k == from || t.normal.dot(w) > t.offset)
-                    .map(|(_, t)| t.corners)
-                    .collect();
+                let before = live(&s);
+                let sees = |k: usize| s.triangles[k].normal.dot(w) > s.triangles[k].offset;
+                let mut seen = vec![from];
+                loop {
+                    let seen_sides = sides(
+                        &seen
+                            .iter()
+                            .map(|&k| s.triangles[k].corners)
+                            .collect::<Vec<_>>(),
+                    );
+                    let joined = slots.iter().copied().find(|&k| {
+                        !seen.contains(&k)
+                            && sees(k)
+                            && sides(&[s.triangles[k].corners])
+                                .iter()
+                                .any(|&(a, b)| seen_sides.contains(&(b, a)))
+                    });
+                    match joined {
+                        Some(k) => seen.push(k),
+                        None => break,
+                    }
+                }
+                apart += usize::from(slots.iter().any(|&k| sees(k) && !seen.contains(&k)));
+                let seen: Vec<[u32; 3]> = seen.iter().map(|&k| s.triangles[k].corners).collect();
                 let seen_sides = sides(&seen);
                 let boundary: Vec<(u32, u32)> = seen_sides
                     .iter()
@@ -841,42 +1205,103 @@ mod tests {
                         "refused a loop of {} sides",
                         boundary.len()
                     );
-                    if !one_loop {
-                        tangled += 1;
-                        let after: Vec<[u32; 3]> = s.triangles.iter().map(|t| t.corners).collect();
-                        assert_eq!(after, before, "a refusal changed the surface");
-                    }
+                    assert_eq!(live(&s), before, "a refusal changed the surface");
+                    assert_eq!(s.points.len() as u32, index, "a refusal kept the point");
+                    tangled += usize::from(!one_loop);
                     break;
                 }
                 added += 1;
                 assert!(one_loop, "added over a boundary that is not one loop");
-                let after: Vec<[u32; 3]> = s.triangles.iter().map(|t| t.corners).collect();
-                let (kept, cone) = after.split_at(after.len() - boundary.len());
-                let cone_expected: Vec<[u32; 3]> =
+                let after = live(&s);
+                let mut cone: Vec<[u32; 3]> = after
+                    .iter()
+                    .map(|t| t.0)
+                    .filter(|c| c[2] == index)
+                    .collect();
+                let mut cone_expected: Vec<[u32; 3]> =
                     boundary.iter().map(|&(a, b)| [a, b, index]).collect();
-                assert_eq!(
-                    cone,
-                    &cone_expected[..],
-                    "the cone's triangles or their order"
-                );
-                let mut kept_sorted = kept.to_vec();
-                let mut kept_expected: Vec<[u32; 3]> =
-                    before.into_iter().filter(|c| !seen.contains(c)).collect();
-                kept_sorted.sort_unstable();
+                cone.sort_unstable();
+                cone_expected.sort_unstable();
+                assert_eq!(cone, cone_expected, "the cone's triangles");
+                let mut kept: Vec<[u32; 3]> = after
+                    .iter()
+                    .map(|t| t.0)
+                    .filter(|c| c[2] != index)
+                    .collect();
+                let mut kept_expected: Vec<[u32; 3]> = before
+                    .iter()
+                    .map(|t| t.0)
+                    .filter(|c| !seen.contains(c))
+                    .collect();
+                kept.sort_unstable();
                 kept_expected.sort_unstable();
-                assert_eq!(kept_sorted, kept_expected, "the triangles left");
-                let all = sides(&after);
-                for &(a, b) in &all {
-                    assert_eq!(all.iter().filter(|&&e| e == (a, b)).count(), 1);
-                    assert_eq!(all.iter().filter(|&&e| e == (b, a)).count(), 1, "open");
+                assert_eq!(kept, kept_expected, "the triangles left");
+                let all: Vec<[u32; 3]> = after.iter().map(|t| t.0).collect();
+                for &(a, b) in &sides(&all) {
+                    assert_eq!(sides(&all).iter().filter(|&&e| e == (a, b)).count(), 1);
+                    assert_eq!(
+                        sides(&all).iter().filter(|&&e| e == (b, a)).count(),
+                        1,
+                        "open"
+                    );
                 }
+                let across = neighbours(&all);
+                for ((c, x), expected) in after.iter().zip(&across) {
+                    assert_eq!(*x, expected.map(|k| all[k as usize]), "neighbours of {c:?}");
+                }
+                let least = s.triangles.iter().filter(|t| t.live).map(|t| t.low);
+                let least = least.fold(f64::INFINITY, f64::min);
+                let lowest = s.lowest().map(|k| s.triangles[k]);
+                assert!(
+                    lowest.is_some_and(|t| t.live && t.low == least),
+                    "the least L"
+                );
+            }
+            // What the pair keeps: the live triangles, their neighbours renumbered.
+            let mut kept = Kept::default();
+            s.keep_triangles(&mut kept);
+            let corners: Vec<[u32; 3]> = live(&s).iter().map(|t| t.0).collect();
+            assert_eq!(kept.corners, corners);
+            assert_eq!(kept.across, neighbours(&corners));
+        }
+        // Both outcomes are exercised, and seen triangles apart from the added one's.
+        assert!(
+            added > 1000 && tangled > 20 && apart > 50,
+            "added {added}, tangled {tangled}, apart {apart}"
+        );
+    }
+
+    /// A kept surface's loop fanned (`Kept::make_whole`) meets its neighbours: on the
+    /// surfaces grown at the minimum of the test shapes, every triangle's neighbours after
+    /// the fan are those with its sides the other way round (by brute force), none open.
+    #[test]
+    fn a_fanned_loop_meets_its_neighbours() {
+        let mut rng = Rng::new(0xfa4);
+        let mut fanned = 0;
+        for k in 0..300 {
+            let (a, pa, b, pb) = shapes(&mut rng, k);
+            let (place, _) = Placement::pair(&pa, &pb);
+            let pair = Pair::new(&a, &b, place);
+            let Some(found) = candidates(&pair)
+                .into_iter()
+                .min_by(|x, y| x.s.total_cmp(&y.s))
+            else {
+                continue;
+            };
+            let mut kept = Kept::default();
+            pair.inscribe(&found, Some(&mut kept));
+            assert_eq!(
+                kept.across,
+                neighbours(&kept.corners),
+                "case {k} before the fan"
+            );
+            if kept.loop_len >= 3 && kept.make_whole() {
+                assert_eq!(kept.across, neighbours(&kept.corners), "case {k}");
+                assert!(kept.across.iter().flatten().all(|&x| x != OPEN), "case {k}");
+                fanned += 1;
             }
         }
-        // Both outcomes are exercised.
-        assert!(
-            added > 1000 && tangled > 50,
-            "added {added}, tangled {tangled}"
-        );
+        assert!(fanned > 200, "{fanned}");
     }
 
     /// Every candidate facet of A − B (faces of both bodies, edge pairs whose arcs cross).
