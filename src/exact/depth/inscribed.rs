@@ -169,8 +169,8 @@ struct Triangle {
 
 /// The surface of the pair's last query, and the facet it was built on (none when it
 /// did not hold): the next query re-places it. A pair keeps what re-placing and checking
-/// it needs (its points, their ids, the triangles' corners, the pool): a surface grows in
-/// the thread's scratch [`Surface`], and a crowd's pairs each keep one.
+/// it needs (its points, their ids, the triangles' corners and neighbours, the pool): a
+/// surface grows in the thread's scratch [`Surface`], and a crowd's pairs each keep one.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Kept {
     facet: Option<Facet>,
@@ -312,7 +312,8 @@ struct Surface {
     triangles: Vec<Triangle>,
     replaced: usize,
     /// The live triangles' L, least first (a replaced triangle's stays until it comes up),
-    /// when `heaped`: made when the surface passes [`HEAP_FROM`] triangles.
+    /// when `heaped`: made at the [`INDEX_AFTER`]th scan for the least L of a surface of
+    /// more than [`HEAP_FROM`] triangles.
     lows: BinaryHeap<Low>,
     heaped: bool,
     /// Scratch: the triangles a new point sees, each marked with the add's stamp; the
