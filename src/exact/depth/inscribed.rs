@@ -234,40 +234,39 @@ impl Kept {
     /// loop's sides from and to that point).
     fn fan_loop(&mut self) {
         let n = self.loop_len as u32;
-        // The triangle on each loop side, by the side's start point along the loop (the
-        // triangle has it the other way round: from k + 1 to k, open).
-        let mut on_side = vec![OPEN; self.loop_len];
+        // The triangle on each loop side and which of its sides that is, by the side's
+        // start point along the loop (the triangle has it the other way round: from k + 1
+        // to k, open).
+        let mut on_side = vec![(OPEN, 0); self.loop_len];
         for (t, (c, x)) in (0..).zip(self.corners.iter().zip(&self.across)) {
             for k in 0..3 {
                 let end = c[(k + 1) % 3];
                 if x[k] == OPEN && end < n && (end + 1) % n == c[k] {
-                    on_side[end as usize] = t;
+                    on_side[end as usize] = (t, k);
                 }
             }
         }
         let base = self.corners.len() as u32;
         for k in 1..n - 1 {
-            let to_first = if k == 1 { on_side[0] } else { base + k - 2 };
+            let to_first = if k == 1 { on_side[0].0 } else { base + k - 2 };
             let from_first = if k == n - 2 {
-                on_side[n as usize - 1]
+                on_side[n as usize - 1].0
             } else {
                 base + k
             };
             self.corners.push([0, k, k + 1]);
             self.across
-                .push([to_first, on_side[k as usize], from_first]);
+                .push([to_first, on_side[k as usize].0, from_first]);
         }
-        // The triangles on the loop's sides now meet the fan.
-        for (c, x) in self.corners.iter().zip(self.across.iter_mut()) {
-            for k in 0..3 {
-                let end = c[(k + 1) % 3];
-                if x[k] == OPEN && end < n && (end + 1) % n == c[k] {
-                    x[k] = match end {
-                        0 => base,
-                        _ if end == n - 1 => base + n - 3,
-                        _ => base + end - 1,
-                    };
-                }
+        // The triangles on the loop's sides now meet the fan: side j is the fan's first
+        // triangle's (j = 0), its last's (j = n - 1), else triangle j - 1's.
+        for (j, &(t, k)) in (0..n).zip(&on_side) {
+            if t != OPEN {
+                self.across[t as usize][k] = match j {
+                    0 => base,
+                    _ if j == n - 1 => base + n - 3,
+                    _ => base + j - 1,
+                };
             }
         }
     }
@@ -435,11 +434,10 @@ impl Surface {
         facet_low: f64,
     ) -> bool {
         self.facet_low = facet_low;
-        self.pool_placed = false;
+        self.start_over();
         self.triangles.resize(corners.len(), Triangle::default());
         let points = &self.points;
-        let placed = self
-            .triangles
+        self.triangles
             .iter_mut()
             .zip(corners.iter().zip(across))
             .all(|(t, (&c, &x))| {
@@ -447,12 +445,17 @@ impl Surface {
                 t.across = x;
                 t.live = true;
                 t.replace(points)
-            });
+            })
+    }
+
+    /// Forgets what the last surface grown here kept beside its triangles: the pool's
+    /// placement, the heap of L and the replaced triangles, the set of ids, the scans.
+    fn start_over(&mut self) {
+        self.pool_placed = false;
         self.heaped = false;
         self.replaced = 0;
         self.known_valid = false;
         (self.low_scans, self.id_scans) = (0, 0);
-        placed
     }
 
     /// The heap of the live triangles' L, made anew (in its own allocation).
@@ -700,8 +703,6 @@ impl Pair<'_> {
         if surface.ids.len() <= POOL_POINTS {
             surface.pool.extend_from_slice(&surface.ids);
         }
-        surface.known_valid = false;
-        (surface.low_scans, surface.id_scans) = (0, 0);
         let ids = &mut surface.ids;
         ids.clear();
         match (verts_a.as_slice(), verts_b.as_slice()) {
@@ -735,14 +736,22 @@ impl Pair<'_> {
         surface.loop_len = m as usize;
         surface.facet_low = low;
         surface.triangles.clear();
+        surface.start_over();
         let seeded = &surface.ids;
         surface.pool.retain(|id| !seeded.contains(id));
-        surface.pool_placed = false;
         // Triangle k stands on the loop's side k to k + 1, between triangles k - 1 and k + 1.
-        surface.heaped = false;
-        surface.replaced = 0;
         (0..m).all(|k| surface.push([(k + 1) % m, k, m], [OPEN, (k + m - 1) % m, (k + 1) % m]))
     }
+}
+
+/// Whether a scan still serves where an index (a heap, a set) could: always on a small
+/// surface, on a `large` one until its [`INDEX_AFTER`]th scan (`scans` counts them).
+fn scan_serves(scans: &mut usize, large: bool) -> bool {
+    if large && *scans >= INDEX_AFTER {
+        return false;
+    }
+    *scans += usize::from(large);
+    true
 }
 
 /// Newell's area vector of a loop: its normal times twice its area.
@@ -866,8 +875,7 @@ impl Surface {
 
     /// Whether the point of A − B of the vertices `id` is on the surface.
     fn has(&mut self, id: (u32, u32)) -> bool {
-        if !self.known_valid && (self.ids.len() <= SCAN_IDS || self.id_scans < INDEX_AFTER) {
-            self.id_scans += usize::from(self.ids.len() > SCAN_IDS);
+        if !self.known_valid && scan_serves(&mut self.id_scans, self.ids.len() > SCAN_IDS) {
             return self.ids.contains(&id);
         }
         if !self.known_valid {
@@ -895,8 +903,7 @@ impl Surface {
     fn lowest(&mut self) -> Option<usize> {
         if !self.heaped {
             let large = self.triangles.len() - self.replaced > HEAP_FROM;
-            if !large || self.low_scans < INDEX_AFTER {
-                self.low_scans += usize::from(large);
+            if scan_serves(&mut self.low_scans, large) {
                 let mut best: Option<(usize, f64)> = None;
                 for (k, t) in self.triangles.iter().enumerate() {
                     if best.is_none_or(|(_, low)| t.low < low) {
