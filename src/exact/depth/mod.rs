@@ -864,8 +864,11 @@ struct Crossing {
 const SCAN_UP_TO: usize = 48;
 
 /// Edge pairs up to which a cold query on bodies with near centroids enumerates every
-/// candidate (two boxes: 144; see `Pair::enumerates`).
-const ENUMERATE_EDGE_PAIRS: usize = 144;
+/// candidate (see `Pair::enumerates`): two boxes have 144, two 8-vertex random hulls
+/// about 324 (18 edges each), two of 10 vertices 576. Cold, the depth bench's hulls at
+/// one point (µs a query, enumeration / the walk): 8 vertices 2.4-3.4 / 4.5-5.4, 10
+/// vertices 5.0 / 3.3-3.9, 12: 4.9-5.2 / 3.6-3.7.
+const ENUMERATE_EDGE_PAIRS: usize = 400;
 
 /// Centroids nearer than this fraction of the smaller body's radius make a cold query on
 /// small bodies enumerate (see `Pair::enumerates`).
