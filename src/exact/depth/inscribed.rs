@@ -982,39 +982,23 @@ impl Surface {
     }
 
     /// Adds point `v` of the surface again, seen from triangle `from` (a surface dented by
-    /// motion: the support point along a low triangle's normal is a vertex elsewhere): the
-    /// triangles it sees, as [`Self::add`] finds them, and the triangles at `v` are replaced
-    /// by a cone from `v` over their boundary, when that is one loop not through `v` (the
-    /// two sets joined across a side, or meeting at `v`). `false`, the surface left as it
-    /// was, otherwise. The surface stays closed (a disk replaced by a cone over its
+    /// motion: the support point along a low triangle's normal is a vertex elsewhere):
+    /// `from`, the triangles at `v` and those with `v` in front joined to them across sides
+    /// are replaced by a cone from `v` over their boundary, when that is one loop not
+    /// through `v` (the triangles `v` sees from `from` reach its own). `false`, the surface
+    /// left as it was, otherwise. The surface stays closed (a disk replaced by a cone over its
     /// boundary), its points the same: all the proof asks.
     fn add_again(&mut self, v: u32, from: usize) -> bool {
         let w = self.points[v as usize];
-        // The seen triangles are marked with the stamp; the horizon is made anew below.
-        self.see(w, from);
-        let stamp = self.stamp;
-        for (k, t) in self.triangles.iter().enumerate() {
-            if t.live && t.corners.contains(&v) && self.marks[k] != stamp {
-                self.marks[k] = stamp;
-                self.seen.push(k as u32);
+        self.start_seeing();
+        self.mark_seen(from);
+        for k in 0..self.triangles.len() {
+            let t = &self.triangles[k];
+            if t.live && t.corners.contains(&v) {
+                self.mark_seen(k);
             }
         }
-        self.horizon.clear();
-        for &k in &self.seen {
-            let t = self.triangles[k as usize];
-            for (side, end) in [(0, 1), (1, 2), (2, 0)] {
-                let (p, q) = (t.corners[side], t.corners[end]);
-                let out = t.across[side];
-                if out == OPEN {
-                    self.horizon.push((p, q, OPEN, 0));
-                } else if self.marks[out as usize] != stamp {
-                    let o = &self.triangles[out as usize];
-                    let back = u32::from(o.across[1] == k) + 2 * u32::from(o.across[2] == k);
-                    self.horizon.push((p, q, out, back));
-                }
-            }
-        }
-        if self.horizon.len() < 3 || self.horizon.iter().any(|&(p, q, ..)| p == v || q == v) {
+        if !self.flood(w) || self.horizon.iter().any(|&(p, q, ..)| p == v || q == v) {
             return false;
         }
         self.order_ring() && self.cone(v)
@@ -1085,17 +1069,36 @@ impl Surface {
     /// (`seen`), and collects the sides on their boundary with the triangle across each
     /// and its side there (`horizon`). `false` when there are fewer than three.
     fn see(&mut self, w: DVec3, from: usize) -> bool {
+        self.start_seeing();
+        self.mark_seen(from);
+        self.flood(w)
+    }
+
+    /// Starts a new set of seen triangles (a new stamp; no triangle marked with it).
+    fn start_seeing(&mut self) {
         self.stamp = self.stamp.wrapping_add(1);
         if self.stamp == 0 {
             self.marks.clear();
             self.stamp = 1;
         }
-        let stamp = self.stamp;
         self.marks.resize(self.triangles.len(), 0);
         self.seen.clear();
         self.horizon.clear();
-        self.marks[from] = stamp;
-        self.seen.push(from as u32);
+    }
+
+    /// Marks triangle `k` seen, if it is not yet.
+    fn mark_seen(&mut self, k: usize) {
+        if self.marks[k] != self.stamp {
+            self.marks[k] = self.stamp;
+            self.seen.push(k as u32);
+        }
+    }
+
+    /// From the seen triangles, marks those joined to them across sides that have `w` in
+    /// front, and collects the sides on their boundary with the triangle across each and
+    /// its side there (`horizon`). `false` when there are fewer than three.
+    fn flood(&mut self, w: DVec3) -> bool {
+        let stamp = self.stamp;
         let mut next = 0;
         while let Some(&k) = self.seen.get(next) {
             next += 1;
@@ -1217,11 +1220,11 @@ mod tests {
             .collect()
     }
 
-    /// By brute force: `from` and the live triangles with `w` in front joined to it across
-    /// sides.
-    fn flood(s: &Surface, from: usize, w: DVec3) -> Vec<usize> {
+    /// By brute force: the triangles `starts` and the live triangles with `w` in front
+    /// joined to them across sides.
+    fn flood(s: &Surface, starts: &[usize], w: DVec3) -> Vec<usize> {
         let sees = |k: usize| s.triangles[k].normal.dot(w) > s.triangles[k].offset;
-        let mut seen = vec![from];
+        let mut seen = starts.to_vec();
         loop {
             let corners: Vec<[u32; 3]> = seen.iter().map(|&k| s.triangles[k].corners).collect();
             let seen_sides = sides(&corners);
@@ -1366,7 +1369,7 @@ mod tests {
                 let out = t.normal.normalize() * rng.range(-0.3, 0.6);
                 let w = centre + out + rng.unit_vector() * rng.range(0.0, 0.3);
                 let before = live(&s);
-                let seen = flood(&s, from, w);
+                let seen = flood(&s, &[from], w);
                 let sees = |k: usize| s.triangles[k].normal.dot(w) > s.triangles[k].offset;
                 apart += usize::from(slots.iter().any(|&k| sees(k) && !seen.contains(&k)));
                 let seen: Vec<[u32; 3]> = seen.iter().map(|&k| s.triangles[k].corners).collect();
@@ -1404,9 +1407,9 @@ mod tests {
     }
 
     /// `add_again` against brute force, on surfaces grown and dented at random as above:
-    /// a point of the surface added again from a random triangle replaces the seen
-    /// triangles (as `add` finds them) and the triangles at the point by a cone from it over
-    /// their boundary, or refuses, leaving the surface as it was, exactly where that
+    /// a point of the surface added again from a random triangle replaces that triangle,
+    /// the point's own and those with the point in front joined to them by a cone from it
+    /// over their boundary, or refuses, leaving the surface as it was, exactly where that
     /// boundary is not one loop through distinct points other than the point, or a cone
     /// triangle would be flat.
     #[test]
@@ -1435,16 +1438,16 @@ mod tests {
                 let v = used[rng.below(used.len() as u64) as usize];
                 let w = s.points[v as usize];
                 let before = live(&s);
-                let mut gone: Vec<[u32; 3]> = flood(&s, from, w)
+                let mut starts = vec![from];
+                starts.extend(
+                    slots
+                        .iter()
+                        .filter(|&&k| k != from && s.triangles[k].corners.contains(&v)),
+                );
+                let gone: Vec<[u32; 3]> = flood(&s, &starts, w)
                     .iter()
                     .map(|&k| s.triangles[k].corners)
                     .collect();
-                for &k in &slots {
-                    let c = s.triangles[k].corners;
-                    if c.contains(&v) && !gone.contains(&c) {
-                        gone.push(c);
-                    }
-                }
                 let boundary = boundary(&gone);
                 let fits = one_loop(&boundary)
                     && boundary.iter().all(|&(a, b)| a != v && b != v)
