@@ -78,14 +78,8 @@ pub fn max_separation_placed(
     // Faces of A, in A's frame: gap = min over B of n·x − offset.
     let mut warm = 0;
     for f in 0..a.num_faces() {
-        let gap = if b.num_vertices() <= SCAN_VERTICES {
-            let n = a.face_normal(f);
-            -highest(b, rel.inverse_vector(-n)) + n.dot(rel.translation) - a.face_offset(f)
-        } else {
-            let (v, gap) = face_gap_a(a, b, rel, f, warm);
-            warm = v;
-            gap
-        };
+        let (v, gap) = face_gap_a(a, b, rel, f, warm);
+        warm = v;
         if gap > best.distance {
             best = Separation {
                 distance: gap,
@@ -98,14 +92,8 @@ pub fn max_separation_placed(
     let a_in_b_trans = rel.inverse_translation();
     let mut warm = 0;
     for f in 0..b.num_faces() {
-        let gap = if a.num_vertices() <= SCAN_VERTICES {
-            let n = b.face_normal(f);
-            -highest(a, rel.vector(-n)) + n.dot(a_in_b_trans) - b.face_offset(f)
-        } else {
-            let (v, gap) = face_gap_b(a, b, rel, a_in_b_trans, f, warm);
-            warm = v;
-            gap
-        };
+        let (v, gap) = face_gap_b(a, b, rel, a_in_b_trans, f, warm);
+        warm = v;
         if gap > best.distance {
             best = Separation {
                 distance: gap,
@@ -213,18 +201,26 @@ fn edge_pairs(
     best
 }
 
-/// The largest `dir·v` over `p`'s vertices, by a scan with no branch on the values (a
-/// small body's: the climb through its adjacency, branching at each neighbour, cost more).
+/// The largest `dir·v` over `p`'s vertices and a vertex to climb from next: on a small
+/// body (up to [`SCAN_VERTICES`]) by a scan with no branch on the values (the climb
+/// through its adjacency, branching at each neighbour, cost more), `warm` handed on;
+/// else by climbing from `warm`, with the vertex it ends at.
 #[inline]
-fn highest(p: &ConvexPolytope, dir: DVec3) -> f64 {
-    p.vertices()
-        .iter()
-        .fold(f64::NEG_INFINITY, |top, v| top.max(dir.dot(*v)))
+fn highest(p: &ConvexPolytope, dir: DVec3, warm: u32) -> (u32, f64) {
+    if p.num_vertices() <= SCAN_VERTICES {
+        let top = p
+            .vertices()
+            .iter()
+            .fold(f64::NEG_INFINITY, |top, v| top.max(dir.dot(*v)));
+        (warm, top)
+    } else {
+        p.support(dir, warm)
+    }
 }
 
 /// How far B lies beyond A's face `f` (A's frame, `rel` placing B): the least `n·x` over
-/// B less the face's offset, by a support query started at B's vertex `warm`; with the
-/// vertex it ends at.
+/// B less the face's offset, by a scan of a small B or a support query started at B's
+/// vertex `warm` (see [`highest`]); with the vertex to start the next one from.
 #[inline]
 pub(crate) fn face_gap_a(
     a: &ConvexPolytope,
@@ -234,7 +230,7 @@ pub(crate) fn face_gap_a(
     warm: u32,
 ) -> (u32, f64) {
     let n = a.face_normal(f);
-    let (v, h) = b.support(rel.inverse_vector(-n), warm);
+    let (v, h) = highest(b, rel.inverse_vector(-n), warm);
     (v, -h + n.dot(rel.translation) - a.face_offset(f))
 }
 
@@ -250,7 +246,7 @@ pub(crate) fn face_gap_b(
     warm: u32,
 ) -> (u32, f64) {
     let n = b.face_normal(f);
-    let (v, h) = a.support(rel.vector(-n), warm);
+    let (v, h) = highest(a, rel.vector(-n), warm);
     (v, -h + n.dot(a_in_b) - b.face_offset(f))
 }
 

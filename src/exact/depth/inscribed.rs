@@ -662,10 +662,9 @@ impl Pair<'_> {
                 // A surface dented by motion: the point is a vertex elsewhere. Pulled out to
                 // it where its triangles join the ones it sees (see `Surface::add_again`),
                 // a bounded number of times, else given up as before.
-                let v = surface.ids.iter().position(|&id| id == (va, vb));
                 if repairs < MAX_REPAIRS
                     && surface.points.len() >= REPAIR_FROM
-                    && let Some(v) = v
+                    && let Some(v) = surface.ids.iter().position(|&id| id == (va, vb))
                     && surface.add_again(v as u32, t)
                 {
                     repairs += 1;
@@ -1213,6 +1212,20 @@ mod tests {
         s
     }
 
+    /// A point near triangle `from` of `s`: its centre moved along its normal by -0.3 to
+    /// 0.6 (behind it as often as beyond) and anywhere by up to 0.3.
+    fn near(rng: &mut Rng, s: &Surface, from: usize) -> DVec3 {
+        let t = s.triangles[from];
+        let centre = t
+            .corners
+            .iter()
+            .map(|&c| s.points[c as usize])
+            .sum::<DVec3>()
+            / 3.0;
+        let out = t.normal.normalize() * rng.range(-0.3, 0.6);
+        centre + out + rng.unit_vector() * rng.range(0.0, 0.3)
+    }
+
     /// The live triangles' slots.
     fn live_slots(s: &Surface) -> Vec<usize> {
         (0..s.triangles.len())
@@ -1359,15 +1372,7 @@ mod tests {
             for step in 0..30u32 {
                 let slots = live_slots(&s);
                 let from = slots[rng.below(slots.len() as u64) as usize];
-                let t = s.triangles[from];
-                let centre = t
-                    .corners
-                    .iter()
-                    .map(|&c| s.points[c as usize])
-                    .sum::<DVec3>()
-                    / 3.0;
-                let out = t.normal.normalize() * rng.range(-0.3, 0.6);
-                let w = centre + out + rng.unit_vector() * rng.range(0.0, 0.3);
+                let w = near(&mut rng, &s, from);
                 let before = live(&s);
                 let seen = flood(&s, &[from], w);
                 let sees = |k: usize| s.triangles[k].normal.dot(w) > s.triangles[k].offset;
@@ -1423,14 +1428,7 @@ mod tests {
                 let from = slots[rng.below(slots.len() as u64) as usize];
                 if step % 2 == 0 {
                     // Grow and dent it as above.
-                    let t = s.triangles[from];
-                    let centre = t
-                        .corners
-                        .iter()
-                        .map(|&c| s.points[c as usize])
-                        .sum::<DVec3>();
-                    let out = t.normal.normalize() * rng.range(-0.3, 0.6);
-                    let w = centre / 3.0 + out + rng.unit_vector() * rng.range(0.0, 0.3);
+                    let w = near(&mut rng, &s, from);
                     s.add(w, (100 + step, 0), from);
                     continue;
                 }
