@@ -178,6 +178,10 @@ pub struct ConvexPolytope {
     face_offset: Vec<f64>,
     vertex_he_start: Vec<u32>,
     vertex_he: Vec<u32>,
+    /// Each vertex's neighbours, the ends of its outgoing half-edges in their order
+    /// (`vertex_he_start` bounds both): a support query's climb reads a neighbour with
+    /// one load where the half-edge and its origin took two.
+    vertex_neighbours: Vec<u32>,
     /// Each edge's Voronoi planes, from which every region's are read: a vertex's and a
     /// face's planes are those of their edges, turned to face the other way.
     edge_planes: Vec<EdgePlanes>,
@@ -367,6 +371,10 @@ impl ConvexPolytope {
             ));
         }
 
+        let vertex_neighbours = vertex_he
+            .iter()
+            .map(|&h| he_origin[(h ^ 1) as usize])
+            .collect();
         let mut poly = ConvexPolytope {
             aabb_min: vertices.iter().fold(DVec3::INFINITY, |m, v| m.min(*v)),
             aabb_max: vertices.iter().fold(DVec3::NEG_INFINITY, |m, v| m.max(*v)),
@@ -384,6 +392,7 @@ impl ConvexPolytope {
             face_offset: Vec::new(),
             vertex_he_start,
             vertex_he,
+            vertex_neighbours,
             edge_planes: Vec::new(),
             face_order: Vec::new(),
             edge_arcs: Vec::new(),
@@ -622,6 +631,13 @@ impl ConvexPolytope {
         &self.vertex_he[self.vertex_he_start[v] as usize..self.vertex_he_start[v + 1] as usize]
     }
 
+    /// The vertices joined to vertex `v` by an edge, in the order of [`Self::vertex_out`].
+    #[inline]
+    pub fn neighbours(&self, v: usize) -> &[u32] {
+        &self.vertex_neighbours
+            [self.vertex_he_start[v] as usize..self.vertex_he_start[v + 1] as usize]
+    }
+
     /// The half-edge after `h` around its face.
     pub fn next_half_edge(&self, h: u32) -> u32 {
         self.he_next[h as usize]
@@ -748,6 +764,7 @@ impl ConvexPolytope {
             + size_of_val(&self.face_offset[..])
             + size_of_val(&self.vertex_he_start[..])
             + size_of_val(&self.vertex_he[..])
+            + size_of_val(&self.vertex_neighbours[..])
             + size_of_val(&self.edge_planes[..])
             + size_of_val(&self.face_order[..])
             + size_of_val(&self.edge_arcs[..])
@@ -769,8 +786,7 @@ impl ConvexPolytope {
         let mut value = dir.dot(self.vertices[best as usize]);
         loop {
             let mut improved = false;
-            for &h in self.vertex_out(best as usize) {
-                let w = self.half_edge_target(h);
+            for &w in self.neighbours(best as usize) {
                 let d = dir.dot(self.vertices[w as usize]);
                 if d > value {
                     (best, value, improved) = (w, d, true);
