@@ -186,8 +186,8 @@ pub struct World {
 }
 
 impl World {
-    /// An empty world on the chosen device (`Auto`: the GPU, or the CPU twins with a
-    /// notice when there is no adapter).
+    /// An empty world on the chosen device (`Auto`: a hardware GPU, or the CPU twins with a
+    /// notice when there is none).
     pub fn new(device: DeviceChoice) -> Result<Self> {
         Ok(Self::on(Pipeline::new(device, &ContextOptions::default())?))
     }
@@ -226,7 +226,7 @@ impl World {
         self.cache = cache;
     }
 
-    /// The line to show when `Auto` fell back to the CPU twins.
+    /// The line to show when `Auto` chose the CPU twins.
     pub fn fallback_notice(&self) -> Option<&str> {
         self.pipeline.fallback_notice.as_deref()
     }

@@ -54,8 +54,8 @@ fn main_job_gives_the_same_result_on_gpu_and_cpu() {
     assert!(!stdout(&gpu).contains("CPU twins"), "{}", stdout(&gpu));
     assert!(stdout(&gpu).contains("bounds"), "stage timings are printed");
     assert_eq!(result_line(&gpu), result_line(&cpu));
-    // The default scene (no arguments) too, broadphase included.
-    let gpu = proxima(&[], &[]);
+    // The default scene too, broadphase included.
+    let gpu = proxima(&["run", "--device", "gpu"], &[]);
     let cpu = cpu_default();
     assert!(gpu.status.success() && !stdout(&gpu).contains("CPU twins"));
     assert_eq!(result_line(&gpu), result_line(cpu));
@@ -71,6 +71,36 @@ fn main_job_gives_the_same_result_on_gpu_and_cpu() {
         stdout(&gpu)
     );
     assert_eq!(pairs(&gpu), pairs(cpu));
+}
+
+#[test]
+fn the_default_job_takes_a_hardware_gpu_or_the_cpu_twins() {
+    let Some(ctx) = common::gpu("cli default device") else {
+        return;
+    };
+    let o = proxima(&["run", "--bodies", "2000", "--frames", "2"], &[]);
+    assert!(o.status.success(), "{o:?}");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let notices: Vec<&str> = err
+        .lines()
+        .filter(|l| l.contains("software GPU adapter"))
+        .collect();
+    if ctx.is_software() {
+        // lavapipe runs the passes on the CPU's cores, slower than their twins.
+        assert!(stdout(&o).contains("on CPU twins"), "{}", stdout(&o));
+        assert_eq!(notices.len(), 1, "{err}");
+        assert!(notices[0].contains(&ctx.info.name) && notices[0].contains("--device gpu"));
+    } else {
+        assert!(!stdout(&o).contains("CPU twins"), "{}", stdout(&o));
+        assert!(notices.is_empty(), "{err}");
+    }
+    let cpu = proxima(
+        &[
+            "run", "--bodies", "2000", "--frames", "2", "--device", "cpu",
+        ],
+        &[],
+    );
+    assert_eq!(result_line(&o), result_line(&cpu));
 }
 
 #[test]

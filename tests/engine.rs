@@ -458,6 +458,30 @@ fn a_renderers_device_can_be_handed_in() {
 }
 
 #[test]
+fn auto_takes_a_hardware_gpu_and_any_gpu_a_software_one_too() {
+    let Some(ctx) = common::gpu("auto and any gpu") else {
+        return;
+    };
+    let options = ContextOptions::default();
+    let any = Pipeline::new(DeviceChoice::AnyGpu, &options).expect("an adapter");
+    assert!(matches!(any.backend(), Backend::Gpu(_)));
+    assert!(any.fallback_notice.is_none());
+    // A software adapter (lavapipe) runs the passes on the CPU, slower than the twins.
+    let auto = Pipeline::new(DeviceChoice::Auto, &options).expect("a device or the twins");
+    assert_eq!(matches!(auto.backend(), Backend::Cpu), ctx.is_software());
+    match &auto.fallback_notice {
+        Some(notice) => {
+            assert!(ctx.is_software());
+            assert!(
+                notice.contains(&ctx.info.name) && !notice.contains('\n'),
+                "{notice}"
+            );
+        }
+        None => assert!(!ctx.is_software()),
+    }
+}
+
+#[test]
 fn a_missing_adapter_is_an_error_or_a_cpu_fallback() {
     // Runs with or without a GPU: no adapter is ever named like this.
     let options = ContextOptions {

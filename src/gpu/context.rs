@@ -44,7 +44,17 @@ pub struct ContextOptions {
 
 /// The line printed when proxima falls back to the CPU twins.
 pub const NO_ADAPTER_HINT: &str = "no GPU adapter found: running the CPU twins of the GPU passes \
-(for a software Vulkan adapter install Mesa's lavapipe, e.g. `apt-get install mesa-vulkan-drivers`)";
+(for the GPU path install the GPU's Vulkan driver; Mesa's lavapipe, `apt-get install mesa-vulkan-drivers`, \
+is a software adapter that `--device gpu` runs on)";
+
+/// The one line a pipeline left to choose ([`crate::DeviceChoice::Auto`]) gives when the
+/// only adapter is a software one, `name`.
+pub fn software_adapter_notice(name: &str) -> String {
+    format!(
+        "only a software GPU adapter found ({name}), slower than the CPU twins of the GPU \
+         passes: running the twins (`--device gpu` runs on the adapter)"
+    )
+}
 
 impl GpuContext {
     /// Opens a headless device on the adapter chosen by `options` and the environment.

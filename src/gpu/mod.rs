@@ -8,5 +8,5 @@ pub mod layout;
 pub mod progress;
 pub mod sizes;
 
-pub use context::{ContextOptions, GpuContext, NO_ADAPTER_HINT};
+pub use context::{ContextOptions, GpuContext, NO_ADAPTER_HINT, software_adapter_notice};
 pub use engine::{Engine, FrameOutput, PendingFrame, TimingMode};

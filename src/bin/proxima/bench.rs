@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use clap::{Subcommand, ValueEnum};
 
-use crate::{DeviceArg, open_pipeline, writable};
+use crate::{DeviceArg, open_bench_pipeline, open_pipeline, writable};
 use proxima::bench::{ClockKeeper, keep_clock, median};
 use proxima::crowd::Crowd;
 use proxima::frame;
@@ -214,7 +214,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
     if args.frames == 0 {
         return Err(Error::Usage("--frames must be at least 1".into()));
     }
-    let mut gpu = open_pipeline(DeviceArg::Auto)?;
+    let mut gpu = open_bench_pipeline()?;
     let has_gpu = matches!(gpu.backend(), Backend::Gpu(_));
     let keeper = ClockKeeper::of(&gpu);
     println!("bounds pass on {}", gpu.device_name());
@@ -276,7 +276,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     if args.runs == 0 {
         return Err(Error::Usage("--runs must be at least 1".into()));
     }
-    let mut pipeline = open_pipeline(DeviceArg::Auto)?;
+    let mut pipeline = open_bench_pipeline()?;
     let keeper = ClockKeeper::of(&pipeline);
     println!(
         "broadphase on {}; default scene resized, boxes from the bounds pass",
@@ -439,8 +439,9 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
     writable(&[&args.json, &args.svg])?;
     let gpu = match args.device {
         DeviceArg::Cpu => None,
-        choice => {
-            let pipeline = open_pipeline(choice)?;
+        DeviceArg::Gpu => Some(open_pipeline(DeviceArg::Gpu)?),
+        DeviceArg::Auto => {
+            let pipeline = open_bench_pipeline()?;
             matches!(pipeline.backend(), Backend::Gpu(_)).then_some(pipeline)
         }
     };

@@ -44,6 +44,7 @@ enum Command {
 
 #[derive(ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum DeviceArg {
+    /// A hardware GPU, else the CPU twins (a software adapter is slower than they are).
     Auto,
     Gpu,
     Cpu,
@@ -78,7 +79,17 @@ fn main() -> ExitCode {
 }
 
 pub fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
-    let pipeline = Pipeline::new(device.into(), &ContextOptions::default())?;
+    open_on(device.into())
+}
+
+/// The pipeline a bench timing GPU passes beside their twins runs on: any adapter, a
+/// software one included, else the twins.
+pub fn open_bench_pipeline() -> Result<Pipeline> {
+    open_on(DeviceChoice::AnyGpu)
+}
+
+fn open_on(choice: DeviceChoice) -> Result<Pipeline> {
+    let pipeline = Pipeline::new(choice, &ContextOptions::default())?;
     if let Some(notice) = &pipeline.fallback_notice {
         // On stderr: stdout carries the job's results, the same with or without a GPU.
         eprintln!("proxima: {notice}");
