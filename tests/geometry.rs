@@ -322,6 +322,20 @@ fn hill_climbing_support_matches_brute_force() {
             assert_eq!(height, slow, "k = {k}");
             assert_eq!(d.dot(poly.vertex(v)), height, "k = {k}");
         }
+        // The climb's neighbour table: each vertex's neighbours are the other ends of its
+        // edges, each once.
+        let mut joined = vec![Vec::new(); poly.num_vertices()];
+        for e in 0..poly.num_edges() {
+            let [a, b] = poly.edge_vertices(e);
+            joined[a as usize].push(b);
+            joined[b as usize].push(a);
+        }
+        for (v, mut want) in joined.into_iter().enumerate() {
+            let mut got = poly.neighbours(v).to_vec();
+            got.sort_unstable();
+            want.sort_unstable();
+            assert_eq!(got, want, "k = {k}, vertex {v}");
+        }
     }
 }
 
