@@ -416,7 +416,7 @@ fn demanding_the_gpu_without_one_is_an_error() {
 fn info_describes_the_adapter() {
     let o = proxima(&["info"], &[]);
     assert!(o.status.success(), "{o:?}");
-    if common::gpu("cli info").is_some() {
+    if let Some(ctx) = common::gpu("cli info") {
         let text = stdout(&o);
         for key in [
             "adapter:",
@@ -426,6 +426,16 @@ fn info_describes_the_adapter() {
         ] {
             assert!(text.contains(key), "{key} missing from:\n{text}");
         }
+        let auto = if ctx.is_software() {
+            "the CPU twins"
+        } else {
+            "this adapter"
+        };
+        assert!(
+            text.lines()
+                .any(|l| l.starts_with("device auto:") && l.contains(auto)),
+            "device auto: {auto} missing from:\n{text}"
+        );
     }
 }
 

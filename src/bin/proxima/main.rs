@@ -125,6 +125,15 @@ fn info() -> Result<()> {
     match GpuContext::new(&ContextOptions::default()) {
         Ok(ctx) => {
             println!("{}", ctx.describe());
+            // What the default `--device auto` makes of it.
+            if ctx.is_software() {
+                println!(
+                    "device auto:        the CPU twins (a software adapter is slower than they are; \
+                     --device gpu runs on it)"
+                );
+            } else {
+                println!("device auto:        this adapter");
+            }
             Ok(())
         }
         Err(e) if e.is_no_adapter() => {
