@@ -34,6 +34,18 @@ pub enum DeviceChoice {
     Cpu,
 }
 
+impl DeviceChoice {
+    /// Whether this choice runs the passes on `ctx`'s adapter rather than the CPU twins:
+    /// `Auto` only on a hardware one.
+    pub fn runs_on(self, ctx: &GpuContext) -> bool {
+        match self {
+            DeviceChoice::Auto => !ctx.is_software(),
+            DeviceChoice::AnyGpu | DeviceChoice::Gpu => true,
+            DeviceChoice::Cpu => false,
+        }
+    }
+}
+
 /// Where the frames actually run.
 #[derive(Debug)]
 pub enum Backend {
@@ -113,7 +125,7 @@ impl Pipeline {
             DeviceChoice::Cpu => Ok(Self::cpu()),
             DeviceChoice::Gpu => Ok(Self::on_gpu(GpuContext::new(options)?)),
             DeviceChoice::Auto | DeviceChoice::AnyGpu => match GpuContext::new(options) {
-                Ok(ctx) if choice == DeviceChoice::Auto && ctx.is_software() => Ok(Self {
+                Ok(ctx) if !choice.runs_on(&ctx) => Ok(Self {
                     fallback_notice: Some(crate::gpu::software_adapter_notice(&ctx.info.name)),
                     ..Self::cpu()
                 }),

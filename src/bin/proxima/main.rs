@@ -126,13 +126,13 @@ fn info() -> Result<()> {
         Ok(ctx) => {
             println!("{}", ctx.describe());
             // What the default `--device auto` makes of it.
-            if ctx.is_software() {
+            if DeviceChoice::Auto.runs_on(&ctx) {
+                println!("device auto:        this adapter");
+            } else {
                 println!(
                     "device auto:        the CPU twins (a software adapter is slower than they are; \
                      --device gpu runs on it)"
                 );
-            } else {
-                println!("device auto:        this adapter");
             }
             Ok(())
         }
