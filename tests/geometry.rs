@@ -204,6 +204,26 @@ fn degenerate_inputs_are_named_errors() {
     }
 }
 
+/// Generator sizes past their limits are named errors whatever the number: an icosphere of
+/// 40 or u32::MAX subdivisions (20·4^k triangles overflows any integer) and a torus whose
+/// tube is wider than its ring say what was asked.
+#[test]
+fn oversized_generators_are_named_errors() {
+    for k in [9, 40, u32::MAX] {
+        match generators::icosphere(1.0, k) {
+            Err(Error::Geometry(m)) => assert!(
+                m.contains(&format!("subdivisions {k} > 8")) && m.contains(&format!("4^{k}")),
+                "{m}"
+            ),
+            other => panic!("icosphere of {k} subdivisions: {other:?}"),
+        }
+    }
+    match generators::torus(0.5, 1.0, 32, 16) {
+        Err(Error::Geometry(m)) => assert!(m.contains("minor 1, major 0.5"), "{m}"),
+        other => panic!("torus with minor > major: {other:?}"),
+    }
+}
+
 #[test]
 fn generators_have_the_analytic_counts() {
     let counts = |p: &ConvexPolytope| (p.num_vertices(), p.num_edges(), p.num_faces());

@@ -42,9 +42,10 @@ pub fn cuboid(h: DVec3) -> Result<ConvexPolytope> {
 pub fn icosphere_mesh(radius: f64, subdivisions: u32) -> Result<TriMesh> {
     positive("radius", radius)?;
     if subdivisions > 8 {
+        // The count in words, not worked out: 20·4^k overflows any integer from k = 30.
         return Err(Error::Geometry(format!(
-            "icosphere subdivisions {subdivisions} > 8 ({} triangles)",
-            20u64 << (2 * subdivisions)
+            "icosphere subdivisions {subdivisions} > 8 (20·4^{subdivisions} triangles; 8 \
+             makes 1,310,720)"
         )));
     }
     let t = (1.0 + 5f64.sqrt()) / 2.0;
@@ -180,7 +181,8 @@ pub fn torus(major: f64, minor: f64, n_major: u32, n_minor: u32) -> Result<TriMe
     positive("minor", minor)?;
     if minor >= major || n_major < 3 || n_minor < 3 {
         return Err(Error::Geometry(format!(
-            "torus needs minor < major and at least 3 segments each way (got {minor}, {major}, {n_major}, {n_minor})"
+            "torus needs minor < major and at least 3 segments each way (got minor {minor}, \
+             major {major}, {n_major} × {n_minor} segments)"
         )));
     }
     let mut vertices = Vec::new();
