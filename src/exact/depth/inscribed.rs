@@ -293,30 +293,32 @@ impl Kept {
     }
 }
 
-/// A triangle's L and its slot, ordered so that the greatest is the least L (the first
-/// slot of equals): the surface's heap of triangles to grow from.
-#[derive(Clone, Copy, Debug)]
-struct Low(f64, u32);
+/// A triangle's L and its slot as one key, ordered so that the greatest is the least L
+/// (the first slot of equals): the surface's heap of triangles to grow from. The L's bits
+/// are mapped to an unsigned integer in the order of `f64::total_cmp` and the slot put
+/// below them, so the heap compares one integer (comparing the L and then the slot took
+/// a third of the heap's time on two 2048-vertex hulls at one point).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Low(u128);
 
-impl Ord for Low {
-    fn cmp(&self, other: &Self) -> Ordering {
-        other.0.total_cmp(&self.0).then(other.1.cmp(&self.1))
+impl Low {
+    fn new(low: f64, slot: u32) -> Self {
+        let bits = low.to_bits();
+        // Negative values: every bit flipped (more negative, smaller); others: the sign
+        // bit set (above every negative).
+        let ordered = if bits >> 63 == 1 {
+            !bits
+        } else {
+            bits | 1 << 63
+        };
+        Low(!((u128::from(ordered) << 32) | u128::from(slot)))
+    }
+
+    /// The slot.
+    fn slot(self) -> u32 {
+        !self.0 as u32
     }
 }
-
-impl PartialOrd for Low {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
-impl PartialEq for Low {
-    fn eq(&self, other: &Self) -> bool {
-        self.cmp(other) == Ordering::Equal
-    }
-}
-
-impl Eq for Low {}
 
 /// The surface: the walk's facet (fixed) and triangles.
 #[derive(Clone, Debug, Default)]
@@ -492,7 +494,7 @@ impl Surface {
         let mut lows = std::mem::take(&mut self.lows).into_vec();
         lows.clear();
         let live = self.triangles.iter().enumerate().filter(|(_, t)| t.live);
-        lows.extend(live.map(|(k, t)| Low(t.low, k as u32)));
+        lows.extend(live.map(|(k, t)| Low::new(t.low, k as u32)));
         self.lows = BinaryHeap::from(lows);
     }
 }
@@ -996,7 +998,7 @@ impl Surface {
             self.heap_lows();
             self.heaped = true;
         }
-        while let Some(&Low(_, k)) = self.lows.peek() {
+        while let Some(k) = self.lows.peek().map(|low| low.slot()) {
             if self.triangles[k as usize].live {
                 return Some(k as usize);
             }
@@ -1084,7 +1086,7 @@ impl Surface {
                 self.stack.extend(base..self.triangles.len() as u32);
             } else {
                 for (i, t) in (base..).zip(&self.triangles[base as usize..]) {
-                    self.lows.push(Low(t.low, i));
+                    self.lows.push(Low::new(t.low, i));
                 }
             }
         } else {
