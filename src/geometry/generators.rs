@@ -42,7 +42,7 @@ pub fn cuboid(h: DVec3) -> Result<ConvexPolytope> {
 pub fn icosphere_mesh(radius: f64, subdivisions: u32) -> Result<TriMesh> {
     positive("radius", radius)?;
     if subdivisions > 8 {
-        // The count in words, not worked out: 20·4^k overflows any integer from k = 30.
+        // The count in words, not worked out: 20·4^k passes u64::MAX from k = 30.
         return Err(Error::Geometry(format!(
             "icosphere subdivisions {subdivisions} > 8 (20·4^{subdivisions} triangles; 8 \
              makes 1,310,720)"

@@ -296,8 +296,8 @@ impl Kept {
 /// A triangle's L and its slot as one key, ordered so that the greatest is the least L
 /// (the first slot of equals): the surface's heap of triangles to grow from. The L's bits
 /// are mapped to an unsigned integer in the order of `f64::total_cmp` and the slot put
-/// below them, so the heap compares one integer (comparing the L and then the slot took
-/// a third of the heap's time on two 2048-vertex hulls at one point).
+/// below them, so the heap compares one integer where it compared the L and then the slot
+/// (two 2048-vertex hulls at one point, warm: 5% fewer instructions a query).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Low(u128);
 
