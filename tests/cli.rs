@@ -439,6 +439,29 @@ fn info_describes_the_adapter() {
     }
 }
 
+/// A count of nothing is refused before any work, naming the option: no bodies to run or
+/// time (a bench's ratios were 0 over 0), no frames to take medians of.
+#[test]
+fn counts_of_nothing_are_refused() {
+    for args in [
+        &["run", "--bodies", "0"][..],
+        &["bench", "bounds", "--bodies", "0"],
+        &["bench", "broadphase", "--bodies", "1000,0"],
+        &["bench", "gpu", "--bodies", "0"],
+        &["bench", "pipeline", "--bodies", "0"],
+        &["bench", "pipeline", "--frames", "0"],
+    ] {
+        let o = proxima(args, &[]);
+        assert!(!o.status.success(), "{args:?} should fail");
+        let err = String::from_utf8_lossy(&o.stderr);
+        let option = args[args.len() - 2];
+        assert!(
+            err.contains(&format!("'{option} <")) && err.contains("must be at least 1"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
 #[test]
 fn bad_usage_is_reported() {
     for args in [

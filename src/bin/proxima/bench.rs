@@ -96,11 +96,11 @@ pub struct PenetrationBenchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct PipelineBenchArgs {
-    /// Body counts, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000])]
+    /// Body counts, comma separated (each at least 1).
+    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_values_t = [10_000usize, 100_000])]
     bodies: Vec<usize>,
-    /// Timed frames per size (after one warm-up frame).
-    #[arg(long, default_value_t = 3)]
+    /// Timed frames per size (after one warm-up frame; at least 1).
+    #[arg(long, default_value_t = 3, value_parser = crate::at_least_one)]
     frames: usize,
     /// Where the wide passes of proxima's GPU column run (`cpu`: no GPU column).
     #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
@@ -115,9 +115,9 @@ pub struct PipelineBenchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct GpuBenchArgs {
-    /// Body counts, comma separated [default: 10k to 16M on a hardware GPU, 10k to 1M on a
-    /// software adapter]
-    #[arg(long, value_delimiter = ',')]
+    /// Body counts, comma separated (each at least 1) [default: 10k to 16M on a hardware
+    /// GPU, 10k to 1M on a software adapter]
+    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one)]
     bodies: Option<Vec<usize>>,
     /// Timed GPU runs per figure (after one warm-up run).
     #[arg(long, default_value_t = 5)]
@@ -161,9 +161,9 @@ pub struct GpuBenchArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BroadphaseBenchArgs {
-    /// Body counts, comma separated [default: 10000,100000,1000000, and 4000000 on a
-    /// hardware adapter]
-    #[arg(long, value_delimiter = ',')]
+    /// Body counts, comma separated (each at least 1) [default: 10000,100000,1000000, and
+    /// 4000000 on a hardware adapter]
+    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one)]
     bodies: Option<Vec<usize>>,
     /// Timed runs per size and method (after one warm-up run).
     #[arg(long, default_value_t = 3)]
@@ -202,8 +202,8 @@ enum MethodArg {
 
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Body counts, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [10_000usize, 100_000, 1_000_000])]
+    /// Body counts, comma separated (each at least 1).
+    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_values_t = [10_000usize, 100_000, 1_000_000])]
     bodies: Vec<usize>,
     /// Timed frames per size (after one warm-up frame).
     #[arg(long, default_value_t = 10)]

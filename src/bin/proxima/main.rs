@@ -168,3 +168,14 @@ pub fn writable(paths: &[&Path]) -> Result<()> {
     }
     Ok(())
 }
+
+/// A count of at least 1 (`--bodies`, a bench's `--frames`): a run or a bench size with no
+/// bodies has nothing to do (a bench's ratios were 0 over 0), and a table of no frames'
+/// medians printed the warm-up's.
+fn at_least_one(text: &str) -> std::result::Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("must be at least 1".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
+    }
+}

@@ -21,8 +21,9 @@ pub struct RunArgs {
     /// Scene file (TOML), as an option.
     #[arg(long, conflicts_with = "scene_file")]
     scene: Option<PathBuf>,
-    /// Resize the scene to about this many bodies (counts and regions scale together).
-    #[arg(long)]
+    /// Resize the scene to about this many bodies (counts and regions scale together; at
+    /// least 1).
+    #[arg(long, value_parser = |text: &str| crate::at_least_one(text).map(|n| n as u64))]
     bodies: Option<u64>,
     /// Frames to run (at least 1).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
