@@ -686,26 +686,66 @@ fn clip_against(
             Some(Step::Continue)
         }
         Clip::Inside { lo, hi, n_lo, n_hi } => {
-            // The derivative of the squared distance along the edge, at the clip points:
+            // The sign of the distance's derivative along the edge, at the clip points:
             // only a sign beyond rounding moves the feature (a minimum lying exactly on
             // the plane, as between crossed planks, stays).
-            let slack = p.tol * dir.length();
-            if let Some(n) = n_lo {
-                let pt = t + dir * lo;
-                if (pt - placed.closest_to(pt)).dot(dir) > slack {
-                    *x = n;
-                    return Some(Step::Continue);
-                }
+            let rate = |n: FeatureId, pt: DVec3| clip_rate(p, (*x, placed), n, pt, dir);
+            if let Some(n) = n_lo
+                && rate(n, t + dir * lo) > 0.0
+            {
+                *x = n;
+                return Some(Step::Continue);
             }
-            if let Some(n) = n_hi {
-                let pt = t + dir * hi;
-                if (pt - placed.closest_to(pt)).dot(dir) < -slack {
-                    *x = n;
-                    return Some(Step::Continue);
-                }
+            if let Some(n) = n_hi
+                && rate(n, t + dir * hi) < 0.0
+            {
+                *x = n;
+                return Some(Step::Continue);
             }
             None
         }
+    }
+}
+
+/// The sign of the derivative, along `dir`, of the distance from the edge's point `pt` to
+/// `x` (placed as `placed`), at a clip point on the plane between `x`'s region and its
+/// neighbour `n`'s: positive or negative beyond rounding, else 0.
+///
+/// Where that plane lies between an edge's region and a face's (the edge one of the
+/// face's), the point is `h` above the face's plane along its normal `n_f`, and the
+/// derivative is `n_f·dir`: taken so, from the face's normal, whatever `h`. Taken as
+/// `(pt − c)·dir` (`c` the closest point of `x`) it is `h·(n_f·dir)`, whose rounding is
+/// that of the coordinates (a few ulps of their size) where its value shrinks with `h`:
+/// a plank on a slab tilted by 1e-7 and 1e-8 above it went unseen, and the walk stopped
+/// at a pair up to 3 times the distance apart. Elsewhere (a vertex's region) there is no
+/// face, and the product is compared with the walk's tolerance times `|dir|`.
+fn clip_rate(
+    p: &Body<'_>,
+    (x, placed): (FeatureId, Placed),
+    n: FeatureId,
+    pt: DVec3,
+    dir: DVec3,
+) -> f64 {
+    let face = match (x, n) {
+        (FeatureId::Edge(_), FeatureId::Face(f)) | (FeatureId::Face(f), FeatureId::Edge(_)) => {
+            Some(f)
+        }
+        _ => None,
+    };
+    if let Some(f) = face {
+        let (normal, offset) = p.face(f);
+        if normal.dot(pt) - offset > p.tol {
+            // The rounding of the placed normal and of `dir` (its ends' coordinates).
+            let slack = p.tol + TOL_REL * dir.length();
+            let r = normal.dot(dir);
+            return if r.abs() > slack { r } else { 0.0 };
+        }
+    }
+    let r = (pt - placed.closest_to(pt)).dot(dir);
+    if r.abs() > p.tol * dir.length() {
+        r
+    } else {
+        0.0
     }
 }
 
@@ -814,8 +854,19 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
                 return Step::Done; // the edge lies in the face: touching, up to rounding
             }
             let side = if sl != 0.0 { sl.signum() } else { sh.signum() };
-            // How |s| changes from the low clip point to the high one.
-            let change = q.snap(side * (sh - sl));
+            // How |s| changes along the edge: the slope of its height over the face's plane
+            // (the face's normal along the edge), not the heights' difference over the
+            // clipped part, which for a part cut short by a corner of the face is below
+            // the tolerance at any slope (a plank tilted by 1e-10 across a slab's corner
+            // read as parallel, and the walk stopped twice the distance apart; see
+            // `clip_rate`).
+            let (normal, _) = q.face(f);
+            let slope = side * normal.dot(dir);
+            let change = if slope.abs() > q.tol + TOL_REL * dir.length() {
+                slope
+            } else {
+                0.0
+            };
             if change == 0.0 {
                 // Parallel to the face over the whole clipped part: a closest pair when
                 // the face's point is in the edge's region too (crossed planks, a plank on
