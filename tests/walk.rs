@@ -221,6 +221,75 @@ fn nearly_parallel_faces_a_hair_apart() {
     );
 }
 
+/// Boxes (a plank, a crate, a slab) standing on an edge or a corner (an eighth of a turn
+/// about x, then the cube's corner angle about y) or flat, each tilted by 1e-10 to 1e-5 in
+/// a random direction and turned about the vertical, a hair above or into another: the
+/// walk's distance equals enumeration's to 1e-12 and every overlap (the separating-axis
+/// test) is found. The walk before read the distance's slope along an edge as the
+/// distance times it: 3,643 of 30,000 such poses were off, two overlaps called apart.
+#[test]
+fn boxes_on_an_edge_or_a_corner_a_hair_apart() {
+    let shapes = [
+        generators::cuboid(DVec3::new(0.125, 2.0, 0.125)).unwrap(),
+        generators::cuboid(DVec3::splat(0.5)).unwrap(),
+        generators::cuboid(DVec3::new(2.0, 1.0, 0.125)).unwrap(),
+    ];
+    let eighth = DQuat::from_rotation_x(std::f64::consts::FRAC_PI_4);
+    let stands = [
+        DQuat::IDENTITY,
+        eighth,
+        // atan(1/√2): with the eighth turn, a cube's diagonal vertical.
+        DQuat::from_rotation_y(0.615_479_708_670_387_3) * eighth,
+    ];
+    let mut rng = Rng::new(11);
+    let (mut apart, mut overlapping) = (0, 0);
+    for k in 0..6000 {
+        let (a, b) = (
+            &shapes[rng.below(3) as usize],
+            &shapes[rng.below(3) as usize],
+        );
+        let tilt = |rng: &mut Rng| {
+            DQuat::from_scaled_axis(rng.unit_vector() * 10f64.powf(rng.range(-10.0, -5.0)))
+        };
+        let qa = tilt(&mut rng) * DQuat::from_rotation_z(rng.range(0.0, std::f64::consts::TAU));
+        let qb = tilt(&mut rng)
+            * DQuat::from_rotation_z(rng.range(0.0, std::f64::consts::TAU))
+            * stands[rng.below(3) as usize];
+        let pa = at(DVec3::ZERO, qa);
+        let top = a.extreme(qa.conjugate() * DVec3::Z, 0).1;
+        let bottom = b.extreme(qb.conjugate() * -DVec3::Z, 0).1;
+        let sign = if rng.below(4) == 0 { -1.0 } else { 1.0 };
+        let gap = sign * 10f64.powf(rng.range(-10.0, -5.0));
+        let pb = at(
+            DVec3::new(
+                rng.range(-0.5, 0.5),
+                rng.range(-0.5, 0.5),
+                top + bottom + gap,
+            ),
+            qb,
+        );
+        let out = cold(a, pa, b, pb);
+        if proxima::exact::sat::intersects(a, &pa, b, &pb) {
+            assert_ne!(out.state, WalkState::Separated, "case {k}: overlap missed");
+            overlapping += 1;
+            continue;
+        }
+        let (d, _, _) = polytope_distance(a, &pa, b, &pb);
+        assert_eq!(out.state, WalkState::Separated, "case {k}: {out:?}");
+        assert!(
+            (out.distance - d).abs() <= 1e-12,
+            "case {k}: walk {} at {:?}, enumeration {d}",
+            out.distance,
+            out.features
+        );
+        apart += 1;
+    }
+    assert!(
+        apart > 5000 && overlapping > 300,
+        "{apart} apart, {overlapping} overlapping"
+    );
+}
+
 #[test]
 fn analytic_cases() {
     let cube = generators::cuboid(DVec3::ONE).unwrap();
