@@ -155,6 +155,33 @@ fn small_pairs_match_brute_force_enumeration() {
     assert!(checked > 1000, "{checked}");
 }
 
+/// The walk on bodies a hair apart or into each other, against the oracles: where the
+/// separating-axis test finds them overlapping the walk does too (`false`), else it finds
+/// them apart at enumeration's distance to 1e-12, its points that far apart (`true`).
+fn matches_enumeration_a_hair_apart(
+    label: &str,
+    a: &ConvexPolytope,
+    pa: Pose,
+    b: &ConvexPolytope,
+    pb: Pose,
+) -> bool {
+    let out = cold(a, pa, b, pb);
+    if proxima::exact::sat::intersects(a, &pa, b, &pb) {
+        assert_ne!(out.state, WalkState::Separated, "{label}: overlap missed");
+        return false;
+    }
+    let (d, _, _) = polytope_distance(a, &pa, b, &pb);
+    assert_eq!(out.state, WalkState::Separated, "{label}: {out:?}");
+    assert!(
+        (out.distance - d).abs() <= 1e-12,
+        "{label}: walk {} at {:?}, enumeration {d}",
+        out.distance,
+        out.features
+    );
+    assert!((out.point_a.distance(out.point_b) - out.distance).abs() <= 1e-12);
+    true
+}
+
 /// Nearly parallel faces a hair apart: a plank lying on a slab, and a crate on a larger
 /// crate, the lower body tilted by 1e-10 to 1e-5 and the upper one 1e-10 to 1e-5 above its
 /// highest point, each turned at random about the vertical. Every feature pair along the
@@ -198,22 +225,12 @@ fn nearly_parallel_faces_a_hair_apart() {
             ),
             turn(&mut rng),
         );
-        let out = cold(upper, pa, lower, pb);
-        if proxima::exact::sat::intersects(upper, &pa, lower, &pb) {
-            assert_ne!(out.state, WalkState::Separated, "case {k}: overlap missed");
+        let label = format!("case {k} (tilt {tilt:e}, gap {gap:e})");
+        if matches_enumeration_a_hair_apart(&label, upper, pa, lower, pb) {
+            apart += 1;
+        } else {
             overlapping += 1;
-            continue;
         }
-        let (d, _, _) = polytope_distance(upper, &pa, lower, &pb);
-        assert_eq!(out.state, WalkState::Separated, "case {k}: {out:?}");
-        assert!(
-            (out.distance - d).abs() <= 1e-12,
-            "case {k} (tilt {tilt:e}, gap {gap:e}): walk {} at {:?}, enumeration {d}",
-            out.distance,
-            out.features
-        );
-        assert!((out.point_a.distance(out.point_b) - out.distance).abs() <= 1e-12);
-        apart += 1;
     }
     assert!(
         apart > 5000 && overlapping > 0,
@@ -268,21 +285,11 @@ fn boxes_on_an_edge_or_a_corner_a_hair_apart() {
             ),
             qb,
         );
-        let out = cold(a, pa, b, pb);
-        if proxima::exact::sat::intersects(a, &pa, b, &pb) {
-            assert_ne!(out.state, WalkState::Separated, "case {k}: overlap missed");
+        if matches_enumeration_a_hair_apart(&format!("case {k}"), a, pa, b, pb) {
+            apart += 1;
+        } else {
             overlapping += 1;
-            continue;
         }
-        let (d, _, _) = polytope_distance(a, &pa, b, &pb);
-        assert_eq!(out.state, WalkState::Separated, "case {k}: {out:?}");
-        assert!(
-            (out.distance - d).abs() <= 1e-12,
-            "case {k}: walk {} at {:?}, enumeration {d}",
-            out.distance,
-            out.features
-        );
-        apart += 1;
     }
     assert!(
         apart > 5000 && overlapping > 300,
