@@ -303,6 +303,14 @@ impl TriMesh {
                 edges += 1;
             }
         }
+        // In the order of their ends, not of the map's iteration, which differs from run
+        // to run: where a boundary passes a vertex twice (a pinch), the walk takes the
+        // same way round every time, so the same file reads as the same holes (an open
+        // teapot read as 20 to 29 holes, and whether a mesh's holes were small enough to
+        // fill could change between runs).
+        for ends in out.values_mut() {
+            ends.sort_unstable();
+        }
         let mut starts: Vec<u32> = out.keys().copied().collect();
         starts.sort_unstable();
         let mut loops = Vec::new();
