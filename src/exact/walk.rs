@@ -227,6 +227,19 @@ impl Body<'_> {
         self.snap(n.dot(x) - d)
     }
 
+    /// The slope `n·dir` of a height over a face's plane (placed unit normal `n`) along
+    /// `dir`, or 0 within the rounding of the normal and of `dir`'s ends' coordinates:
+    /// read from the normal, it keeps its sign however close to the face the points are
+    /// (see `clip_rate`).
+    fn slope(&self, normal: DVec3, dir: DVec3) -> f64 {
+        let r = normal.dot(dir);
+        if r.abs() > self.tol + TOL_REL * dir.length() {
+            r
+        } else {
+            0.0
+        }
+    }
+
     /// `s`, or 0 when it is within the tolerance.
     fn snap(&self, s: f64) -> f64 {
         if s.abs() <= self.tol { 0.0 } else { s }
@@ -735,11 +748,8 @@ fn clip_rate(
     };
     if let Some(f) = face {
         let (normal, offset) = p.face(f);
-        if normal.dot(pt) - offset > p.tol {
-            // The rounding of the placed normal and of `dir` (its ends' coordinates).
-            let slack = p.tol + TOL_REL * dir.length();
-            let r = normal.dot(dir);
-            return if r.abs() > slack { r } else { 0.0 };
+        if p.snap(normal.dot(pt) - offset) > 0.0 {
+            return p.slope(normal, dir);
         }
     }
     let r = (pt - placed.closest_to(pt)).dot(dir);
@@ -846,7 +856,9 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
         }
         Clip::Inside { lo, hi, n_lo, n_hi } => {
             let (pl, ph) = (t + dir * lo, t + dir * hi);
-            let (sl, sh) = (q.height(f, pl), q.height(f, ph));
+            let (normal, offset) = q.face(f);
+            let height = |x: DVec3| q.snap(normal.dot(x) - offset);
+            let (sl, sh) = (height(pl), height(ph));
             if sl * sh < 0.0 {
                 // The edge crosses the face inside its prism.
                 return Step::Penetrating(pl + (ph - pl) * (sl / (sl - sh)));
@@ -861,13 +873,7 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
             // the tolerance at any slope (a plank tilted by 1e-10 across a slab's corner
             // read as parallel, and the walk stopped twice the distance apart; see
             // `clip_rate`).
-            let (normal, _) = q.face(f);
-            let slope = side * normal.dot(dir);
-            let change = if slope.abs() > q.tol + TOL_REL * dir.length() {
-                slope
-            } else {
-                0.0
-            };
+            let change = side * q.slope(normal, dir);
             if change == 0.0 {
                 // Parallel to the face over the whole clipped part: a closest pair when
                 // the face's point is in the edge's region too (crossed planks, a plank on
