@@ -35,7 +35,10 @@ use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::ExactShape as Shape;
 use crate::rng::Rng;
-use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec};
+use crate::shape::{
+    ROUNDED_ALREADY, ROUNDS_ONLY_CONVEX, SHAPE_KEYS, ShapeGeometry, ShapeSpec, shape_form,
+    shape_value_error,
+};
 use crate::{Error, Result};
 
 /// Counts of a batch.
@@ -330,19 +333,23 @@ impl QueryEngine {
                 Shape::Convex(p) => Ok(Shape::Rounded(Arc::new(
                     Rounded::polytope(p, r).map_err(|e| bad(e.to_string()))?,
                 ))),
-                Shape::Rounded(_) => Err(bad(
-                    "a sphere or capsule has its own radius; `radius` rounds a polytope".into(),
-                )),
-                Shape::Tree(_) => Err(bad(
-                    "`radius` rounds a convex shape; this one is not convex".into(),
-                )),
+                Shape::Rounded(_) => Err(bad(ROUNDED_ALREADY.into())),
+                Shape::Tree(_) => Err(bad(ROUNDS_ONLY_CONVEX.into())),
             };
         }
         let spec = ShapeSpec::deserialize(value).map_err(|e| {
-            bad(format!(
-                "not a shape ({e}); a shape is an object with one key: {SHAPE_KEYS} (and \
-                 `radius` beside a convex one's key)"
-            ))
+            let known = value
+                .as_object()
+                .filter(|o| o.len() == 1)
+                .and_then(|o| o.keys().next())
+                .filter(|k| shape_form(k).is_some());
+            bad(match known {
+                Some(key) => shape_value_error(key, &e.to_string()),
+                None => format!(
+                    "not a shape ({e}); a shape is an object with one key: {SHAPE_KEYS} (and \
+                     `radius` beside a convex one's key)"
+                ),
+            })
         })?;
         let (cache, progress) = (&self.cache, self.progress);
         let build = |spec: &ShapeSpec| -> std::result::Result<Shape, String> {

@@ -9,6 +9,7 @@
 //!
 //! [[group]]
 //! shape = { box = [0.5, 0.5, 0.5] }    # or sphere, capsule, icosphere, cylinder, cone, random_hull, obj, torus, bumpy_sphere
+//! # shape = { box = [0.5, 0.5, 0.5], radius = 0.1 }   # a convex shape rounded: swept by a ball
 //! count = 1000
 //! scale = [0.5, 2.0]                   # uniform scale, log-uniform in the range
 //! scale_variants = 4                   # distinct scales (each one shape-table entry)
@@ -29,7 +30,7 @@ use toml::Spanned;
 use crate::bodies::{GpuBody, MAX_BODIES, short};
 use crate::crowd::{Crowd, Motion};
 use crate::rng::Rng;
-use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec};
+use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec, shape_form, shape_value_error};
 use crate::{Error, Result};
 
 /// The default scene's file name and text.
@@ -90,6 +91,75 @@ pub struct Scene {
     pub crowd: Crowd,
     /// Geometry per shape-table entry.
     pub geometry: Vec<ShapeGeometry>,
+}
+
+/// A group's shape: a table with one shape's key, and `radius` beside a convex one's
+/// (a polytope swept by a ball, as in a query). A shape whose fields are named is written
+/// with them: an array in their place would be read in the fields' order, which the file
+/// does not show (`capsule = [1, 2]`: which is the radius?), so it is refused.
+fn read_shape(
+    value: &toml::Value,
+    base: &Path,
+    rng: &mut Rng,
+) -> std::result::Result<ShapeGeometry, String> {
+    let not_a_shape = |what: String| {
+        format!(
+            "not a shape ({what}); a shape is a table with one key: {SHAPE_KEYS} (and \
+             `radius` beside a convex one's key)"
+        )
+    };
+    let toml::Value::Table(table) = value else {
+        return Err(not_a_shape(a_type(value)));
+    };
+    let radius = table.get("radius").filter(|_| table.len() == 2);
+    let keys: Vec<&str> = table
+        .keys()
+        .map(String::as_str)
+        .filter(|k| radius.is_none() || *k != "radius")
+        .collect();
+    let [key] = keys[..] else {
+        let all: Vec<&str> = table.keys().map(String::as_str).collect();
+        return Err(not_a_shape(format!(
+            "a table with {} keys: {}",
+            all.len(),
+            all.join(", ")
+        )));
+    };
+    let Some(form) = shape_form(key) else {
+        return Err(not_a_shape(format!("`{key}` is not a shape's key")));
+    };
+    let inner = &table[key];
+    if form.starts_with('{') && !inner.is_table() {
+        return Err(shape_value_error(
+            key,
+            &format!("its fields by name, not {}", a_type(inner)),
+        ));
+    }
+    let one = toml::Table::from_iter([(key.to_owned(), inner.clone())]);
+    let spec = ShapeSpec::deserialize(toml::Value::Table(one))
+        .map_err(|e| shape_value_error(key, e.message()))?;
+    let geometry = spec.build(base, rng).map_err(|e| e.to_string())?;
+    match radius {
+        None => Ok(geometry),
+        Some(r) => {
+            let r = r
+                .as_float()
+                .or_else(|| r.as_integer().map(|i| i as f64))
+                .ok_or_else(|| format!("`radius` must be a number, got {}", a_type(r)))?;
+            geometry.rounded(r)
+        }
+    }
+}
+
+/// A TOML value's type with its article: "an array", "a string".
+fn a_type(value: &toml::Value) -> String {
+    let t = value.type_str();
+    let article = if t.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    };
+    format!("{article} {t}")
 }
 
 fn line_of(text: &str, offset: usize) -> usize {
@@ -258,21 +328,8 @@ impl Scene {
             }
             let shape_error =
                 |message: String| scene_error(spec.shape.span(), &field("shape"), message);
-            let base_shape = ShapeSpec::deserialize(spec.shape.get_ref().clone())
-                .map_err(|e| {
-                    let what = match spec.shape.get_ref() {
-                        toml::Value::Table(t) if t.len() != 1 => {
-                            let keys: Vec<&str> = t.keys().map(String::as_str).collect();
-                            format!("a table with {} keys: {}", t.len(), keys.join(", "))
-                        }
-                        _ => e.message().trim_end().to_owned(),
-                    };
-                    shape_error(format!(
-                        "not a shape ({what}); a shape is a table with one key: {SHAPE_KEYS}"
-                    ))
-                })?
-                .build(base, &mut rng)
-                .map_err(|e| shape_error(e.to_string()))?;
+            let base_shape =
+                read_shape(spec.shape.get_ref(), base, &mut rng).map_err(shape_error)?;
             // Scale variants, log-uniformly spaced over the range.
             let first = world.shapes.len() as u32;
             for k in 0..variants {

@@ -23,6 +23,60 @@ use crate::rng::Rng;
 pub const SHAPE_KEYS: &str = "points, box, sphere, capsule, icosphere, cylinder, cone, \
      random_hull, obj, obj_hull, torus, bumpy_sphere";
 
+/// How each shape's key takes its value, for error messages (`{ … }`: a table in a scene,
+/// an object in a query, its fields by name).
+pub fn shape_form(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "box" => "[hx, hy, hz] (half extents)",
+        "points" => "[[x, y, z], …] (the hull's points)",
+        "sphere" => "{ radius }",
+        "capsule" => "{ half_height, radius }",
+        "icosphere" => "{ radius, subdivisions (default 2) }",
+        "cylinder" | "cone" => "{ radius, half_height, sides (default 16) }",
+        "random_hull" => "{ points, radius }",
+        "obj" | "obj_hull" => "a file's path",
+        "torus" => "{ major, minor }",
+        "bumpy_sphere" => "{ radius, amplitude }",
+        _ => return None,
+    })
+}
+
+/// The error for a shape written with a known key and a value that is not of its form:
+/// the key, its form, and the reader's complaint in words a user knows (serde names Rust
+/// types, and writes a large number out digit by digit).
+pub fn shape_value_error(key: &str, complaint: &str) -> String {
+    let form = shape_form(key).unwrap_or("its own fields");
+    let mut words = Vec::new();
+    for word in complaint.trim_end().split(' ') {
+        let number = word.trim_matches(|c| c == '`' || c == ',' || c == ';');
+        words.push(match number.parse::<f64>() {
+            Ok(x) if number.len() > 12 => word.replace(number, &format!("{x:e}")),
+            _ => word.to_owned(),
+        });
+    }
+    let complaint = words.join(" ");
+    // What serde expected, said as the form (or as a number a user would write).
+    let complaint = match complaint.find(", expected ") {
+        Some(at) => {
+            let (said, expected) = complaint.split_at(at);
+            match expected.trim_start_matches(", expected ") {
+                "usize" | "u32" | "u64" => format!("{said}, expected a whole number from 0"),
+                "f64" => format!("{said}, expected a number"),
+                e if e.starts_with("struct variant") || e == "path string" => said.to_owned(),
+                _ => complaint.clone(),
+            }
+        }
+        None => complaint,
+    };
+    format!("`{key}` takes {form}: {complaint}")
+}
+
+/// What `radius` beside a shape's key says where the shape is not a polytope.
+pub const ROUNDED_ALREADY: &str =
+    "a sphere or capsule has its own radius; `radius` rounds a polytope";
+/// What `radius` beside a non-convex shape's key says.
+pub const ROUNDS_ONLY_CONVEX: &str = "`radius` rounds a convex shape; this one is not convex";
+
 /// A shape as a scene or a query names it.
 #[derive(Debug, Deserialize, Clone, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -129,6 +183,18 @@ pub enum ShapeGeometry {
 }
 
 impl ShapeGeometry {
+    /// A convex polytope rounded by `radius` (a scene's or a query's `radius` beside the
+    /// shape's key): a polytope swept by a ball. Other shapes are refused, in words.
+    pub fn rounded(self, radius: f64) -> std::result::Result<ShapeGeometry, String> {
+        match self {
+            ShapeGeometry::Convex(p) => Rounded::polytope(p, radius)
+                .map(|r| ShapeGeometry::Rounded(Arc::new(r)))
+                .map_err(|e| e.to_string()),
+            ShapeGeometry::Rounded(_) => Err(ROUNDED_ALREADY.into()),
+            ShapeGeometry::Mesh(_) => Err(ROUNDS_ONLY_CONVEX.into()),
+        }
+    }
+
     /// The geometry scaled uniformly about its body origin.
     pub fn scaled(&self, s: f64) -> Result<ShapeGeometry> {
         Ok(match self {

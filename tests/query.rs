@@ -286,9 +286,10 @@ this is not json
 {"id": 7, "query": "explode", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
 {"id": 8, "query": "collide", "a": {"blob": 1}, "b": {"box": [1,1,1]}}
 {"id": [9], "query": "collide", "a": {"points": [[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}, "b": {"box": [0.1,0.1,0.1]}, "pose_b": {"translation": [0.2, 0.2, 0.2]}}
+{"id": 10, "query": "collide", "a": {"capsule": {"r": 1}}, "b": {"box": [1,1,1]}}
 "#;
     let a = answers(input);
-    assert_eq!(a.len(), 9, "one answer per non-blank line: {a:?}");
+    assert_eq!(a.len(), 10, "one answer per non-blank line: {a:?}");
     assert_eq!(a[0], serde_json::json!({"id": 1, "intersecting": false}));
     assert_eq!(a[1], serde_json::json!({"id": "two", "intersecting": true}));
     assert_eq!(a[2]["id"], Value::Null);
@@ -327,6 +328,12 @@ this is not json
         a[7]
     );
     assert_eq!(a[8], serde_json::json!({"id": [9], "intersecting": true}));
+    // A known shape written wrong: its name and the form it takes.
+    let e = a[9]["error"].as_str().unwrap();
+    assert!(
+        e.contains("`capsule` takes { half_height, radius }") && e.contains("unknown field `r`"),
+        "{e}"
+    );
     for (k, ans) in a.iter().enumerate() {
         let answered = ans.get("intersecting").is_some() || ans.get("hit").is_some();
         assert!(answered ^ ans.get("error").is_some(), "line {k}: {ans}");

@@ -333,3 +333,76 @@ fn random_scene_text_is_a_scene_or_a_named_error() {
         "{scenes} scenes, {errors} errors"
     );
 }
+
+#[test]
+fn a_shape_can_be_rounded_and_its_fields_go_by_name() {
+    // `radius` beside a convex shape's key rounds it, as in a query: a crate with a margin.
+    let rounded = ONE_GROUP.replace(
+        "{ box = [0.5, 0.5, 0.5] }",
+        "{ box = [0.5, 0.25, 0.5], radius = 0.125 }",
+    );
+    let scene = parse(&rounded).unwrap();
+    let scales = [1.0, 2f64.sqrt(), 2.0];
+    for ((geometry, bounds), s) in scene.geometry.iter().zip(&scene.crowd.shapes).zip(scales) {
+        let ShapeGeometry::Rounded(r) = geometry else {
+            panic!("a rounded box was read as {geometry:?}");
+        };
+        let proxima::geometry::rounded::Core::Polytope(core) = &r.core else {
+            panic!("a rounded box's core is not its box");
+        };
+        assert!(
+            (r.radius - 0.125 * s).abs() < 1e-12 * s,
+            "radius {}",
+            r.radius
+        );
+        let (_, reach) = core.extreme(glam::DVec3::Y, 0);
+        assert!((reach - 0.25 * s).abs() < 1e-12 * s, "core reach {reach}");
+        // The bounds hold the ball-swept box: half extent 0.25 + 0.125 along y.
+        let want = (0.375 * s) as f32;
+        assert!(bounds.half_extents[1] >= want && bounds.half_extents[1] < want * 1.001);
+    }
+    // A shape whose fields are named takes them by name: an array would be read in an
+    // order the file does not show. Each error names the shape and the form it takes.
+    for (shape, needles) in [
+        (
+            "{ capsule = [0.5, 2.0] }",
+            &["`capsule` takes { half_height, radius }", "not an array"][..],
+        ),
+        (
+            "{ sphere = 0.5 }",
+            &["`sphere` takes { radius }", "not a float"],
+        ),
+        (
+            "{ sphere = { r = 0.5 } }",
+            &["`sphere` takes { radius }", "unknown field `r`"],
+        ),
+        (
+            "{ cylinder = { radius = 1.0, half_height = 1.0, sides = 1e40 } }",
+            &["`cylinder` takes", "`1e40`", "a whole number"],
+        ),
+        (
+            "{ torus = { major = 1.0, minor = 0.25 }, radius = 0.1 }",
+            &["`radius` rounds a convex shape"],
+        ),
+        (
+            "{ sphere = { radius = 1.0 }, radius = 0.1 }",
+            &["has its own radius"],
+        ),
+        (
+            "{ box = [0.5, 0.5, 0.5], radius = \"thick\" }",
+            &["`radius` must be a number"],
+        ),
+        (
+            "{ box = [0.5, 0.5, 0.5], radius = -0.1 }",
+            &["rounding radius"],
+        ),
+    ] {
+        let text = ONE_GROUP.replace("{ box = [0.5, 0.5, 0.5] }", shape);
+        let mut with_line = vec!["line 3", "group[0].shape"];
+        with_line.extend_from_slice(needles);
+        expect_error(&text, &with_line);
+        // No number written out digit by digit.
+        let m = parse(&text).unwrap_err().to_string();
+        assert!(!m.contains("00000000"), "{m}");
+    }
+}
