@@ -36,7 +36,7 @@ use glam::DVec3;
 
 use crate::Result;
 use crate::bodies::Pose;
-use crate::exact::advance::ToiState;
+use crate::exact::advance::{ToiState, contact_tolerance};
 use crate::parallel::par_chunks;
 use crate::world::{BodyId, FrameReport, Impact, Velocity, World};
 
@@ -75,8 +75,9 @@ pub struct Settled {
     /// Body moves over all rounds.
     pub moved: usize,
     /// The last round's pushes moved no body: each was below the rounding of its body's
-    /// coordinates (bodies far smaller than their distance from the origin), so more
-    /// rounds would change nothing.
+    /// coordinates, so more rounds would change nothing. A guard: a pushed pair overlaps
+    /// by more than the contact tolerance, at least 64 ulps of its coordinates, and its
+    /// push is more than that.
     pub stuck: bool,
 }
 
@@ -106,7 +107,8 @@ impl KinematicCrowd {
     }
 
     /// Parts the bodies that overlap now: each round (a [`World::step`] for the contacts)
-    /// moves the two bodies of every overlapping pair apart along its normal, each by the
+    /// moves the two bodies of every pair overlapping by more than the contact tolerance
+    /// ([`contact_tolerance`]: less is a touch) apart along its normal, each by the
     /// depth and a thousandth of the pair's size (a body in several pairs takes the sum of
     /// its pushes), until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
     /// this is for a scene's start, before the first frame. Returns the rounds run and
@@ -118,13 +120,21 @@ impl KinematicCrowd {
             let report = self.world.step(0.0)?;
             let mut push = vec![DVec3::ZERO; self.world.len()];
             let mut overlapping = 0;
+            let bodies = self.world.bodies();
             for c in &report.contacts {
                 let depth = -c.manifold.min_separation();
-                if depth <= 0.0 {
+                let [a, b] = c.bodies.map(|i| i as usize);
+                // Within the contact tolerance the bodies touch: a stack written in
+                // decimals overlaps by its rounding (planks at 0.05 and 0.15 high, 0.05
+                // thick, by 1.4e-17), and parting it pushed a floor away from its crates.
+                let tau = contact_tolerance(
+                    (self.reach[a], bodies[a].pose.translation),
+                    (self.reach[b], bodies[b].pose.translation),
+                );
+                if depth <= tau {
                     continue;
                 }
                 overlapping += 1;
-                let [a, b] = c.bodies.map(|i| i as usize);
                 // Each body goes the whole depth, and a thousandth of the pair's size
                 // beyond: in a cluster the pushes undo each other in part, and with half
                 // the depth each a crowd took four times the rounds to part.

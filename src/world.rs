@@ -316,8 +316,9 @@ impl World {
             self.add_shape(g, progress)?;
         }
         let first = self.bodies.len() as u32;
-        for (body, motion) in scene.crowd.bodies.iter().zip(&scene.crowd.motions) {
-            let id = self.add_body(ShapeId(first_shape + body.shape), Pose::from_gpu(body))?;
+        let bodies = scene.crowd.bodies.iter().zip(&scene.poses);
+        for ((body, pose), motion) in bodies.zip(&scene.crowd.motions) {
+            let id = self.add_body(ShapeId(first_shape + body.shape), *pose)?;
             self.set_velocity(
                 id,
                 Velocity {

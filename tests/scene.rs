@@ -1,12 +1,20 @@
 //! Scene files: the default scene, resizing, OBJ shapes, determinism, and errors that name
 //! the file, the line and the field.
 
+mod common;
+
+use std::collections::BTreeSet;
 use std::path::Path;
 
-use glam::Vec3;
+use glam::{DVec3, Vec3};
+use parry3d_f64::shape::{Ball, Segment, SharedShape};
 use proxima::Error;
+use proxima::geometry::rounded::Core;
+use proxima::kinematic::KinematicCrowd;
+use proxima::pipeline::DeviceChoice;
 use proxima::scene::Scene;
 use proxima::shape::ShapeGeometry;
+use proxima::world::World;
 
 fn parse(text: &str) -> Result<Scene, Error> {
     Scene::parse(Path::new("test.toml"), Path::new("."), text)
@@ -347,7 +355,7 @@ fn a_shape_can_be_rounded_and_its_fields_go_by_name() {
         let ShapeGeometry::Rounded(r) = geometry else {
             panic!("a rounded box was read as {geometry:?}");
         };
-        let proxima::geometry::rounded::Core::Polytope(core) = &r.core else {
+        let Core::Polytope(core) = &r.core else {
             panic!("a rounded box's core is not its box");
         };
         assert!(
@@ -355,7 +363,7 @@ fn a_shape_can_be_rounded_and_its_fields_go_by_name() {
             "radius {}",
             r.radius
         );
-        let (_, reach) = core.extreme(glam::DVec3::Y, 0);
+        let (_, reach) = core.extreme(DVec3::Y, 0);
         assert!((reach - 0.25 * s).abs() < 1e-12 * s, "core reach {reach}");
         // The bounds hold the ball-swept box: half extent 0.25 + 0.125 along y.
         let want = (0.375 * s) as f32;
@@ -405,4 +413,210 @@ fn a_shape_can_be_rounded_and_its_fields_go_by_name() {
         let m = parse(&text).unwrap_err().to_string();
         assert!(!m.contains("00000000"), "{m}");
     }
+}
+
+const YARD: &str = "seed = 2\n\
+[[body]]\n\
+shape = { box = [10.0, 10.0, 0.5] }\n\
+position = [0.0, 0.0, -0.5]\n\
+[[body]]\n\
+shape = { box = [0.5, 0.5, 0.5] }\n\
+position = [0.0, 0.0, 0.5]\n\
+grid = { count = [3, 3, 4], step = [1.0, 1.0, 1.0] }\n\
+[[body]]\n\
+shape = { box = [2.0, 0.1, 0.05] }\n\
+position = [5.0, 0.0, 0.05]\n\
+[[body]]\n\
+shape = { box = [2.0, 0.1, 0.05] }\n\
+position = [5.0, 0.0, 0.15]\n\
+rotation = [0.0, 0.0, 0.7071067811865476, 0.7071067811865476]\n\
+[[body]]\n\
+shape = { sphere = { radius = 0.5 } }\n\
+position = [-5.0, 0.0, 3.0]\n\
+velocity = [0.0, 0.0, -4.0]\n\
+spin = [0.0, 1.0, 0.0]\n";
+
+#[test]
+fn bodies_placed_by_hand_stack_and_touch() {
+    let scene = parse(YARD).unwrap();
+    let crowd = &scene.crowd;
+    // A floor, 36 crates, two planks (one shape), a ball: four shapes.
+    assert_eq!(crowd.len(), 40);
+    assert_eq!(crowd.shapes.len(), 4);
+    assert_eq!(crowd.bodies[37].shape, crowd.bodies[38].shape);
+    // The grid: position + (i, j, k) * step, i slowest.
+    let mut cells: Vec<[i32; 3]> = Vec::new();
+    for i in 0..3 {
+        for j in 0..3 {
+            for k in 0..4 {
+                cells.push([i, j, k]);
+            }
+        }
+    }
+    for (n, [i, j, k]) in cells.iter().enumerate() {
+        let want = Vec3::new(*i as f32, *j as f32, *k as f32 + 0.5);
+        assert_eq!(Vec3::from(crowd.bodies[1 + n].position), want, "crate {n}");
+    }
+    let turned = glam::Quat::from_array(crowd.bodies[38].rotation);
+    let want = glam::Quat::from_rotation_z(std::f32::consts::FRAC_PI_2);
+    assert!((turned - want).length() < 1e-6, "{turned}");
+    assert_eq!(crowd.motions[39].linear, Vec3::new(0.0, 0.0, -4.0));
+    assert_eq!(crowd.motions[39].angular, Vec3::new(0.0, 1.0, 0.0));
+    assert_eq!(crowd.motions[5].linear, Vec3::ZERO);
+
+    // Their contacts, exact touches all, against the layout: crates whose cells are
+    // neighbours (faces, edges and corners), the floor under the bottom layer and under
+    // the lower plank, the planks crossed.
+    let mut want = BTreeSet::new();
+    for (a, ca) in cells.iter().enumerate() {
+        if ca[2] == 0 {
+            want.insert([0, 1 + a as u32]);
+        }
+        for (b, cb) in cells.iter().enumerate().skip(a + 1) {
+            if (0..3).all(|d| (ca[d] - cb[d]).abs() <= 1) {
+                want.insert([1 + a as u32, 1 + b as u32]);
+            }
+        }
+    }
+    want.insert([0, 37]);
+    want.insert([37, 38]);
+    let mut world = World::new(DeviceChoice::Cpu).unwrap();
+    world.add_scene(&scene, &mut |_| {}).unwrap();
+    let report = world.step(0.0).unwrap();
+    let got: BTreeSet<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
+    assert_eq!(got, want);
+    for c in &report.contacts {
+        for p in &c.manifold.points {
+            assert!(
+                p.separation.abs() < 1e-12,
+                "{:?}: {}",
+                c.bodies,
+                p.separation
+            );
+        }
+    }
+}
+
+#[test]
+fn bodies_placed_by_hand_are_checked() {
+    let one = "seed = 1\n[[body]]\nshape = { box = [0.5, 0.5, 0.5] }\nposition = [0, 0, 0]\n";
+    for (extra, needles) in [
+        (
+            "rotation = [0, 0, 0, 2]",
+            &["line 5", "body[0].rotation", "not a unit quaternion"][..],
+        ),
+        (
+            "velocity = [nan, 0, 0]",
+            &["line 5", "body[0].velocity", "finite"],
+        ),
+        (
+            "grid = { count = [0, 1, 1], step = [1, 1, 1] }",
+            &["line 5", "body[0].grid", "at least 1"],
+        ),
+        (
+            "grid = { count = [10, 1, 1], step = [1e38, 0, 0] }",
+            &["line 5", "body[0].grid", "far corner"],
+        ),
+        (
+            "grid = { count = [100000, 100000, 100000], step = [1, 1, 1] }",
+            &["1000000000000000 bodies", "at most"],
+        ),
+        (
+            "grid = { count = [4294967296, 4294967296, 4294967296], step = [0, 0, 0] }",
+            &["more than 2^64 - 1"],
+        ),
+        ("turn = 1", &["line 5", "unknown field `turn`"]),
+    ] {
+        expect_error(&format!("{one}{extra}\n"), needles);
+    }
+    expect_error(
+        &one.replace("position = [0, 0, 0]\n", ""),
+        &["missing field `position`"],
+    );
+    expect_error(
+        &one.replace("[0, 0, 0]", "[1e300, 0, 0]"),
+        &["line 4", "body[0].position", "f32"],
+    );
+    // Resizing scales the groups; bodies placed by hand stay, so a scene of them alone
+    // has its own count only.
+    let resized =
+        |text: &str, n| Scene::parse_resized(Path::new("t.toml"), Path::new("."), text, Some(n));
+    assert_eq!(resized(one, 1).unwrap().crowd.len(), 1);
+    assert!(
+        resized(one, 10)
+            .unwrap_err()
+            .to_string()
+            .contains("only the groups' counts")
+    );
+    let both = format!("{ONE_GROUP}{}", one.replace("seed = 1\n", ""));
+    assert_eq!(resized(&both, 500).unwrap().crowd.len(), 500);
+    assert!(resized(&both, 0).is_err());
+}
+
+/// The core of a shape for parry3d-f64 and the radius that sweeps it (0 for a polytope).
+fn parry_shape(g: &ShapeGeometry) -> (SharedShape, f64) {
+    match g {
+        ShapeGeometry::Convex(p) => (SharedShape::new(common::to_parry(p)), 0.0),
+        ShapeGeometry::Rounded(r) => {
+            let core = match &r.core {
+                Core::Point => SharedShape::new(Ball::new(0.0)),
+                Core::Segment { half_height } => SharedShape::new(Segment::new(
+                    DVec3::new(0.0, 0.0, -half_height),
+                    DVec3::new(0.0, 0.0, *half_height),
+                )),
+                Core::Polytope(p) => SharedShape::new(common::to_parry(p)),
+            };
+            (core, r.radius)
+        }
+        ShapeGeometry::Mesh(_) => panic!("the yard has no meshes"),
+    }
+}
+
+/// The yard (`scenes/yard.toml`): everyday bodies placed by hand, every touch exact as
+/// written. Parting its overlaps moves nothing (the planks written in decimals overlap by
+/// their rounding, 1.4e-17: a touch, not an overlap), and its contacts are the pairs
+/// parry3d-f64 puts within 1e-9 of each other (the cores' distance less the radii).
+#[test]
+fn the_yards_touches_are_its_contacts() {
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/yard.toml");
+    let scene = Scene::load(&file).unwrap();
+    let mut world = World::new(DeviceChoice::Cpu).unwrap();
+    world.add_scene(&scene, &mut |_| {}).unwrap();
+    let mut crowd = KinematicCrowd::new(world, None);
+    let settled = crowd.settle(10).unwrap();
+    assert_eq!((settled.initial, settled.moved), (0, 0), "{settled:?}");
+    for (body, pose) in crowd.world.bodies().iter().zip(&scene.poses) {
+        assert_eq!(body.pose, *pose);
+    }
+    let report = crowd.world.step(0.0).unwrap();
+    let got: BTreeSet<[u32; 2]> = report.contacts.iter().map(|c| c.bodies).collect();
+
+    let shapes: Vec<(SharedShape, f64)> = scene.geometry.iter().map(parry_shape).collect();
+    let bodies = crowd.world.bodies();
+    let mut want = BTreeSet::new();
+    for a in 0..bodies.len() {
+        for b in a + 1..bodies.len() {
+            let (sa, ra) = &shapes[bodies[a].shape as usize];
+            let (sb, rb) = &shapes[bodies[b].shape as usize];
+            let (pa, pb) = (
+                common::parry_pose(&bodies[a].pose),
+                common::parry_pose(&bodies[b].pose),
+            );
+            let d = parry3d_f64::query::distance(&pa, &**sa, &pb, &**sb)
+                .unwrap()
+                .distance
+                - ra
+                - rb;
+            if d <= 1e-9 {
+                want.insert([a as u32, b as u32]);
+            } else {
+                assert!(
+                    d > 1e-3,
+                    "{a}, {b}: {d:e} apart, neither touching nor clear"
+                );
+            }
+        }
+    }
+    assert_eq!(got, want);
+    assert!(want.len() > 300, "{} touches", want.len());
 }

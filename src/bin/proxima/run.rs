@@ -275,7 +275,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 .map(|c| c.manifold.min_separation())
                 .fold(f64::INFINITY, f64::min);
             if least < 0.0 {
-                format!("deepest {:.4}", -least)
+                format!("deepest {:.4e}", -least)
             } else if least.is_finite() {
                 format!("none overlapping (closest {least:.1e} apart)")
             } else {
