@@ -5,7 +5,9 @@
 //! One frame of `dt`:
 //! 1. [`World::step`] at the current poses: the pairs and the contacts.
 //! 2. Contacts: a pair that overlaps or touches and closes along its normal exchanges the
-//!    normal parts of its velocities (equal masses, elastic).
+//!    normal parts of its velocities (equal masses, elastic); a fixed body
+//!    ([`KinematicCrowd::fix`]: a floor, a wall) keeps its velocity, and the other
+//!    bounces off it.
 //! 3. Walls: a body whose reach crosses a wall while it moves outward turns back.
 //! 4. Impacts: with those velocities, every pair that would meet during the frame
 //!    ([`World::impacts`]) stops both its bodies for this frame and exchanges the normal
@@ -89,21 +91,42 @@ pub struct KinematicCrowd {
     /// Walls: the bodies stay in this box (`None`: no walls).
     pub walls: Option<(DVec3, DVec3)>,
     reach: Vec<f64>,
+    /// Bodies whose velocity contacts and impacts leave as it is (a floor, a wall, a
+    /// moving platform): what meets one bounces off it as off a body of infinite mass.
+    fixed: Vec<bool>,
 }
 
 impl KinematicCrowd {
     /// The crowd of a world's bodies, inside `walls`.
     pub fn new(world: World, walls: Option<(DVec3, DVec3)>) -> Self {
-        let reach = world
+        let reach: Vec<f64> = world
             .bodies()
             .iter()
             .map(|b| world.shapes()[b.shape as usize].reach())
             .collect();
+        let fixed = vec![false; reach.len()];
         KinematicCrowd {
             world,
             walls,
             reach,
+            fixed,
         }
+    }
+
+    /// Fixes these bodies: contacts and impacts leave their velocities as they are (a
+    /// scene's `fixed` bodies). A fixed body still stops for a frame where it would meet
+    /// another, and walls still turn it.
+    pub fn fix(&mut self, bodies: &[u32]) -> Result<()> {
+        for &b in bodies {
+            let slot = self.fixed.get_mut(b as usize).ok_or_else(|| {
+                crate::Error::Usage(format!(
+                    "body {b} cannot be fixed: the crowd has {} bodies",
+                    self.reach.len()
+                ))
+            })?;
+            *slot = true;
+        }
+        Ok(())
     }
 
     /// Parts the bodies that overlap now: each round (a [`World::step`] for the contacts)
@@ -191,7 +214,7 @@ impl KinematicCrowd {
                 continue;
             }
             let [a, b] = c.bodies.map(|i| i as usize);
-            if exchange(&mut velocity, a, b, c.manifold.normal) {
+            if exchange(&mut velocity, &self.fixed, a, b, c.manifold.normal) {
                 bounced += 1;
                 turned.extend([a, b]);
             }
@@ -277,10 +300,11 @@ impl KinematicCrowd {
                 // A pair whose linear parts already part it was brought together by its
                 // spins, and would be whichever way they turned.
                 if hit.output.state == ToiState::Hit
-                    && !exchange(&mut velocity, a, b, hit.output.normal)
+                    && !exchange(&mut velocity, &self.fixed, a, b, hit.output.normal)
                 {
-                    velocity[a].angular = DVec3::ZERO;
-                    velocity[b].angular = DVec3::ZERO;
+                    for i in [a, b].into_iter().filter(|&i| !self.fixed[i]) {
+                        velocity[i].angular = DVec3::ZERO;
+                    }
                 }
                 for i in [a, b] {
                     if !stopped[i] {
@@ -319,13 +343,22 @@ impl KinematicCrowd {
 const WALLS_A_THREAD: usize = 4096;
 
 /// Equal masses meeting along `n` (from `a` to `b`): when they close, they exchange the
-/// normal parts of their velocities. Returns whether they did.
-fn exchange(v: &mut [Velocity], a: usize, b: usize, n: DVec3) -> bool {
+/// normal parts of their velocities; a fixed body's stays, and the other's normal part
+/// relative to it turns back (a body of infinite mass); two fixed bodies keep theirs.
+/// Returns whether a velocity changed.
+fn exchange(v: &mut [Velocity], fixed: &[bool], a: usize, b: usize, n: DVec3) -> bool {
     let (va, vb) = (v[a].linear.dot(n), v[b].linear.dot(n));
     if vb - va >= 0.0 {
         return false;
     }
-    v[a].linear += n * (vb - va);
-    v[b].linear += n * (va - vb);
+    match (fixed[a], fixed[b]) {
+        (false, false) => {
+            v[a].linear += n * (vb - va);
+            v[b].linear += n * (va - vb);
+        }
+        (true, false) => v[b].linear += n * (2.0 * (va - vb)),
+        (false, true) => v[a].linear += n * (2.0 * (vb - va)),
+        (true, true) => return false,
+    }
     true
 }

@@ -25,6 +25,7 @@
 //! velocity = [0.0, 0.0, 0.0]           # optional
 //! spin = [0.0, 0.0, 0.0]               # optional, axis × radians per second
 //! grid = { count = [3, 3, 4], step = [1.0, 1.0, 1.0] }   # optional: a block of them
+//! fixed = true                         # optional: contacts leave its velocity alone
 //! ```
 //!
 //! A body placed by hand keeps its pose in f64 ([`Scene::poses`]); a shape written alike
@@ -71,6 +72,9 @@ struct BodySpec {
     velocity: Option<Spanned<[f64; 3]>>,
     spin: Option<Spanned<[f64; 3]>>,
     grid: Option<Spanned<GridSpec>>,
+    /// Contacts leave its velocity as it is (a floor, a wall): see [`Scene::fixed`].
+    #[serde(default)]
+    fixed: bool,
 }
 
 /// `count[0] × count[1] × count[2]` bodies at `position + (i, j, k) * step`.
@@ -130,6 +134,10 @@ pub struct Scene {
     /// f32, a body placed by hand keeps the pose the file gives (planks written 0.15
     /// and 0.05 high in f32 are 5e-9 off touching).
     pub poses: Vec<Pose>,
+    /// The bodies written `fixed = true`: the main job's contacts and impacts leave their
+    /// velocities as they are, and what meets one bounces off it
+    /// ([`crate::kinematic::KinematicCrowd::fix`]).
+    pub fixed: Vec<u32>,
 }
 
 /// A group's shape: a table with one shape's key, and `radius` beside a convex one's
@@ -464,6 +472,7 @@ impl Scene {
             }
         }
         let mut poses: Vec<Pose> = world.bodies.iter().map(Pose::from_gpu).collect();
+        let mut fixed = Vec::new();
         // Bodies placed by hand: a shape written alike twice is one shape-table entry.
         let mut written: Vec<(String, u32)> = Vec::new();
         for (b, body) in file.body.iter().enumerate() {
@@ -544,6 +553,9 @@ impl Scene {
                         world
                             .bodies
                             .push(GpuBody::new(at.as_vec3(), rotation.as_quat(), shape));
+                        if spec.fixed {
+                            fixed.push(world.bodies.len() as u32 - 1);
+                        }
                         poses.push(Pose::new(at, rotation));
                         world.motions.push(Motion {
                             linear: velocity.as_vec3(),
@@ -559,6 +571,7 @@ impl Scene {
             crowd: world,
             geometry,
             poses,
+            fixed,
         })
     }
 }

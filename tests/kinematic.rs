@@ -202,3 +202,68 @@ fn a_start_parts_overlaps_beyond_the_contact_tolerance_only() {
         }
     }
 }
+
+/// A ball dropped on a floor: on a fixed floor it bounces straight back up at its own
+/// speed (elastic, off a body of infinite mass) and the floor stays where it is; on a
+/// floor that is not fixed the two exchange their velocities (equal masses), so the ball
+/// comes to rest and the floor goes down.
+#[test]
+fn what_meets_a_fixed_body_bounces_off_it() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::cuboid;
+    use proxima::geometry::rounded::Rounded;
+    use proxima::shape::ShapeGeometry;
+    use proxima::world::{BodyId, Velocity};
+    use std::sync::Arc;
+    for fixed in [true, false] {
+        let mut world = World::on(Pipeline::cpu());
+        let slab = world
+            .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+            .unwrap();
+        let ball = ShapeGeometry::Rounded(Arc::new(Rounded::sphere(0.5).unwrap()));
+        let ball = world.add_shape(&ball, &mut |_| {}).unwrap();
+        let floor_pose = Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY);
+        let floor = world.add_body(slab, floor_pose).unwrap();
+        let dropped = world
+            .add_body(ball, Pose::new(DVec3::new(0.3, -0.2, 2.0), DQuat::IDENTITY))
+            .unwrap();
+        let falling = DVec3::new(0.0, 0.0, -3.0);
+        world
+            .set_velocity(
+                dropped,
+                Velocity {
+                    linear: falling,
+                    angular: DVec3::ZERO,
+                },
+            )
+            .unwrap();
+        let mut crowd = KinematicCrowd::new(world, None);
+        if fixed {
+            crowd.fix(&[floor.0]).unwrap();
+        }
+        // It meets the floor at 0.5 s, in the tenth frame.
+        let mut hits = 0;
+        for _ in 0..20 {
+            hits += crowd.frame(0.05).unwrap().impacts.len();
+        }
+        assert_eq!(hits, 1, "fixed {fixed}");
+        let v = |b: BodyId| crowd.world.velocity(b).unwrap().linear;
+        let at = |b: BodyId| crowd.world.bodies()[b.0 as usize].pose.translation;
+        if fixed {
+            assert_eq!(v(dropped), -falling);
+            assert_eq!(v(floor), DVec3::ZERO);
+            assert_eq!(at(floor), floor_pose.translation);
+            assert!(at(dropped).z > 0.5 + 1.0, "the ball rose: {}", at(dropped));
+        } else {
+            assert_eq!(v(dropped), DVec3::ZERO);
+            assert_eq!(v(floor), falling);
+            assert!(
+                at(floor).z < -0.5 - 1.0,
+                "the floor went down: {}",
+                at(floor)
+            );
+        }
+    }
+    let mut crowd = KinematicCrowd::new(World::on(Pipeline::cpu()), None);
+    assert!(crowd.fix(&[0]).unwrap_err().to_string().contains("body 0"));
+}

@@ -580,6 +580,7 @@ fn parry_shape(g: &ShapeGeometry) -> (SharedShape, f64) {
 fn the_yards_touches_are_its_contacts() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/yard.toml");
     let scene = Scene::load(&file).unwrap();
+    assert_eq!(scene.fixed, [0], "the floor, and only it, is fixed");
     let mut world = World::new(DeviceChoice::Cpu).unwrap();
     world.add_scene(&scene, &mut |_| {}).unwrap();
     let mut crowd = KinematicCrowd::new(world, None);

@@ -141,6 +141,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .wrap
         .map(|(lo, hi)| (lo.as_dvec3(), hi.as_dvec3()));
     let mut crowd = KinematicCrowd::new(world, walls);
+    crowd.fix(&scene.fixed)?;
     println!(
         "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {device}",
         scene.path.display(),
