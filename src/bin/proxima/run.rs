@@ -21,8 +21,8 @@ pub struct RunArgs {
     /// Scene file (TOML), as an option.
     #[arg(long, conflicts_with = "scene_file")]
     scene: Option<PathBuf>,
-    /// Resize the scene to about this many bodies (counts and regions scale together; at
-    /// least 1).
+    /// Resize the scene to about this many bodies (the groups' counts and regions scale
+    /// together, bodies placed by hand stay; at least 1).
     #[arg(long, value_parser = |text: &str| crate::at_least_one(text).map(|n| n as u64))]
     bodies: Option<u64>,
     /// Frames to run (at least 1).
