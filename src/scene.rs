@@ -140,7 +140,7 @@ pub struct Scene {
     pub fixed: Vec<u32>,
 }
 
-/// A group's shape: a table with one shape's key, and `radius` beside a convex one's
+/// A scene's shape: a table with one shape's key, and `radius` beside a convex one's
 /// (a polytope swept by a ball, as in a query). A shape whose fields are named is written
 /// with them: an array in their place would be read in the fields' order, which the file
 /// does not show (`capsule = [1, 2]`: which is the radius?), so it is refused.
@@ -253,13 +253,8 @@ impl Scene {
         text: &str,
         bodies: Option<u64>,
     ) -> Result<Scene> {
-        let scene_error = |span: std::ops::Range<usize>, field: &str, message: String| {
-            let line = line_of(text, span.start);
-            Error::Scene {
-                path: path.to_owned(),
-                message: format!("line {line}, field `{field}`: {message}"),
-            }
-        };
+        let at = Spans { path, text };
+        let scene_error = |span, field: &str, message| at.error(span, field, message);
         let file: SceneFile = toml::from_str(text).map_err(|e| {
             let span = e.span().unwrap_or(0..0);
             let line = line_of(text, span.start);
@@ -472,99 +467,16 @@ impl Scene {
             }
         }
         let mut poses: Vec<Pose> = world.bodies.iter().map(Pose::from_gpu).collect();
-        let mut fixed = Vec::new();
-        // Bodies placed by hand: a shape written alike twice is one shape-table entry.
-        let mut written: Vec<(String, u32)> = Vec::new();
-        for (b, body) in file.body.iter().enumerate() {
-            let spec = body.get_ref();
-            let field = |name: &str| format!("body[{b}].{name}");
-            let text = spec.shape.get_ref().to_string();
-            let shape = match written.iter().find(|(t, _)| *t == text) {
-                Some(&(_, index)) => index,
-                None => {
-                    let shape_error =
-                        |message: String| scene_error(spec.shape.span(), &field("shape"), message);
-                    let seed = file.seed.wrapping_add((file.group.len() + b) as u64);
-                    let built = read_shape(spec.shape.get_ref(), base, &mut Rng::new(seed))
-                        .map_err(shape_error)?;
-                    let index = world.shapes.len() as u32;
-                    let bounds = built
-                        .gpu_bounds()
-                        .and_then(|bounds| bounds.validate(index).map(|()| bounds))
-                        .map_err(|e| shape_error(e.to_string()))?;
-                    world.shapes.push(bounds);
-                    geometry.push(built);
-                    written.push((text, index));
-                    index
-                }
-            };
-            // Positions, velocities and spins live in f32 on the GPU.
-            let vector = |v: Option<&Spanned<[f64; 3]>>, name: &str| -> Result<DVec3> {
-                let Some(v) = v else {
-                    return Ok(DVec3::ZERO);
-                };
-                let x = DVec3::from_array(*v.get_ref());
-                if !(x.is_finite() && x.as_vec3().is_finite()) {
-                    return Err(scene_error(
-                        v.span(),
-                        &field(name),
-                        format!("{} must be finite in f32 (±3.4e38)", short(x)),
-                    ));
-                }
-                Ok(x)
-            };
-            let position = vector(Some(&spec.position), "position")?;
-            let velocity = vector(spec.velocity.as_ref(), "velocity")?;
-            let spin = vector(spec.spin.as_ref(), "spin")?;
-            let rotation = match &spec.rotation {
-                Some(r) => {
-                    Pose::new(DVec3::ZERO, DQuat::from_array(*r.get_ref()))
-                        .checked()
-                        .map_err(|fault| {
-                            scene_error(r.span(), &field("rotation"), fault.to_string())
-                        })?
-                        .rotation
-                }
-                None => DQuat::IDENTITY,
-            };
-            let (count, step) = match &spec.grid {
-                Some(g) => (g.get_ref().count, DVec3::from_array(g.get_ref().step)),
-                None => ([1; 3], DVec3::ZERO),
-            };
-            let last = position + step * (DVec3::from_array(count.map(|n| n as f64)) - 1.0);
-            if !(step.is_finite() && last.is_finite() && last.as_vec3().is_finite()) {
-                let span = spec
-                    .grid
-                    .as_ref()
-                    .map_or(spec.position.span(), Spanned::span);
-                return Err(scene_error(
-                    span,
-                    &field("grid"),
-                    format!(
-                        "its far corner {} must be finite in f32 (±3.4e38)",
-                        short(last)
-                    ),
-                ));
-            }
-            for i in 0..count[0] {
-                for j in 0..count[1] {
-                    for k in 0..count[2] {
-                        let at = position + step * DVec3::new(i as f64, j as f64, k as f64);
-                        world
-                            .bodies
-                            .push(GpuBody::new(at.as_vec3(), rotation.as_quat(), shape));
-                        if spec.fixed {
-                            fixed.push(world.bodies.len() as u32 - 1);
-                        }
-                        poses.push(Pose::new(at, rotation));
-                        world.motions.push(Motion {
-                            linear: velocity.as_vec3(),
-                            angular: spin.as_vec3(),
-                        });
-                    }
-                }
-            }
-        }
+        let seed = file.seed.wrapping_add(file.group.len() as u64);
+        let fixed = place_by_hand(
+            &file.body,
+            seed,
+            base,
+            &at,
+            &mut world,
+            &mut geometry,
+            &mut poses,
+        )?;
         world.validate()?;
         Ok(Scene {
             path: path.to_owned(),
@@ -574,4 +486,125 @@ impl Scene {
             fixed,
         })
     }
+}
+
+/// Where a scene's text says what: its errors name the file, the line and the field.
+struct Spans<'a> {
+    path: &'a Path,
+    text: &'a str,
+}
+
+impl Spans<'_> {
+    fn error(&self, span: std::ops::Range<usize>, field: &str, message: impl std::fmt::Display) -> Error {
+        let line = line_of(self.text, span.start);
+        Error::Scene {
+            path: self.path.to_owned(),
+            message: format!("line {line}, field `{field}`: {message}"),
+        }
+    }
+}
+
+/// The bodies placed by hand (`[[body]]`), after the groups': their shapes (a shape
+/// written alike twice is one shape-table entry; a random one drawn from `seed` plus the
+/// entry's index), poses in f64 as written, and motions. Returns the fixed ones.
+fn place_by_hand(
+    bodies: &[Spanned<BodySpec>],
+    seed: u64,
+    base: &Path,
+    at: &Spans<'_>,
+    world: &mut Crowd,
+    geometry: &mut Vec<ShapeGeometry>,
+    poses: &mut Vec<Pose>,
+) -> Result<Vec<u32>> {
+    let mut fixed = Vec::new();
+    let mut written: Vec<(String, u32)> = Vec::new();
+    for (b, body) in bodies.iter().enumerate() {
+        let spec = body.get_ref();
+        let field = |name: &str| format!("body[{b}].{name}");
+        let text = spec.shape.get_ref().to_string();
+        let shape = match written.iter().find(|(t, _)| *t == text) {
+            Some(&(_, index)) => index,
+            None => {
+                let shape_error =
+                    |message: String| at.error(spec.shape.span(), &field("shape"), message);
+                let seed = seed.wrapping_add(b as u64);
+                let built = read_shape(spec.shape.get_ref(), base, &mut Rng::new(seed))
+                    .map_err(shape_error)?;
+                let index = world.shapes.len() as u32;
+                let bounds = built
+                    .gpu_bounds()
+                    .and_then(|bounds| bounds.validate(index).map(|()| bounds))
+                    .map_err(|e| shape_error(e.to_string()))?;
+                world.shapes.push(bounds);
+                geometry.push(built);
+                written.push((text, index));
+                index
+            }
+        };
+        // Positions, velocities and spins live in f32 on the GPU.
+        let vector = |v: Option<&Spanned<[f64; 3]>>, name: &str| -> Result<DVec3> {
+            let Some(v) = v else {
+                return Ok(DVec3::ZERO);
+            };
+            let x = DVec3::from_array(*v.get_ref());
+            if !(x.is_finite() && x.as_vec3().is_finite()) {
+                return Err(at.error(
+                    v.span(),
+                    &field(name),
+                    format!("{} must be finite in f32 (±3.4e38)", short(x)),
+                ));
+            }
+            Ok(x)
+        };
+        let position = vector(Some(&spec.position), "position")?;
+        let velocity = vector(spec.velocity.as_ref(), "velocity")?;
+        let spin = vector(spec.spin.as_ref(), "spin")?;
+        let rotation = match &spec.rotation {
+            Some(r) => {
+                Pose::new(DVec3::ZERO, DQuat::from_array(*r.get_ref()))
+                    .checked()
+                    .map_err(|fault| at.error(r.span(), &field("rotation"), fault.to_string()))?
+                    .rotation
+            }
+            None => DQuat::IDENTITY,
+        };
+        let (count, step) = match &spec.grid {
+            Some(g) => (g.get_ref().count, DVec3::from_array(g.get_ref().step)),
+            None => ([1; 3], DVec3::ZERO),
+        };
+        let last = position + step * (DVec3::from_array(count.map(|n| n as f64)) - 1.0);
+        if !(step.is_finite() && last.is_finite() && last.as_vec3().is_finite()) {
+            let span = spec
+                .grid
+                .as_ref()
+                .map_or(spec.position.span(), Spanned::span);
+            return Err(at.error(
+                span,
+                &field("grid"),
+                format!(
+                    "its far corner {} must be finite in f32 (±3.4e38)",
+                    short(last)
+                ),
+            ));
+        }
+        for i in 0..count[0] {
+            for j in 0..count[1] {
+                for k in 0..count[2] {
+                    let at = position + step * DVec3::new(i as f64, j as f64, k as f64);
+                    world
+                        .bodies
+                        .push(GpuBody::new(at.as_vec3(), rotation.as_quat(), shape));
+                    if spec.fixed {
+                        fixed.push(world.bodies.len() as u32 - 1);
+                    }
+                    poses.push(Pose::new(at, rotation));
+                    world.motions.push(Motion {
+                        linear: velocity.as_vec3(),
+                        angular: spin.as_vec3(),
+                    });
+                }
+            }
+        }
+    }
+    Ok(fixed)
 }
