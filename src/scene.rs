@@ -495,7 +495,12 @@ struct Spans<'a> {
 }
 
 impl Spans<'_> {
-    fn error(&self, span: std::ops::Range<usize>, field: &str, message: impl std::fmt::Display) -> Error {
+    fn error(
+        &self,
+        span: std::ops::Range<usize>,
+        field: &str,
+        message: impl std::fmt::Display,
+    ) -> Error {
         let line = line_of(self.text, span.start);
         Error::Scene {
             path: self.path.to_owned(),

@@ -286,8 +286,24 @@ fn random_scene_text_is_a_scene_or_a_named_error() {
     const NOISE: &[u8] = b"[]{}=,\"#\n 0123456789.-eE";
     let mut rng = Rng::new(99);
     let (mut scenes, mut errors) = (0, 0);
+    // Every other case adds bodies placed by hand, with every field they take.
+    let with_bodies = format!(
+        "{ONE_GROUP}[[body]]\n\
+         shape = {{ box = [0.5, 0.25, 0.5], radius = 0.1 }}\n\
+         position = [1, 2, 3]\n\
+         rotation = [0, 0, 0.6, 0.8]\n\
+         velocity = [1, 0, 0]\n\
+         spin = [0, 0, 1]\n\
+         grid = {{ count = [2, 3, 1], step = [1, 1, 1] }}\n\
+         fixed = true\n"
+    );
     for case in 0..3000 {
-        let mut lines: Vec<String> = ONE_GROUP.lines().map(str::to_owned).collect();
+        let base = if case % 2 == 0 {
+            ONE_GROUP
+        } else {
+            &with_bodies
+        };
+        let mut lines: Vec<String> = base.lines().map(str::to_owned).collect();
         for _ in 0..1 + rng.below(3) {
             let k = rng.below(lines.len() as u64) as usize;
             if let Some((key, _)) = lines[k].split_once(" = ") {
@@ -316,10 +332,12 @@ fn random_scene_text_is_a_scene_or_a_named_error() {
             }
             _ => {}
         }
-        // Digits sprinkled into `count = 100` could ask for millions of bodies.
+        // Digits sprinkled into `count = 100` or a grid's counts could ask for millions
+        // of bodies.
         if text.lines().any(|l| {
-            l.starts_with("count")
-                && l.chars().filter(char::is_ascii_digit).count() > 3
+            (l.starts_with("count") || l.starts_with("grid"))
+                && l.chars().filter(char::is_ascii_digit).count()
+                    > 3 + 4 * usize::from(l.starts_with("grid"))
                 && !l.contains("18446744073709551615")
         }) {
             continue;
