@@ -311,6 +311,18 @@ impl World {
     /// Adds a scene's shapes and bodies (poses and velocities as the scene gives them);
     /// returns the first new body's index.
     pub fn add_scene(&mut self, scene: &Scene, progress: &mut dyn FnMut(&str)) -> Result<u32> {
+        let (n, poses, motions) = (
+            scene.crowd.bodies.len(),
+            scene.poses.len(),
+            scene.crowd.motions.len(),
+        );
+        if poses != n || motions != n {
+            return Err(Error::Usage(format!(
+                "scene {}: {n} bodies, {poses} poses and {motions} motions; each body needs one \
+                 of each",
+                scene.path.display()
+            )));
+        }
         let first_shape = self.bounds.len() as u32;
         for g in &scene.geometry {
             self.add_shape(g, progress)?;

@@ -599,7 +599,16 @@ fn the_yards_touches_are_its_contacts() {
     let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenes/yard.toml");
     let scene = Scene::load(&file).unwrap();
     assert_eq!(scene.fixed, [0], "the floor, and only it, is fixed");
+    // A scene put together by hand with a pose missing is refused whole, not cut short.
+    let mut short = scene.clone();
+    short.poses.pop();
     let mut world = World::new(DeviceChoice::Cpu).unwrap();
+    let refused = world
+        .add_scene(&short, &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(refused.contains("93 bodies, 92 poses"), "{refused}");
+    assert!(world.is_empty() && world.shapes().is_empty());
     world.add_scene(&scene, &mut |_| {}).unwrap();
     let mut crowd = KinematicCrowd::new(world, None);
     let settled = crowd.settle(10).unwrap();
