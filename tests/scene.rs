@@ -387,6 +387,11 @@ fn a_shape_can_be_rounded_and_its_fields_go_by_name() {
         let want = (0.375 * s) as f32;
         assert!(bounds.half_extents[1] >= want && bounds.half_extents[1] < want * 1.001);
     }
+    // Every shape's key has a form for the errors to give, and nothing else has one.
+    for key in proxima::shape::SHAPE_KEYS.split(", ") {
+        assert!(proxima::shape::shape_form(key).is_some(), "{key}");
+    }
+    assert_eq!(proxima::shape::shape_form("mesh"), None);
     // A shape whose fields are named takes them by name: an array would be read in an
     // order the file does not show. Each error names the shape and the form it takes.
     for (shape, needles) in [
