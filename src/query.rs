@@ -35,10 +35,7 @@ use crate::geometry::{ConvexPolytope, FeatureId, HullTree, brute};
 use crate::motion::ScrewMotion;
 use crate::narrowphase::ExactShape as Shape;
 use crate::rng::Rng;
-use crate::shape::{
-    ROUNDED_ALREADY, ROUNDS_ONLY_CONVEX, SHAPE_KEYS, ShapeGeometry, ShapeSpec, shape_form,
-    shape_value_error,
-};
+use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec, shape_form, shape_value_error};
 use crate::{Error, Result};
 
 /// Counts of a batch.
@@ -319,24 +316,22 @@ impl QueryEngine {
     fn shape(&mut self, value: Option<&Value>, field: &str) -> Result<Shape> {
         let bad = |m: String| Error::Query(format!("`{field}`: {m}"));
         let value = value.ok_or_else(|| bad("missing shape".into()))?;
-        // `"radius"` beside a shape's key rounds it (a polytope swept by a ball).
-        if let Some(obj) = value.as_object()
-            && obj.len() == 2
-            && let Some(r) = obj.get("radius")
-        {
-            let r = r
-                .as_f64()
-                .ok_or_else(|| bad(format!("`radius` must be a number, got {r}")))?;
-            let mut rest = obj.clone();
-            rest.remove("radius");
-            return match self.shape(Some(&Value::Object(rest)), field)? {
-                Shape::Convex(p) => Ok(Shape::Rounded(Arc::new(
-                    Rounded::polytope(p, r).map_err(|e| bad(e.to_string()))?,
-                ))),
-                Shape::Rounded(_) => Err(bad(ROUNDED_ALREADY.into())),
-                Shape::Tree(_) => Err(bad(ROUNDS_ONLY_CONVEX.into())),
-            };
-        }
+        // `"radius"` beside a shape's key rounds it (a polytope swept by a ball), as a
+        // scene's does: refused for a mesh before it is decomposed.
+        let unrounded;
+        let (value, rounding) = match value.as_object() {
+            Some(obj) if obj.len() == 2 && obj.contains_key("radius") => {
+                let r = &obj["radius"];
+                let r = r
+                    .as_f64()
+                    .ok_or_else(|| bad(format!("`radius` must be a number, got {r}")))?;
+                let mut rest = obj.clone();
+                rest.remove("radius");
+                unrounded = Value::Object(rest);
+                (&unrounded, Some(r))
+            }
+            _ => (value, None),
+        };
         let spec = ShapeSpec::deserialize(value).map_err(|e| {
             let known = value
                 .as_object()
@@ -362,10 +357,17 @@ impl QueryEngine {
                 ShapeSpec::Obj(_) => "; `obj_hull` takes the convex hull of its vertices",
                 _ => "",
             };
-            match spec.build(Path::new(""), &mut Rng::new(0)) {
-                Ok(ShapeGeometry::Convex(p)) => Ok(Shape::Convex(p)),
-                Ok(ShapeGeometry::Rounded(r)) => Ok(Shape::Rounded(r)),
-                Ok(ShapeGeometry::Mesh(mesh)) => {
+            let geometry = spec
+                .build(Path::new(""), &mut Rng::new(0))
+                .map_err(|e| e.to_string())?;
+            let geometry = match rounding {
+                Some(r) => geometry.rounded(r)?,
+                None => geometry,
+            };
+            match geometry {
+                ShapeGeometry::Convex(p) => Ok(Shape::Convex(p)),
+                ShapeGeometry::Rounded(r) => Ok(Shape::Rounded(r)),
+                ShapeGeometry::Mesh(mesh) => {
                     let mut say = |line: &str| {
                         if progress {
                             eprintln!("proxima: {name}: {line}");
@@ -377,11 +379,10 @@ impl QueryEngine {
                             format!("{name} is not convex and cannot be decomposed: {e}{instead}")
                         })
                 }
-                Err(e) => Err(e.to_string()),
             }
         };
         // Every shape is built once per batch (a file is read once), within bounds.
-        let key = format!("{spec:?}");
+        let key = format!("{spec:?} {rounding:?}");
         if let Some(kept) = self.built.get(&key) {
             return kept.clone().map_err(bad);
         }

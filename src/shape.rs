@@ -71,12 +71,6 @@ pub fn shape_value_error(key: &str, complaint: &str) -> String {
     format!("`{key}` takes {form}: {complaint}")
 }
 
-/// What `radius` beside a shape's key says where the shape is not a polytope.
-pub const ROUNDED_ALREADY: &str =
-    "a sphere or capsule has its own radius; `radius` rounds a polytope";
-/// What `radius` beside a non-convex shape's key says.
-pub const ROUNDS_ONLY_CONVEX: &str = "`radius` rounds a convex shape; this one is not convex";
-
 /// A shape as a scene or a query names it.
 #[derive(Debug, Deserialize, Clone, PartialEq)]
 #[serde(rename_all = "snake_case", deny_unknown_fields)]
@@ -190,8 +184,12 @@ impl ShapeGeometry {
             ShapeGeometry::Convex(p) => Rounded::polytope(p, radius)
                 .map(|r| ShapeGeometry::Rounded(Arc::new(r)))
                 .map_err(|e| e.to_string()),
-            ShapeGeometry::Rounded(_) => Err(ROUNDED_ALREADY.into()),
-            ShapeGeometry::Mesh(_) => Err(ROUNDS_ONLY_CONVEX.into()),
+            ShapeGeometry::Rounded(_) => {
+                Err("a sphere or capsule has its own radius; `radius` rounds a polytope".into())
+            }
+            ShapeGeometry::Mesh(_) => {
+                Err("`radius` rounds a convex shape; this one is not convex".into())
+            }
         }
     }
 
