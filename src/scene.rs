@@ -198,6 +198,11 @@ fn read_shape(
     }
 }
 
+/// Whether a point is finite in f64 and in f32, where the GPU holds positions.
+fn fits(v: DVec3) -> bool {
+    v.is_finite() && v.as_vec3().is_finite()
+}
+
 /// A TOML value's type with its article: "an array", "a string".
 fn a_type(value: &toml::Value) -> String {
     let t = value.type_str();
@@ -343,7 +348,6 @@ impl Scene {
                 DVec3::from_array(r.get_ref().max),
             );
             // Positions live in f32 on the GPU: a region must fit there, resized too.
-            let fits = |v: DVec3| v.is_finite() && v.as_vec3().is_finite();
             let (c, h) = ((lo + hi) * 0.5, (hi - lo) * 0.5 * grow);
             if !fits(lo) || !fits(hi) || lo.cmpgt(hi).any() || !fits(c - h) || !fits(c + h) {
                 return Err(scene_error(
@@ -552,7 +556,7 @@ fn place_by_hand(
                 return Ok(DVec3::ZERO);
             };
             let x = DVec3::from_array(*v.get_ref());
-            if !(x.is_finite() && x.as_vec3().is_finite()) {
+            if !fits(x) {
                 return Err(at.error(
                     v.span(),
                     &field(name),
@@ -578,7 +582,7 @@ fn place_by_hand(
             None => ([1; 3], DVec3::ZERO),
         };
         let last = position + step * (DVec3::from_array(count.map(|n| n as f64)) - 1.0);
-        if !(step.is_finite() && last.is_finite() && last.as_vec3().is_finite()) {
+        if !(step.is_finite() && fits(last)) {
             let span = spec
                 .grid
                 .as_ref()
