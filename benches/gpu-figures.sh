@@ -20,6 +20,8 @@
 # `bench penetration`, and where nvidia-smi is there
 # the GPU's clock every 100 ms beside it all (clocks.csv). On an H100 the hash figures took
 # two minutes and the pair staging A/B and the sort half a minute each (2026-11-26).
+# Last, OUT.tar.gz holds all of OUT in one file. `bench gpu --methods hash` alone took
+# 2.6 minutes on an H200 (2026-11-28).
 set -euo pipefail
 carry=${1:-.carry}
 out=${2:-gpu-figures}
@@ -73,3 +75,6 @@ for run in 2 3; do
 done
 "$carry/proxima" bench penetration --rounds 15 --kinds shallow,deep --json "$out/bench-penetration.json" \
     --svg "$out/bench-penetration.svg" | tee "$out/bench-penetration.txt"
+# Everything in one archive beside the folder, for a machine that hands back few files.
+tar -czf "$out.tar.gz" -C "$(dirname "$out")" "$(basename "$out")"
+echo "figures in $out/ and $out.tar.gz"
