@@ -6,7 +6,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use glam::{DQuat, DVec3};
@@ -16,7 +16,7 @@ use proxima::exact::sat;
 use proxima::exact::tree::{self, TreeCache, TreeState};
 use proxima::geometry::closest::closest_on_triangle;
 use proxima::geometry::decompose::{self, Cache, DecomposeParams, Origin};
-use proxima::geometry::{ConvexPolytope, HullTree, TriMesh, brute, generators, mesh};
+use proxima::geometry::{ConvexPolytope, HullTree, TriMesh, brute, generators};
 use proxima::rng::Rng;
 
 /// Decompositions shared by the tests of this binary (the cache test uses its own folder).
@@ -40,16 +40,6 @@ fn torus() -> TriMesh {
 
 fn bumpy() -> TriMesh {
     generators::bumpy_sphere(1.0, 3, 0.3, 5.0).unwrap()
-}
-
-/// A mesh from ../shared/meshes, or `None` with a printed reason when it is absent.
-fn shared_mesh(name: &str) -> Option<TriMesh> {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../shared/meshes/{name}"));
-    if !path.exists() {
-        eprintln!("skipping {name}: {} is absent", path.display());
-        return None;
-    }
-    Some(mesh::load_obj(&path).unwrap())
 }
 
 /// An L-shaped prism: the union of [0,2]×[0,1]×[0,1] and [0,1]×[1,2]×[0,1], closed and
@@ -187,7 +177,7 @@ fn tree_distance_agrees_with_parry_on_the_same_pieces() {
         ("bumpy sphere", tree_of(&bumpy())),
     ];
     for name in ["cow.obj", "rocker-arm.obj"] {
-        if let Some(m) = shared_mesh(name) {
+        if let Some(m) = common::shared_mesh(name) {
             // Scaled to a size like the others.
             let scale = 2.0 / m.vertices.iter().map(|v| v.length()).fold(0.0, f64::max);
             let m =
@@ -493,7 +483,7 @@ fn fit(mesh: &TriMesh, params: &DecomposeParams) -> Fit {
 #[test]
 fn decomposition_covers_and_hugs_the_mesh() {
     let mut meshes = vec![("torus", torus()), ("bumpy sphere", bumpy())];
-    if let Some(m) = shared_mesh("cow.obj") {
+    if let Some(m) = common::shared_mesh("cow.obj") {
         meshes.push(("cow", m));
     }
     let fine = DecomposeParams {
@@ -753,7 +743,7 @@ fn bad_meshes_and_parameters_are_named_errors() {
     assert!(error(&huge, &params).contains("limit"));
     // The open meshes of ../shared/meshes are named as open.
     for name in ["teapot.obj", "suzanne.obj"] {
-        if let Some(m) = shared_mesh(name) {
+        if let Some(m) = common::shared_mesh(name) {
             assert!(error(&m, &params).contains("open"), "{name}");
         }
     }

@@ -201,3 +201,14 @@ pub fn enclosed_volume(m: &proxima::geometry::TriMesh) -> f64 {
         })
         .sum()
 }
+
+/// A mesh from ../shared/meshes, or `None` with a printed reason when it is absent.
+pub fn shared_mesh(name: &str) -> Option<proxima::geometry::TriMesh> {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join(format!("../shared/meshes/{name}"));
+    if !path.exists() {
+        eprintln!("skipping {name}: {} is absent", path.display());
+        return None;
+    }
+    Some(proxima::geometry::mesh::load_obj(&path).unwrap())
+}
