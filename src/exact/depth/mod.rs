@@ -565,14 +565,16 @@ impl<'a> Pair<'a> {
     fn cold_face(&self) -> u32 {
         let insides = self.insides();
         let d = (insides.b - insides.a).try_normalize().unwrap_or(DVec3::X);
-        (0..self.a.num_faces())
-            .max_by(|&x, &y| {
-                self.a
-                    .face_normal(x)
-                    .dot(d)
-                    .total_cmp(&self.a.face_normal(y).dot(d))
-            })
-            .unwrap_or(0) as u32
+        // Each face's cosine once (a comparison of two took both: on the real meshes'
+        // hulls' hundreds of faces, most of a cold start); the last of equals, as before.
+        let mut best = (0, f64::NEG_INFINITY);
+        for f in 0..self.a.num_faces() {
+            let c = self.a.face_normal(f).dot(d);
+            if c.total_cmp(&best.1).is_ge() {
+                best = (f as u32, c);
+            }
+        }
+        best.0
     }
 
     /// The start nearest direction `d` (A's frame, from A to B): around A's support
