@@ -685,30 +685,49 @@ impl<'a> Pair<'a> {
         // Only a candidate below `at` by the tolerance moves the walk: one whose lower bound
         // is not is skipped unqueried (h_B(−n) ≥ −n·q and h_A(n) ≥ n·p for the facet's own
         // support vertices p, q).
+        // The points bounding them are the facet's support vertices and those of every
+        // candidate queried so far (up to KNOWN of each body's): any point of a body bounds
+        // its support from below, so more of them dismiss more candidates, and a candidate
+        // dismissed is above the bar, so the best found is the same.
         let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s.min(at.s)) - self.tol;
-        let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
+        let mut known_a: SmallVec<[DVec3; KNOWN]> = SmallVec::new();
+        let mut known_b: SmallVec<[DVec3; KNOWN]> = SmallVec::new();
+        known_a.push(self.a.vertex(at.va));
+        known_b.push(self.place.point(self.b.vertex(at.vb)));
+        let learn = |found: &Found, known_a: &mut SmallVec<_>, known_b: &mut SmallVec<_>| {
+            if known_a.len() < KNOWN {
+                known_a.push(self.a.vertex(found.va));
+            }
+            if known_b.len() < KNOWN {
+                known_b.push(self.place.point(self.b.vertex(found.vb)));
+            }
+        };
         for &f in faces_a {
-            if self.face_bound_a(f as usize, &[deep_b]) >= bar(&best) {
+            if self.face_bound_a(f as usize, &known_b) >= bar(&best) {
                 continue;
             }
             let facet = Facet::FaceA(f);
             if facet != at.facet
                 && let Some(found) = self.evaluate(facet, (at.va, at.vb))
-                && found.s < bar(&best)
             {
-                best = Some(found);
+                learn(&found, &mut known_a, &mut known_b);
+                if found.s < bar(&best) {
+                    best = Some(found);
+                }
             }
         }
         for &f in faces_b {
-            if self.face_bound_b(f as usize, &[deep_a]) >= bar(&best) {
+            if self.face_bound_b(f as usize, &known_a) >= bar(&best) {
                 continue;
             }
             let facet = Facet::FaceB(f);
             if facet != at.facet
                 && let Some(found) = self.evaluate(facet, (at.va, at.vb))
-                && found.s < bar(&best)
             {
-                best = Some(found);
+                learn(&found, &mut known_a, &mut known_b);
+                if found.s < bar(&best) {
+                    best = Some(found);
+                }
             }
         }
         // A pair whose arcs cross spans a facet: its edges support both bodies along the
@@ -875,6 +894,9 @@ struct Crossing {
 /// bench's sequences: 32 and 40 vertices, cold queries 3-14% and warm ones 1-7% faster;
 /// 48 about even; 64 up to 10% slower.
 const SCAN_UP_TO: usize = 48;
+
+/// The most support points of each body [`Pair::best_of`] bounds its candidates with.
+const KNOWN: usize = 8;
 
 /// Edge pairs up to which a cold query on bodies with near centroids enumerates every
 /// candidate (see `Pair::enumerates`): two boxes have 144, two 8-vertex random hulls
