@@ -683,12 +683,13 @@ impl<'a> Pair<'a> {
     ) -> Option<Found> {
         let mut best: Option<Found> = None;
         // Only a candidate below `at` by the tolerance moves the walk: one whose lower bound
-        // is not is skipped unqueried (h_B(−n) ≥ −n·q and h_A(n) ≥ n·p for the facet's own
-        // support vertices p, q).
-        // The points bounding them are the facet's support vertices and those of every
-        // candidate queried so far (up to KNOWN of each body's): any point of a body bounds
-        // its support from below, so more of them dismiss more candidates, and a candidate
-        // dismissed is above the bar, so the best found is the same.
+        // is not is skipped unqueried (h_B(−n) ≥ −n·q and h_A(n) ≥ n·p for points p of A
+        // and q of B). The points are the facet's support vertices and those of every
+        // candidate queried so far (up to KNOWN of each body's): more of them dismiss more
+        // candidates, and a candidate dismissed is above the bar, so the best found is the
+        // same. (Climbing each candidate's support from the known vertex highest along its
+        // axis instead of the facet's: 1-6% fewer instructions on most real and random
+        // hulls, 8% more on the bunny's, deep; not kept.)
         let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s.min(at.s)) - self.tol;
         let mut known_a: SmallVec<[DVec3; KNOWN]> = SmallVec::new();
         let mut known_b: SmallVec<[DVec3; KNOWN]> = SmallVec::new();
