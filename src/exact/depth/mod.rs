@@ -123,8 +123,8 @@ pub struct DepthInput<'a> {
     /// Pose of B.
     pub pose_b: Pose,
     /// Where to start: a previous answer's features (warm start), or `None` (the facet
-    /// [`DepthInput::toward`] points at, else the best face axis near the line between
-    /// the centroids).
+    /// [`DepthInput::toward`] points at, else the one the line between the centroids
+    /// points at).
     pub start: Option<(FeatureId, FeatureId)>,
     /// A direction to start a cold walk from: the GPU's sampled estimate.
     pub toward: Option<Toward>,
@@ -576,8 +576,7 @@ impl<'a> Pair<'a> {
     fn cold_face(&self) -> u32 {
         let insides = self.insides();
         let d = (insides.b - insides.a).try_normalize().unwrap_or(DVec3::X);
-        // Each face's cosine once (a comparison of two took both: on the real meshes'
-        // hulls' hundreds of faces, most of a cold start); the last of equals, as before.
+        // Each face's cosine once; the last of equals.
         let mut best = (0, f64::NEG_INFINITY);
         for f in 0..self.a.num_faces() {
             let c = self.a.face_normal(f).dot(d);
