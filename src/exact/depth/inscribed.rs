@@ -1063,12 +1063,17 @@ impl Surface {
         for (i, &(a, b, out, _)) in (0..n).zip(&self.ring) {
             let next = if i + 1 == n { base } else { base + i + 1 };
             let prev = if i == 0 { base + n - 1 } else { base + i - 1 };
-            match Triangle::new([a, b, apex], [out, next, prev], &self.points) {
-                Some(t) => self.triangles.push(t),
-                None => {
-                    self.triangles.truncate(base as usize);
-                    return false;
-                }
+            // Made in place (a made triangle returned and pushed was copied twice).
+            self.triangles.push(Triangle {
+                corners: [a, b, apex],
+                across: [out, next, prev],
+                live: true,
+                ..Triangle::default()
+            });
+            let made = self.triangles.last_mut().expect("just pushed");
+            if !made.replace(&self.points) {
+                self.triangles.truncate(base as usize);
+                return false;
             }
         }
         // The triangles outside the ring now meet the cone.
@@ -1155,10 +1160,12 @@ impl Surface {
         let mut next = 0;
         while let Some(&k) = self.seen.get(next) {
             next += 1;
-            let t = self.triangles[k as usize];
+            let Triangle {
+                corners, across, ..
+            } = self.triangles[k as usize];
             for (side, end) in [(0, 1), (1, 2), (2, 0)] {
-                let (p, q) = (t.corners[side], t.corners[end]);
-                let out = t.across[side];
+                let (p, q) = (corners[side], corners[end]);
+                let out = across[side];
                 if out == OPEN {
                     self.horizon.push((p, q, OPEN, 0));
                 } else if self.marks[out as usize] != stamp {
@@ -1181,7 +1188,9 @@ impl Surface {
     /// `false` when they are not one loop through distinct points: two start at one point,
     /// or following each side's end from the first comes back before them all.
     fn order_ring(&mut self) -> bool {
-        self.starts.resize(self.points.len(), NO_SIDE);
+        if self.starts.len() < self.points.len() {
+            self.starts.resize(self.points.len(), NO_SIDE);
+        }
         let mut single = true;
         for (i, &(a, ..)) in self.horizon.iter().enumerate() {
             let slot = &mut self.starts[a as usize];
