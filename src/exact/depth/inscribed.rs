@@ -108,13 +108,21 @@ const SCAN_POINTS: usize = 64;
 const WHOLE_POINTS: usize = 12;
 
 /// Triangles past which the least L is kept in a heap rather than scanned for (from the
-/// [`INDEX_AFTER`]th scan).
+/// [`HEAP_AFTER`]th scan).
 const HEAP_FROM: usize = 256;
 
-/// Scans of a large surface's triangles for the least L, and of its points for one,
-/// before a heap of the L (a set of the points) is made: a kept surface re-placed mostly
-/// grows by a few points, for which making either costs more than scans.
+/// Scans of a large surface's points for one before a set of their ids is made: a kept
+/// surface re-placed mostly grows by a few points, for which making it costs more than
+/// scans.
 const INDEX_AFTER: usize = 8;
+
+/// Scans of a large surface's triangles for the least L before a heap of the L below the
+/// goal is made. Since the heap holds only those (a kept surface re-placed mostly has a
+/// few dozen below the goal of its thousands), it pays sooner than a heap of every
+/// triangle did, at 8 scans: callgrind over the bench's warm sequences, instructions a
+/// query, 2048 vertices centred / deep / shallow 1,384k / 62.0k / 25.1k at 8 scans, 1,354k
+/// / 60.1k / 23.9k at 2, 1,363k / 59.7k / 24.1k at 4; 512 centred 329k / 333k / 330k.
+const HEAP_AFTER: usize = 4;
 
 /// Points of a surface added again in one growing (see `Surface::add_again`): each
 /// replaces triangles without adding a point, so the cap on points does not bound them.
@@ -334,8 +342,8 @@ struct Surface {
     triangles: Vec<Triangle>,
     replaced: usize,
     /// The live triangles' L, least first (a replaced triangle's stays until it comes up),
-    /// when `heaped`: made at the [`INDEX_AFTER`]th scan for the least L of a surface of
-    /// more than [`HEAP_FROM`] triangles.
+    /// when `heaped`: made at the [`HEAP_AFTER`]th scan for the least L of a surface of
+    /// more than [`HEAP_FROM`] triangles, of the triangles below the goal then.
     lows: BinaryHeap<Low>,
     heaped: bool,
     /// The surface grows for a cold query (no pair keeps it): the triangles to grow from
@@ -489,11 +497,13 @@ impl Surface {
         (self.low_scans, self.id_scans) = (0, 0);
     }
 
-    /// The heap of the live triangles' L, made anew (in its own allocation).
-    fn heap_lows(&mut self) {
+    /// The heap of the live triangles' L below `goal` (less `slack`), made anew (in its own
+    /// allocation).
+    fn heap_lows(&mut self, goal: f64, slack: f64) {
         let mut lows = std::mem::take(&mut self.lows).into_vec();
         lows.clear();
-        let live = self.triangles.iter().enumerate().filter(|(_, t)| t.live);
+        let below = |(_, t): &(usize, &Triangle)| t.live && t.low - slack < goal;
+        let live = self.triangles.iter().enumerate().filter(below);
         lows.extend(live.map(|(k, t)| Low::new(t.low, k as u32)));
         self.lows = BinaryHeap::from(lows);
     }
@@ -614,8 +624,9 @@ impl Pair<'_> {
                 };
                 t
             } else {
-                let Some(t) = surface.lowest() else {
-                    return unsettled(smaller);
+                // None: every triangle is above the goal (see `Surface::lowest`).
+                let Some(t) = surface.lowest(goal, slack) else {
+                    return smaller.map_or(Inscribed::Holds, Inscribed::HoldsAt);
                 };
                 if surface.triangles[t].low - slack >= goal {
                     return smaller.map_or(Inscribed::Holds, Inscribed::HoldsAt);
@@ -797,9 +808,9 @@ impl Pair<'_> {
 }
 
 /// Whether a scan still serves where an index (a heap, a set) could: always on a small
-/// surface, on a `large` one until its [`INDEX_AFTER`]th scan (`scans` counts them).
-fn scan_serves(scans: &mut usize, large: bool) -> bool {
-    if large && *scans >= INDEX_AFTER {
+/// surface, on a `large` one until its `limit`th scan (`scans` counts them).
+fn scan_serves(scans: &mut usize, large: bool, limit: usize) -> bool {
+    if large && *scans >= limit {
         return false;
     }
     *scans += usize::from(large);
@@ -927,7 +938,9 @@ impl Surface {
 
     /// Whether the point of A − B of the vertices `id` is on the surface.
     fn has(&mut self, id: (u32, u32)) -> bool {
-        if !self.known_valid && scan_serves(&mut self.id_scans, self.ids.len() > SCAN_IDS) {
+        if !self.known_valid
+            && scan_serves(&mut self.id_scans, self.ids.len() > SCAN_IDS, INDEX_AFTER)
+        {
             return self.ids.contains(&id);
         }
         if !self.known_valid {
@@ -981,12 +994,15 @@ impl Surface {
     }
 
     /// The live triangle of least L (the first slot of equals), replaced triangles' L
-    /// dropped from the heap as they come up. Every L is finite (a triangle is made only
-    /// where its normal is).
-    fn lowest(&mut self) -> Option<usize> {
+    /// dropped from the heap as they come up; `None` when none is below `goal` (its L less
+    /// `slack`). A large surface's heap holds only the triangles below the goal when it is
+    /// made, and those made since: the goal only drops as the surface grows, so one above
+    /// it then stays above and is never grown from. Every L is finite (a triangle is made
+    /// only where its normal is).
+    fn lowest(&mut self, goal: f64, slack: f64) -> Option<usize> {
         if !self.heaped {
             let large = self.triangles.len() - self.replaced > HEAP_FROM;
-            if scan_serves(&mut self.low_scans, large) {
+            if scan_serves(&mut self.low_scans, large, HEAP_AFTER) {
                 let mut best: Option<(usize, f64)> = None;
                 for (k, t) in self.triangles.iter().enumerate() {
                     if best.is_none_or(|(_, low)| t.low < low) {
@@ -995,7 +1011,7 @@ impl Surface {
                 }
                 return best.map(|(k, _)| k);
             }
-            self.heap_lows();
+            self.heap_lows(goal, slack);
             self.heaped = true;
         }
         while let Some(k) = self.lows.peek().map(|low| low.slot()) {
@@ -1269,7 +1285,7 @@ mod tests {
             .collect();
         assert!(s.place_triangles(&corners, &neighbours(&corners), f64::INFINITY));
         if heaped {
-            s.heap_lows();
+            s.heap_lows(f64::INFINITY, 0.0);
             s.heaped = true;
         }
         s
@@ -1410,7 +1426,7 @@ mod tests {
         }
         let least = s.triangles.iter().filter(|t| t.live).map(|t| t.low);
         let least = least.fold(f64::INFINITY, f64::min);
-        let lowest = s.lowest().map(|k| s.triangles[k]);
+        let lowest = s.lowest(f64::INFINITY, 0.0).map(|k| s.triangles[k]);
         assert!(
             lowest.is_some_and(|t| t.live && t.low == least),
             "the least L"
