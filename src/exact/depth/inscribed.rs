@@ -474,8 +474,6 @@ impl Surface {
             kept.across.extend(self.triangles.iter().map(|t| t.across));
             return;
         }
-        let live = self.triangles.iter().filter(|t| t.live);
-        kept.corners.extend(live.clone().map(|t| t.corners));
         self.renumber.clear();
         let mut next = 0;
         self.renumber.extend(self.triangles.iter().map(|t| {
@@ -490,7 +488,13 @@ impl Surface {
                 renumber[x as usize]
             }
         };
-        kept.across.extend(live.map(|t| t.across.map(renumbered)));
+        // Corners and neighbours in one pass over the live triangles.
+        kept.corners.reserve(next as usize);
+        kept.across.reserve(next as usize);
+        for t in self.triangles.iter().filter(|t| t.live) {
+            kept.corners.push(t.corners);
+            kept.across.push(t.across.map(renumbered));
+        }
     }
 
     /// The triangles on `corners` with their neighbours `across`, made anew on the points
