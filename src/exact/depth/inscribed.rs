@@ -410,7 +410,7 @@ impl ByA {
         self.next.clear();
     }
 
-    /// Indexes point `p` (the next: `p` is the number indexed so far) of A's vertex `a`.
+    /// Indexes the next point (its index the number indexed so far), of A's vertex `a`.
     fn push(&mut self, a: u32) {
         let a = a as usize;
         if a >= self.stamps.len() {
@@ -843,8 +843,9 @@ impl Pair<'_> {
     }
 }
 
-/// Whether a scan still serves where an index (a heap, a set) could: always on a small
-/// surface, on a `large` one until its `limit`th scan (`scans` counts them).
+/// Whether a scan still serves where an index (a heap, the points by A's vertex) could:
+/// always on a small surface, on a `large` one until its `limit`th scan (`scans` counts
+/// them).
 fn scan_serves(scans: &mut usize, large: bool, limit: usize) -> bool {
     if large && *scans >= limit {
         return false;
@@ -1034,11 +1035,11 @@ impl Surface {
     }
 
     /// The live triangle of least L (the first slot of equals), replaced triangles' L
-    /// dropped from the heap as they come up; `None` when none is below `goal` (its L less
-    /// `slack`). A large surface's heap holds only the triangles below the goal when it is
-    /// made, and those made since: the goal only drops as the surface grows, so one above
-    /// it then stays above and is never grown from. Every L is finite (a triangle is made
-    /// only where its normal is).
+    /// dropped from the heap as they come up. A large surface's heap holds only the
+    /// triangles below `goal` (their L less `slack`) when it is made, and those made since:
+    /// the goal only drops as the surface grows, so one above it then stays above and is
+    /// never grown from, and `None` means that every live triangle is at or above the goal.
+    /// Every L is finite (a triangle is made only where its normal is).
     fn lowest(&mut self, goal: f64, slack: f64) -> Option<usize> {
         if !self.heaped {
             let large = self.triangles.len() - self.replaced > HEAP_FROM;
