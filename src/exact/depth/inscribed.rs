@@ -373,10 +373,8 @@ struct Surface {
     /// that holds never looks at its pool, so its re-placing waits until asked).
     pool_points: Vec<DVec3>,
     pool_placed: bool,
-    /// The points by A's vertex, when `indexed` (made when first asked of a surface of more
-    /// than [`SCAN_IDS`] points): for A's vertex `a` stamped with `stamp`, `first[a]` is
-    /// the last point added with it, and `next[p]` the one before point `p`, or
-    /// [`NO_POINT`].
+    /// The points by A's vertex, when `indexed` (made at the question after the first
+    /// [`INDEX_AFTER`] of a surface of more than [`SCAN_IDS`] points).
     by_a: ByA,
     indexed: bool,
     /// Scans for the least L of more than [`HEAP_FROM`] triangles, and of more than
@@ -394,8 +392,12 @@ const NO_POINT: u32 = u32::MAX;
 #[derive(Clone, Debug, Default)]
 struct ByA {
     stamp: u32,
+    /// Each vertex of A's stamp: its `first` counts only when this is `stamp`.
     stamps: Vec<u32>,
+    /// For each vertex of A, the last point indexed with it.
     first: Vec<u32>,
+    /// For each point, the one indexed before it with the same vertex of A, or
+    /// [`NO_POINT`].
     next: Vec<u32>,
 }
 
@@ -1127,8 +1129,8 @@ impl Surface {
                 live: true,
                 ..Triangle::default()
             });
-            let made = self.triangles.last_mut().expect("just pushed");
-            if !made.replace(&self.points) {
+            let made = self.triangles.len() - 1;
+            if !self.triangles[made].replace(&self.points) {
                 self.triangles.truncate(base as usize);
                 return false;
             }
