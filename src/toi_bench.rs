@@ -103,14 +103,10 @@ pub fn cases(vertices: usize, pairs: usize) -> Result<Vec<ToiCase>> {
 /// Ours on every case, at the default tolerance or at `tolerance`.
 pub fn advance_all(cases: &[ToiCase], tolerance: Option<f64>) -> Result<Vec<ToiOutput>> {
     let tolerance = tolerance.map(ContactTolerance::new).transpose()?;
-    let inputs: Vec<ToiInput> = cases
-        .iter()
-        .map(|c| ToiInput {
-            tolerance,
-            ..ToiInput::new(&c.a, c.ma, &c.b, c.mb)
-        })
-        .collect();
-    Ok(times_of_impact(&inputs))
+    Ok(times_of_impact(cases.iter().map(|c| ToiInput {
+        tolerance,
+        ..ToiInput::new(&c.a, c.ma, &c.b, c.mb)
+    })))
 }
 
 /// The cases' bodies as parry3d-f64 shapes.

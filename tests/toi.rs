@@ -458,7 +458,7 @@ fn a_batch_answers_each_pair_as_alone() {
         .iter()
         .map(|(a, ma, b, mb)| ToiInput::new(a, *ma, b, *mb))
         .collect();
-    let batch: Vec<ToiOutput> = times_of_impact(&inputs);
+    let batch: Vec<ToiOutput> = times_of_impact(inputs.iter().copied());
     assert_eq!(batch.len(), cases.len());
     for (k, (input, out)) in inputs.iter().zip(&batch).enumerate() {
         assert_eq!(*out, time_of_impact(input), "pair {k}");

@@ -660,22 +660,27 @@ pub(crate) fn start_time(t: f64) -> f64 {
 /// pair's tables are brought toward the cache, a part before each step
 /// ([`ConvexPolytope::prefetch_part`]), and the fields of the pair after it that say where
 /// its tables are ([`ConvexPolytope::prefetch_fields`]): the same answers, sooner when the
-/// bodies are many and distinct.
-pub fn times_of_impact(inputs: &[ToiInput<'_>]) -> Vec<ToiOutput> {
-    let mut out = Vec::with_capacity(inputs.len());
-    for (i, input) in inputs.iter().enumerate() {
-        if let Some(after) = inputs.get(i + 2) {
+/// bodies are many and distinct. The inputs are taken as they are made, three at a time:
+/// a batch of thousands is never held whole (gathered into a vector first, a pair's
+/// motions are written out and read back, two more trips to memory than the query's own).
+pub fn times_of_impact<'a>(inputs: impl IntoIterator<Item = ToiInput<'a>>) -> Vec<ToiOutput> {
+    let mut inputs = inputs.into_iter();
+    let mut out = Vec::with_capacity(inputs.size_hint().0);
+    let (mut now, mut next) = (inputs.next(), inputs.next());
+    while let Some(input) = now {
+        let after = inputs.next();
+        if let Some(after) = &after {
             after.a.prefetch_fields();
             after.b.prefetch_fields();
         }
-        let next = inputs.get(i + 1).map(|n| [n.a, n.b]);
+        let bodies = next.as_ref().map(|n| [n.a, n.b]);
         let prefetch = |part: usize| {
-            for body in next.iter().flatten() {
+            for body in bodies.iter().flatten() {
                 body.prefetch_part(part);
             }
         };
         let mut parts = 0..PREFETCH_PARTS;
-        let mut run = Advancement::new(*input);
+        let mut run = Advancement::new(input);
         out.push(loop {
             if let Some(part) = parts.next() {
                 prefetch(part);
@@ -685,6 +690,7 @@ pub fn times_of_impact(inputs: &[ToiInput<'_>]) -> Vec<ToiOutput> {
                 break done;
             }
         });
+        (now, next) = (next, after);
     }
     out
 }
