@@ -43,11 +43,12 @@
 //! triangles the point sees and the point's own triangles, where they are one disk, are
 //! replaced by a cone from it over their boundary, its points the same. Where they are not
 //! one disk the surface is given up as before, and the next one grows anew from its
-//! pyramid. Most such refusals came from a cone over a dent whose triangle faced the
-//! origin; a large warm surface's cones are guarded against that (`Surface::flood`), and
-//! a kept surface grown past [`HEAVY`] times its first triangles is grown anew. Two 512-vertex hulls at one point, warm: 451k -> 360k instructions a query,
+//! pyramid. Two 512-vertex hulls at one point, warm: 451k -> 360k instructions a query,
 //! two of 2048 2.08M -> 1.59M (callgrind over the bench's sequences; 16% and 19% over 600
-//! frames), where about 40 of 60 such points in 200 frames are pulled out.
+//! frames), where about 40 of 60 such points in 200 frames are pulled out. Most of the
+//! refusals left came from a cone over a dent whose triangle faced the origin: a large warm
+//! surface's cones are guarded against that (`Surface::flood`), and a kept surface grown
+//! past [`HEAVY`] times its first triangles is grown anew.
 //!
 //! A pair's next query mostly stands at the facet its surface was built on, and re-places
 //! the surface there. Where the walk has moved to another facet (bodies deep in each
@@ -630,10 +631,11 @@ impl Pair<'_> {
         surface: &mut Surface,
         slack: f64,
     ) -> Inscribed {
-        let heavy = kept.as_deref().is_some_and(|k| {
+        let heavy = |k: &Kept| {
             k.points.len() >= GUARD_FROM && (k.corners.len() as f64) > HEAVY * k.fresh as f64
-        });
-        if let (Some(low), Some(kept), false) = (revived, kept.as_deref_mut(), heavy) {
+        };
+        let revived = revived.filter(|_| !kept.as_deref().is_some_and(heavy));
+        if let (Some(low), Some(kept)) = (revived, kept.as_deref_mut()) {
             surface.lend(kept);
             let found = if surface.place_triangles(&kept.corners, &kept.across, low) {
                 self.expand(at, surface, slack)
@@ -666,8 +668,8 @@ impl Pair<'_> {
             kept.pool.clone_from(&surface.pool);
             kept.loop_len = surface.loop_len;
             kept.whole = false;
-            kept.fresh = surface.triangles.len() - surface.replaced;
             surface.keep_triangles(kept);
+            kept.fresh = kept.corners.len();
         }
         found
     }
@@ -1512,17 +1514,27 @@ mod tests {
     /// By brute force: the triangles `starts` and the live triangles with `w` in front
     /// joined to them across sides.
     fn flood(s: &Surface, starts: &[usize], w: DVec3) -> Vec<usize> {
-        let sees = |k: usize| s.triangles[k].normal.dot(w) > s.triangles[k].offset;
+        flood_where(s, starts, |k, _| {
+            s.triangles[k].normal.dot(w) > s.triangles[k].offset
+        })
+    }
+
+    /// By brute force: the triangles `starts` and the live triangles `k` joined to them
+    /// across a side where `joins(k, side)`, the side as the joined-to triangle has it.
+    fn flood_where(
+        s: &Surface,
+        starts: &[usize],
+        joins: impl Fn(usize, (u32, u32)) -> bool,
+    ) -> Vec<usize> {
         let mut seen = starts.to_vec();
         loop {
             let corners: Vec<[u32; 3]> = seen.iter().map(|&k| s.triangles[k].corners).collect();
             let seen_sides = sides(&corners);
             let joined = live_slots(s).into_iter().find(|&k| {
                 !seen.contains(&k)
-                    && sees(k)
                     && sides(&[s.triangles[k].corners])
                         .iter()
-                        .any(|&(a, b)| seen_sides.contains(&(b, a)))
+                        .any(|&(a, b)| seen_sides.contains(&(b, a)) && joins(k, (b, a)))
             });
             match joined {
                 Some(k) => seen.push(k),
@@ -1795,22 +1807,7 @@ mod tests {
                 let faces_origin = |(a, b): (u32, u32)| {
                     w.dot(s.points[a as usize].cross(s.points[b as usize])) <= 0.0
                 };
-                let mut want = vec![from];
-                loop {
-                    let corners: Vec<[u32; 3]> =
-                        want.iter().map(|&k| s.triangles[k].corners).collect();
-                    let seen_sides = sides(&corners);
-                    let joined = slots.iter().copied().find(|&k| {
-                        !want.contains(&k)
-                            && sides(&[s.triangles[k].corners]).iter().any(|&(a, b)| {
-                                seen_sides.contains(&(b, a)) && (sees(k) || faces_origin((b, a)))
-                            })
-                    });
-                    match joined {
-                        Some(k) => want.push(k),
-                        None => break,
-                    }
-                }
+                let mut want = flood_where(&s, &[from], |k, side| sees(k) || faces_origin(side));
                 let plain = flood(&s, &[from], w).len();
                 s.see(w, from);
                 let mut got: Vec<usize> = s.seen.iter().map(|&k| k as usize).collect();
