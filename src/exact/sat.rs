@@ -174,7 +174,12 @@ fn edge_pairs(
                 bits &= bits - 1;
                 let [b0, b1] = b.edge_vertices(eb);
                 let pb = b_vertices[b0 as usize];
-                let db = b_vertices[b1 as usize] - pb;
+                // The edge's direction rotated, not its placed ends' difference, which
+                // carries their rounding: a sheet 2e-9 thick has edges that short, and
+                // its side edge's placed direction was off by 7%, the axis with it, and
+                // the gap along that axis (its supports no longer the edges) above the
+                // distance.
+                let db = rel.vector(b.vertex(b1) - b.vertex(b0));
                 let axis = da.cross(db);
                 let len = axis.length();
                 if len <= 1e-12 * da.length() * db.length() {

@@ -752,7 +752,38 @@ fn clip_rate(
             return p.slope(normal, dir);
         }
     }
-    let r = (pt - placed.closest_to(pt)).dot(dir);
+    let w = pt - placed.closest_to(pt);
+    let edge = match (x, n) {
+        (FeatureId::Vertex(_), FeatureId::Edge(e)) | (FeatureId::Edge(e), FeatureId::Vertex(_)) => {
+            Some(e)
+        }
+        _ => None,
+    };
+    if let Some(e) = edge {
+        // The plane between an edge's region and its end's is square to the edge (unit
+        // `u`), and `pt` lies on it, at the end's point `c`: `w = pt − c` has no part
+        // along `u`, so the derivative `w·dir` is `w⊥·dir⊥`, both parts square to `u`.
+        // Taken so, the rounding of `w` along `u` (a few ulps of the coordinates) is not
+        // multiplied by `dir`'s part along `u`, which is nearly all of it where `dir` runs
+        // nearly parallel to the edge: a plank's edge along a crate's, tilted by 1e-9 and
+        // a hair from it, has a derivative of 1e-18 under that noise, and the walk stopped
+        // at an end 7.6e-10 from a crate the plank overlapped by 1.2e-9. What is left is
+        // the rounding of `w⊥` times `dir⊥` and of `u` times `w`.
+        // Rotated from the body's frame: the placed ends' difference carries their
+        // rounding, a large part of a short edge's direction.
+        let [t, h] = p.poly.edge_vertices(e as usize);
+        let u = p
+            .vector(p.poly.vertex(h) - p.poly.vertex(t))
+            .normalize_or_zero();
+        let (w_perp, dir_perp) = (w - u * w.dot(u), dir - u * dir.dot(u));
+        let r = w_perp.dot(dir_perp);
+        return if r.abs() > p.tol * dir_perp.length() + TOL_REL * w.length() * dir.length() {
+            r
+        } else {
+            0.0
+        };
+    }
+    let r = w.dot(dir);
     if r.abs() > p.tol * dir.length() {
         r
     } else {
