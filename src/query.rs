@@ -182,8 +182,12 @@ impl QueryEngine {
                     "error": format!("line {number} is longer than {MAX_LINE_BYTES} bytes")
                 }),
                 LineRead::Line => match std::str::from_utf8(&line) {
+                    // A byte-order mark before the first line is not part of it.
+                    Ok(text) if number == 1 && text.starts_with('\u{feff}') => {
+                        self.answer_numbered(&text['\u{feff}'.len_utf8()..], number)
+                    }
                     Ok(text) if text.trim().is_empty() => continue,
-                    Ok(text) => self.answer_line(text),
+                    Ok(text) => self.answer_numbered(text, number),
                     Err(e) => json!({
                         "id": Value::Null,
                         "error": format!("line {number} is not UTF-8 ({e})")
@@ -203,9 +207,24 @@ impl QueryEngine {
 
     /// The answer to one line: the query's result, or `{"id", "error"}`.
     pub fn answer_line(&mut self, line: &str) -> Value {
+        self.answer_numbered(line, 1)
+    }
+
+    /// [`Self::answer_line`] for line `number` of a batch: JSON that does not parse has no
+    /// id to be told by, so its error names the line and the column.
+    fn answer_numbered(&mut self, line: &str, number: usize) -> Value {
         let request: Value = match serde_json::from_str(line) {
             Ok(v) => v,
-            Err(e) => return json!({ "id": Value::Null, "error": format!("invalid JSON: {e}") }),
+            Err(e) => {
+                // serde_json's message ends "at line 1 column c": one line is parsed.
+                let message = e.to_string();
+                let message = message.split(" at line ").next().unwrap_or(&message);
+                let error = format!(
+                    "invalid JSON at line {number}, column {}: {message}",
+                    e.column()
+                );
+                return json!({ "id": Value::Null, "error": error });
+            }
         };
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         match self.answer(&request) {
@@ -231,6 +250,21 @@ impl QueryEngine {
             other => {
                 return Err(Error::Query(format!(
                     "unknown query `{other}` (collide, distance, penetration, toi)"
+                )));
+            }
+        }
+        // A field the query does not read is an error, never silently dropped: a typo in
+        // `pose_b_end` would otherwise answer a motionless body.
+        for key in obj.keys() {
+            let known = match key.as_str() {
+                "id" | "query" | "a" | "b" | "pose_a" | "pose_b" => true,
+                "pose_a_end" | "pose_b_end" => kind == "toi",
+                _ => false,
+            };
+            if !known {
+                return Err(Error::Query(format!(
+                    "unknown field `{key}` for `{kind}` (a query has id, query, a, b, \
+                     pose_a, pose_b, and a toi pose_a_end and pose_b_end)"
                 )));
             }
         }

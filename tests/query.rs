@@ -1308,3 +1308,41 @@ fn non_convex_shapes_answer_alike_at_every_scale() {
         assert!((t - toi).abs() < 1e-6, "scale {s:e}: toi {t} against {toi}");
     }
 }
+
+/// A field the query does not read is an error naming it (a misspelt end pose answered a
+/// body standing still, an end pose on `distance` was dropped), JSON that does not parse is
+/// named by its line and column, and a byte-order mark before the first line is skipped.
+#[test]
+fn unread_fields_and_bad_json_are_named() {
+    let input = "\u{feff}{\"id\": 1, \"query\": \"collide\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}}
+{\"id\": 2, \"query\": \"toi\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}, \"pose_b\": {\"translation\": [4,0,0]}, \"pose_b_ennd\": {\"translation\": [-5,0,0]}}
+
+{\"id\": 4, \"query\": \"distance\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}, \"pose_b\": {\"translation\": [4,0,0]}, \"pose_b_end\": {\"translation\": [-5,0,0]}}
+{\"id\": 5, \"query\": \"collide\", \"a\": {\"box\": [1,1,1]}, \"x\": NaN}
+{\"id\": 6, \"query\": \"toi\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}, \"pose_b\": {\"translation\": [4,0,0]}, \"pose_b_end\": {\"translation\": [-5,0,0]}}
+";
+    let a = answers(input);
+    assert_eq!(a.len(), 5, "{a:?}");
+    assert_eq!(a[0], serde_json::json!({"id": 1, "intersecting": true}));
+    let error = |k: usize| a[k]["error"].as_str().unwrap_or_else(|| panic!("{}", a[k]));
+    assert!(
+        error(1).contains("unknown field `pose_b_ennd` for `toi`"),
+        "{}",
+        a[1]
+    );
+    assert!(
+        error(2).contains("unknown field `pose_b_end` for `distance`"),
+        "{}",
+        a[2]
+    );
+    assert_eq!(a[3]["id"], Value::Null);
+    assert!(
+        error(3).contains("invalid JSON at line 5, column 59"),
+        "{}",
+        a[3]
+    );
+    // Two unit boxes 4 apart at the start, b moving to -5: they meet when b is at 2, a
+    // third of the way.
+    let toi = a[4]["toi"].as_f64().unwrap_or_else(|| panic!("{}", a[4]));
+    assert!((toi - 2.0 / 9.0).abs() < 1e-6, "{}", a[4]);
+}
