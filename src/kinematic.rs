@@ -133,7 +133,8 @@ impl KinematicCrowd {
     /// moves the two bodies of every pair overlapping by more than the contact tolerance
     /// ([`contact_tolerance`]: less is a touch) apart along its normal, each by the
     /// depth and a thousandth of the pair's size (a body in several pairs takes the sum of
-    /// its pushes), until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
+    /// its pushes; a fixed body is not moved, and two fixed bodies are left overlapping),
+    /// until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
     /// this is for a scene's start, before the first frame. Returns the rounds run and
     /// the pairs still overlapping after the last (0 when settled); it stops early, `stuck`,
     /// when a round's pushes move no body (each below its coordinates' rounding).
@@ -154,17 +155,24 @@ impl KinematicCrowd {
                     (self.reach[a], bodies[a].pose.translation),
                     (self.reach[b], bodies[b].pose.translation),
                 );
-                if depth <= tau {
+                // Two fixed bodies stay where the scene put them, overlapping or not.
+                if depth <= tau || (self.fixed[a] && self.fixed[b]) {
                     continue;
                 }
                 overlapping += 1;
                 // Each body goes the whole depth, and a thousandth of the pair's size
                 // beyond: in a cluster the pushes undo each other in part, and with half
-                // the depth each a crowd took four times the rounds to part.
+                // the depth each a crowd took four times the rounds to part. A fixed body
+                // stays (a floor pushed down left the crates resting on it in the air), and
+                // the other goes the same way.
                 let clear = 1e-3 * (self.reach[a] + self.reach[b]);
                 let d = c.manifold.normal * (depth + clear);
-                push[a] -= d;
-                push[b] += d;
+                if !self.fixed[a] {
+                    push[a] -= d;
+                }
+                if !self.fixed[b] {
+                    push[b] += d;
+                }
             }
             if round == 0 {
                 initial = overlapping;

@@ -203,6 +203,52 @@ fn a_start_parts_overlaps_beyond_the_contact_tolerance_only() {
     }
 }
 
+/// A fixed floor with one crate resting on it exactly and one sunk 0.1 into it, and two
+/// fixed slabs overlapping: the start moves the sunk crate up out of the floor by the
+/// depth and a thousandth of the pair's size, and nothing else (the floor was pushed down
+/// half of it before, and the resting crate left touching nothing).
+#[test]
+fn a_start_leaves_fixed_bodies_where_they_are() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::cuboid;
+    let mut world = World::on(Pipeline::cpu());
+    let slab = world
+        .add_convex(cuboid(DVec3::new(10.0, 10.0, 0.5)).unwrap())
+        .unwrap();
+    let krate = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    let poses = [
+        (slab, DVec3::new(0.0, 0.0, -0.5)),
+        (krate, DVec3::new(-5.0, 0.0, 0.5)),
+        (krate, DVec3::new(5.0, 0.0, 0.4)),
+        (slab, DVec3::new(0.0, 30.0, -0.5)),
+        (slab, DVec3::new(0.0, 30.0, -0.7)),
+    ]
+    .map(|(shape, at)| (shape, Pose::new(at, DQuat::IDENTITY)));
+    for &(shape, pose) in &poses {
+        world.add_body(shape, pose).unwrap();
+    }
+    let mut crowd = KinematicCrowd::new(world, None);
+    crowd.fix(&[0, 3, 4]).unwrap();
+    let settled = crowd.settle(30).unwrap();
+    assert_eq!(
+        (settled.initial, settled.overlapping),
+        (1, 0),
+        "{settled:?}"
+    );
+    let at = |i: usize| crowd.world.bodies()[i].pose.translation;
+    for i in [0, 1, 3, 4] {
+        assert_eq!(at(i), poses[i].1.translation, "body {i}");
+    }
+    // The crate's reach is √0.75, the slab's √200.25.
+    let clear = 1e-3 * (0.75f64.sqrt() + 200.25f64.sqrt());
+    assert!((at(2).z - (0.5 + clear)).abs() < 1e-12, "{}", at(2));
+    let report = crowd.world.step(0.0).unwrap();
+    let touching = |i: u32| report.contacts.iter().any(|c| c.bodies == [0, i]);
+    assert!(touching(1), "the resting crate still rests on the floor");
+}
+
 /// A ball dropped on a floor: on a fixed floor it bounces straight back up at its own
 /// speed (elastic, off a body of infinite mass) and the floor stays where it is; on a
 /// floor that is not fixed the two exchange their velocities (equal masses), so the ball
