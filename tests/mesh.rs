@@ -88,10 +88,69 @@ fn broken_files_are_named_errors() {
         &temp_obj("nan.obj", "v 0 0 0\nv 1 0 0\nv nan 1 0\nf 1 2 3\n"),
         &["line 3", "not finite"],
     );
+    // A texture coordinate or a normal index past those defined: tobj's own message named
+    // no line.
+    let square = "v 0 0 0\nv 1 0 0\nv 0 1 0\nvt 0 0\nvn 0 0 1\n";
+    expect_mesh_error(
+        &temp_obj("texcoord.obj", &format!("{square}f 1/1 2/1 3/4\n")),
+        &["line 6", "texture coordinate `4`", "1 texture coordinates"],
+    );
+    expect_mesh_error(
+        &temp_obj("normal.obj", &format!("{square}f 1//1 2//1 3//2\n")),
+        &["line 6", "normal `2`"],
+    );
     let missing = Path::new("/nonexistent/proxima/missing.obj");
     match load_obj(missing) {
         Err(Error::Io { path, .. }) => assert_eq!(path, missing),
         other => panic!("{other:?}"),
+    }
+}
+
+/// A hollow box (a cube inside a cube, the inner one wound inward, so the solid is the
+/// walls) is a named error wherever the file winds it, both ways round; the inner cube
+/// wound like the outer one is a solid inside a solid, read as their union. (The inner
+/// cube was wound outward and decomposed as a solid of its own: a ball in the hollow
+/// collided with the walls' "body" 1.5 deep.)
+#[test]
+fn a_hollow_body_is_a_named_error() {
+    let corners =
+        "v -1 -1 -1\nv 1 -1 -1\nv 1 1 -1\nv -1 1 -1\nv -1 -1 1\nv 1 -1 1\nv 1 1 1\nv -1 1 1\n";
+    let outward = "f 1 4 3 2\nf 5 6 7 8\nf 1 2 6 5\nf 2 3 7 6\nf 3 4 8 7\nf 4 1 5 8\n";
+    let inward = "f 1 2 3 4\nf 5 8 7 6\nf 1 5 6 2\nf 2 6 7 3\nf 3 7 8 4\nf 4 8 5 1\n";
+    let inner = corners.replace('1', "0.8");
+    let shift = |faces: &str| {
+        faces
+            .lines()
+            .map(|l| {
+                let ids: Vec<String> = l[2..]
+                    .split(' ')
+                    .map(|k| (k.parse::<u32>().unwrap() + 8).to_string())
+                    .collect();
+                format!("f {}\n", ids.join(" "))
+            })
+            .collect::<String>()
+    };
+    for (name, outer_faces, inner_faces, hollow) in [
+        ("hollow.obj", outward, inward, true),
+        ("hollow_turned.obj", inward, outward, true),
+        ("nested.obj", outward, outward, false),
+    ] {
+        let text = format!("{corners}{inner}{outer_faces}{}", shift(inner_faces));
+        let path = temp_obj(name, &text);
+        match load_obj_shape(&path) {
+            Err(e) if hollow => {
+                let text = e.to_string();
+                assert!(
+                    text.contains("a cavity")
+                        && text.contains("piece 2 (12 triangles) lies inside piece 1"),
+                    "{text}"
+                );
+            }
+            Ok(MeshShape::NonConvex { mesh, .. }) if !hollow => {
+                assert_eq!(mesh.triangles.len(), 24);
+            }
+            other => panic!("{name}: {other:?}"),
+        }
     }
 }
 

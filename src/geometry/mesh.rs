@@ -225,6 +225,64 @@ impl TriMesh {
         turned
     }
 
+    /// A cavity, as the triangles are wound: a connected component enclosed by another and
+    /// wound the other way (a hollow body: the inner surface faces into the hollow). The
+    /// message names both. Hull trees are solid, and a component is decomposed on its own,
+    /// outward, so the hollow would be filled: a named error, never a silently solid body.
+    /// A component inside another wound the same way (a solid in a solid) is not one.
+    /// Enclosure is read from one vertex's winding number about the other component (the
+    /// sum of its triangles' solid angles: 1 inside a closed surface, 0 outside), tried
+    /// only where the boxes nest.
+    pub fn cavity(&self) -> Option<String> {
+        let parts = self.components();
+        if parts.len() < 2 {
+            return None;
+        }
+        let boxes: Vec<(DVec3, DVec3)> = parts
+            .iter()
+            .map(|m| {
+                let lo = m.vertices.iter().fold(DVec3::INFINITY, |a, v| a.min(*v));
+                let hi = m
+                    .vertices
+                    .iter()
+                    .fold(DVec3::NEG_INFINITY, |a, v| a.max(*v));
+                (lo, hi)
+            })
+            .collect();
+        let volume = |m: &TriMesh| -> f64 {
+            let c = m.vertices[0];
+            m.triangles
+                .iter()
+                .map(|t| {
+                    let [a, b, d] = t.map(|v| m.vertices[v as usize] - c);
+                    a.dot(b.cross(d))
+                })
+                .sum()
+        };
+        let volumes: Vec<f64> = parts.iter().map(volume).collect();
+        for (i, inner) in parts.iter().enumerate() {
+            for (j, outer) in parts.iter().enumerate() {
+                let nested =
+                    boxes[j].0.cmple(boxes[i].0).all() && boxes[i].1.cmple(boxes[j].1).all();
+                if i == j || !nested || volumes[i].signum() == volumes[j].signum() {
+                    continue;
+                }
+                if winding_number(outer, inner.vertices[0]).abs() > 0.5 {
+                    return Some(format!(
+                        "a cavity: its connected piece {} ({} triangles) lies inside piece {} \
+                         ({} triangles) and is wound the other way, a hollow body; hull trees \
+                         are solid, so model the walls as closed pieces of their own",
+                        i + 1,
+                        inner.triangles.len(),
+                        j + 1,
+                        outer.triangles.len()
+                    ));
+                }
+            }
+        }
+        None
+    }
+
     /// The connected components (triangles sharing vertex indices), each as its own mesh
     /// with only the vertices it uses, in order of their first triangle.
     pub fn components(&self) -> Vec<TriMesh> {
@@ -419,8 +477,35 @@ impl TriMesh {
     }
 }
 
-/// Loads every object of an OBJ file into one mesh (faces triangulated).
+/// How many times the closed surface `m` winds about `x` (Van Oosterom and Strackee's
+/// solid angle of each triangle, summed over 4π): ±1 inside, 0 outside, the sign the
+/// winding's.
+fn winding_number(m: &TriMesh, x: DVec3) -> f64 {
+    let total: f64 = m
+        .triangles
+        .iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|v| m.vertices[v as usize] - x);
+            let (la, lb, lc) = (a.length(), b.length(), c.length());
+            let det = a.dot(b.cross(c));
+            let div = la * lb * lc + a.dot(b) * lc + b.dot(c) * la + c.dot(a) * lb;
+            2.0 * det.atan2(div)
+        })
+        .sum();
+    total / (4.0 * std::f64::consts::PI)
+}
+
+/// Loads every object of an OBJ file into one mesh (faces triangulated), its triangles
+/// wound outward ([`TriMesh::orient`]).
 pub fn load_obj(path: &Path) -> Result<TriMesh> {
+    let mut mesh = read_obj(path)?;
+    // Files often wind a few triangles (or all of them) the other way.
+    mesh.orient();
+    Ok(mesh)
+}
+
+/// Every object of an OBJ file as one mesh, its triangles wound as the file winds them.
+fn read_obj(path: &Path) -> Result<TriMesh> {
     let mesh_error = |message: String| Error::Mesh {
         path: path.to_owned(),
         message,
@@ -474,35 +559,50 @@ pub fn load_obj(path: &Path) -> Result<TriMesh> {
             "line {line}: vertex `{v}` is not finite"
         )));
     }
-    let mut mesh = TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))?;
-    // Files often wind a few triangles (or all of them) the other way.
-    mesh.orient();
-    Ok(mesh)
+    TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))
 }
 
-/// Loads an OBJ file and classifies it as convex or not.
+/// Loads an OBJ file and classifies it as convex or not. A hollow body (a piece inside
+/// another, wound the other way) is a named error ([`TriMesh::cavity`]).
 pub fn load_obj_shape(path: &Path) -> Result<MeshShape> {
-    let mesh = load_obj(path)?;
+    let mut mesh = read_obj(path)?;
+    if let Some(message) = mesh.cavity() {
+        return Err(Error::Mesh {
+            path: path.to_owned(),
+            message,
+        });
+    }
+    mesh.orient();
     mesh.classify().map_err(|e| Error::Mesh {
         path: path.to_owned(),
         message: e.to_string(),
     })
 }
 
-/// Finds the first line tobj would reject, for a message that names it.
+/// Finds the first line tobj would reject, for a message that names it: a bad vertex, a
+/// face of fewer than three corners, or a corner whose vertex, texture coordinate or
+/// normal index is not one defined before it.
 fn locate_problem(text: &str) -> Option<String> {
-    let mut vertices = 0usize;
+    // Vertices, texture coordinates and normals defined so far.
+    let mut defined = [0usize; 3];
+    let names = [
+        ("vertex", "vertices"),
+        ("texture coordinate", "texture coordinates"),
+        ("normal", "normals"),
+    ];
     for (i, line) in text.lines().enumerate() {
         let line_no = i + 1;
         let mut words = line.split_whitespace();
         match words.next() {
             Some("v") => {
-                vertices += 1;
+                defined[0] += 1;
                 let coords: Vec<&str> = words.collect();
                 if coords.len() < 3 || coords.iter().take(3).any(|w| w.parse::<f64>().is_err()) {
                     return Some(format!("line {line_no}: bad vertex `{}`", line.trim()));
                 }
             }
+            Some("vt") => defined[1] += 1,
+            Some("vn") => defined[2] += 1,
             Some("f") => {
                 let refs: Vec<&str> = words.collect();
                 if refs.len() < 3 {
@@ -512,14 +612,22 @@ fn locate_problem(text: &str) -> Option<String> {
                     ));
                 }
                 for r in refs {
-                    let first = r.split('/').next().unwrap_or("");
-                    match first.parse::<i64>() {
-                        Ok(k) if k > 0 && k as usize <= vertices => {}
-                        Ok(k) if k < 0 && (-k) as usize <= vertices => {}
-                        _ => {
-                            return Some(format!(
-                                "line {line_no}: face refers to vertex `{first}`, but {vertices} vertices are defined so far"
-                            ));
+                    // `v`, `v/t`, `v//n` or `v/t/n`: an empty part is no index.
+                    for (k, part) in r.split('/').take(3).enumerate() {
+                        if k > 0 && part.is_empty() {
+                            continue;
+                        }
+                        let n = defined[k];
+                        match part.parse::<i64>() {
+                            Ok(x) if x > 0 && x as usize <= n => {}
+                            Ok(x) if x < 0 && (-x) as usize <= n => {}
+                            _ => {
+                                let (one, many) = names[k];
+                                return Some(format!(
+                                    "line {line_no}: face refers to {one} `{part}`, but {n} \
+                                     {many} are defined so far"
+                                ));
+                            }
                         }
                     }
                 }
