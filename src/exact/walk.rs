@@ -359,6 +359,10 @@ enum Step {
 /// the tolerance is violated in exact arithmetic too.
 pub const TOL_REL: f64 = 1e-13;
 
+/// Closest points within this many tolerances of each other stop the walk without
+/// proving the bodies apart (see `walk`): the separating-axis test decides.
+const NEAR: f64 = 16.0;
+
 /// The walk. See the module comment.
 pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
     let (place, world_a) = Placement::pair(&input.pose_a, &input.pose_b);
@@ -419,6 +423,19 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 let touching =
                     pa == pb || (pa.distance(pb) <= tol && features_touch(&a, fa, &b, fb));
                 if !touching {
+                    // Within the tolerance of each other the features meet every region's
+                    // test (each is a distance along the planes' normals, none beyond the
+                    // tolerance), so the stop proves nothing: a cube standing on its corner
+                    // with the corner 2e-16 inside a crate's side and sunk 0.1 below its
+                    // top stopped there, 3e-16 apart, its edges deep in the crate. A face
+                    // at the features with the other body beyond it shows them apart, else
+                    // the separating-axis test decides.
+                    if pa.distance(pb) <= NEAR * tol
+                        && face_apart(input.a, input.b, &b.place, (fa, fb), 0.0).is_none()
+                        && sat::max_separation_placed(input.a, input.b, &b.place).distance < 0.0
+                    {
+                        return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
+                    }
                     return finish(WalkState::Separated, fa, fb, steps, pa, pb);
                 }
                 // At distance 0 the features alone cannot tell touching from overlap
