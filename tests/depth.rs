@@ -252,6 +252,49 @@ fn everyday_shapes() {
 
 /// Deep overlaps hunt the walk's local minima: a long thin box through a flat wide one at
 /// random angles, the origin far inside A − B. Oracle: enumeration.
+/// Sheets 1e-10 to 1e-8 thick, turned by 1e-11 to 1e-9, against a rod, a plank and a
+/// crate they cut into: the facets through a support vertex of A − B are measured no lower
+/// than s along the axis there, and the inscribed polytope's loop raised its goal to one
+/// and named the other forever (two such rod–sheet poses never returned). Every query
+/// ends, equals enumeration, and keeps its contract.
+#[test]
+fn thin_sheets_turned_a_hair_end_and_equal_enumeration() {
+    let others = [
+        generators::cuboid(DVec3::new(5.0, 0.05, 0.05)).unwrap(),
+        generators::cuboid(DVec3::new(2.0, 0.5, 0.1)).unwrap(),
+        generators::cuboid(DVec3::ONE).unwrap(),
+    ];
+    let mut rng = Rng::new(41);
+    for k in 0..600 {
+        let a = &others[k % others.len()];
+        let thick = 10f64.powf(rng.range(-10.0, -8.0));
+        let sheet = generators::cuboid(DVec3::new(thick, 1.0, 1.0)).unwrap();
+        let turn = rng.unit_vector() * 10f64.powf(rng.range(-11.0, -9.0));
+        let reach = a.extreme(DVec3::X, 0).1;
+        let pb = Pose::new(
+            DVec3::new(
+                rng.range(-reach, reach) * 0.9,
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+            ),
+            DQuat::from_scaled_axis(turn),
+        );
+        let pa = Pose::IDENTITY;
+        let label = format!("case {k} (thickness {thick:e})");
+        let (Some(want), got) = (enumerate(a, &pa, &sheet, &pb), cold(a, pa, &sheet, pb)) else {
+            continue;
+        };
+        let got = got.unwrap_or_else(|| panic!("{label}: apart, enumeration {want:?}"));
+        assert!(
+            (got.depth - want.depth).abs() <= 1e-9 * want.depth.max(1e-9),
+            "{label}: {} against enumeration's {}",
+            got.depth,
+            want.depth
+        );
+        check_contract(&label, &got, a, &pa, &sheet, &pb);
+    }
+}
+
 #[test]
 fn deep_overlaps_find_the_global_minimum() {
     let mut rng = Rng::new(17);

@@ -745,11 +745,17 @@ impl Pair<'_> {
                 // that linear function is least at a corner (its only minimum on the sphere
                 // is the direction −(va − vb), where s < 0 and the bodies would be apart),
                 // that is at a facet through the vertex.
+                // Only a facet below the goal lowers it: `best_around` looks below `at`'s s,
+                // and one between the two raised the goal, the next low triangle named the
+                // facet before it again, and the loop never ended (a rod against a sheet
+                // 1e-9 thick turned by 1e-11, where the facets through the vertex are
+                // measured no lower than s along the axis).
                 let around = Found { va, vb, ..*at };
                 let named = self
                     .facet_toward(axis, (va, vb))
                     .filter(|f| f.s < goal)
-                    .or_else(|| self.best_around(&[va], &[vb], &around));
+                    .or_else(|| self.best_around(&[va], &[vb], &around))
+                    .filter(|f| f.s < goal);
                 let Some(f) = named else {
                     return unsettled(smaller);
                 };
