@@ -362,6 +362,73 @@ fn a_corner_on_a_side_plane_sunk_into_a_top_overlaps() {
     assert!(overlapping > 2500, "{overlapping} overlapping");
 }
 
+/// A box whose +x face bulges by 1e-10 to 1e-6 at a point (four faces a hair from
+/// coplanar, and edges between them whose regions are wedges that thin), against a flat
+/// sliver or a crate a hair tilted, its face 1e-6 to 1e-3 inside the bulged face or as far
+/// outside it. Both ways round the walk equals enumeration to 1e-12 where they are apart
+/// and finds every overlap the separating-axis test does. (A point 1e-4 behind the bulge's
+/// faces is within 2e-13 of its edges' region planes: a sliver sunk 1e-4 into the box was
+/// called 1e-4 apart.)
+#[test]
+fn a_face_bulged_a_hair_against_a_face_inside_or_out() {
+    let mut rng = Rng::new(43);
+    let sliver = ConvexPolytope::from_points(&[
+        DVec3::new(0.0, -5.0, -3.0),
+        DVec3::new(0.0, 4.0, 3.0),
+        DVec3::new(0.0, 0.2, 0.001),
+        DVec3::new(0.0, 0.201, 0.0),
+        DVec3::new(-0.001, 0.1, 0.0),
+    ])
+    .unwrap();
+    let krate = generators::cuboid(DVec3::new(0.25, 0.3, 0.2)).unwrap();
+    let (mut apart, mut overlapping) = (0, 0);
+    for k in 0..2000 {
+        let half = DVec3::new(1.0, rng.range(0.3, 1.0), rng.range(0.2, 1.0));
+        let mut corners: Vec<DVec3> = (0..8)
+            .map(|i| {
+                half * DVec3::new(
+                    if i & 1 == 0 { -1.0 } else { 1.0 },
+                    if i & 2 == 0 { -1.0 } else { 1.0 },
+                    if i & 4 == 0 { -1.0 } else { 1.0 },
+                )
+            })
+            .collect();
+        let bulge = 10f64.powf(rng.range(-10.0, -6.0));
+        corners.push(DVec3::new(
+            1.0 + bulge,
+            rng.range(-0.5, 0.5) * half.y,
+            rng.range(-0.5, 0.5) * half.z,
+        ));
+        let bulged = ConvexPolytope::from_points(&corners).unwrap();
+        let other = if k % 2 == 0 { &sliver } else { &krate };
+        let face = if k % 2 == 0 { 0.0 } else { -0.25 };
+        let depth = 10f64.powf(rng.range(-6.0, -3.0)) * if rng.below(2) == 0 { -1.0 } else { 1.0 };
+        let tilt = DQuat::from_scaled_axis(rng.unit_vector() * 10f64.powf(rng.range(-10.0, -6.0)));
+        let pb = at(
+            DVec3::new(
+                1.0 - depth - face,
+                rng.range(-0.3, 0.3),
+                rng.range(-0.3, 0.3),
+            ),
+            tilt,
+        );
+        let pa = at(DVec3::ZERO, DQuat::IDENTITY);
+        let label = format!("case {k} (bulge {bulge:e}, depth {depth:e})");
+        let one = matches_enumeration_a_hair_apart(&label, &bulged, pa, other, pb);
+        let other_way = matches_enumeration_a_hair_apart(&label, other, pb, &bulged, pa);
+        assert_eq!(one, other_way, "{label}");
+        if one {
+            apart += 1;
+        } else {
+            overlapping += 1;
+        }
+    }
+    assert!(
+        apart > 400 && overlapping > 1000,
+        "{apart} apart, {overlapping} overlapping"
+    );
+}
+
 /// Boxes (a plank, a crate, a slab) standing on an edge or a corner (an eighth of a turn
 /// about x, then the cube's corner angle about y) or flat, each tilted by 1e-10 to 1e-5 in
 /// a random direction and turned about the vertical, a hair above or into another: the

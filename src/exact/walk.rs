@@ -430,11 +430,24 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                     // top stopped there, 3e-16 apart, its edges deep in the crate. A face
                     // at the features with the other body beyond it shows them apart, else
                     // the separating-axis test decides.
-                    if pa.distance(pb) <= NEAR * tol
-                        && face_apart(input.a, input.b, &b.place, (fa, fb), 0.0).is_none()
-                        && sat::max_separation_placed(input.a, input.b, &b.place).distance < 0.0
+                    let d = pa.distance(pb);
+                    if d <= NEAR * tol {
+                        if face_apart(input.a, input.b, &b.place, (fa, fb), 0.0).is_none()
+                            && sat::max_separation_placed(input.a, input.b, &b.place).distance < 0.0
+                        {
+                            return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
+                        }
+                    } else if (thin(input.a, fa) || thin(input.b, fb))
+                        && !apart_across(&a, fa, &b, fb, (pa, pb))
                     {
-                        return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
+                        return unproved(
+                            input,
+                            &b.place,
+                            fa,
+                            fb,
+                            steps,
+                            (world_a.point(pa), world_a.point(pb)),
+                        );
                     }
                     return finish(WalkState::Separated, fa, fb, steps, pa, pb);
                 }
@@ -477,6 +490,132 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             }
         }
     }
+}
+
+/// Where two faces meet this close to flat (the cosine of their normals' angle above
+/// 1 − FLAT, an angle of 1.4e-2), the region of the edge between them, and of its ends,
+/// is a wedge too thin for its tests: a point `h` behind both faces is within `h` times
+/// the angle of its planes, inside the tolerance for `h` up to 7e-12 of the coordinates'
+/// size at this angle, and up to 1e-4 at the angle of a face bulged by 1e-9.
+const FLAT: f64 = 1e-4;
+
+/// Whether feature `f` is an edge between faces near flat ([`FLAT`]), or a vertex of one:
+/// its region's tests cannot be trusted to tell a point behind the faces (see
+/// [`apart_across`]).
+fn thin(p: &ConvexPolytope, f: FeatureId) -> bool {
+    let flat = |e: usize| {
+        let [f0, f1] = p.edge_faces(e);
+        p.face_normal(f0 as usize).dot(p.face_normal(f1 as usize)) > 1.0 - FLAT
+    };
+    match f {
+        FeatureId::Edge(e) => flat(e as usize),
+        FeatureId::Vertex(v) => p
+            .vertex_out(v as usize)
+            .iter()
+            .any(|&h| flat(h as usize / 2)),
+        FeatureId::Face(_) => false,
+    }
+}
+
+/// Whether the plane square to the features' contact normal through the closest points
+/// `pa`, `pb` (the walk's frame) has A behind `pa` and B beyond `pb`, each within the
+/// tolerance and the normal's rounding: two support queries that prove the stop. The
+/// region tests prove it too in exact arithmetic, but each is a distance against the
+/// tolerance, and where two faces are a hair from coplanar the region of the edge between
+/// them is a wedge that thin: a point 1e-4 behind both faces is within 2e-13 of its
+/// planes (a sliver 1e-4 inside a box whose face bulges by 1e-9 was called 1e-4 apart).
+fn apart_across(
+    a: &Body<'_>,
+    fa: FeatureId,
+    b: &Body<'_>,
+    fb: FeatureId,
+    (pa, pb): (DVec3, DVec3),
+) -> bool {
+    let d = pa.distance(pb);
+    let between = (pb - pa) / d;
+    let edge = |p: &Body<'_>, e: u32| {
+        let [t, h] = p.poly.edge_vertices(e as usize);
+        p.vector(p.poly.vertex(h) - p.poly.vertex(t))
+    };
+    // A face's normal or two edges' cross product is exact to rounding; the direction
+    // between the points is off by their rounding over the distance, and so is the
+    // support along it, by that over the bodies' size.
+    let (n, rounding) = match (fa, fb) {
+        (FeatureId::Face(f), _) => (a.face(f).0, 0.0),
+        (_, FeatureId::Face(g)) => (-b.face(g).0, 0.0),
+        (FeatureId::Edge(e), FeatureId::Edge(g)) => {
+            let (ea, eb) = (edge(a, e), edge(b, g));
+            let c = ea.cross(eb);
+            if c.length() > 1e-6 * ea.length() * eb.length() {
+                let c = c.normalize();
+                (if c.dot(between) < 0.0 { -c } else { c }, 0.0)
+            } else {
+                (between, 1.0)
+            }
+        }
+        _ => (between, 1.0),
+    };
+    let size = a.tol / TOL_REL;
+    let slack = a.tol + rounding * 64.0 * f64::EPSILON * size * size / d;
+    // Climbs start at the features, where the supports are.
+    let at = |p: &Body<'_>, f: FeatureId| match f {
+        FeatureId::Vertex(v) => v,
+        FeatureId::Edge(e) => p.poly.edge_vertices(e as usize)[0],
+        FeatureId::Face(f) => p
+            .poly
+            .face_edges(f as usize)
+            .next()
+            .map_or(0, |e| p.poly.edge_vertices(e as usize)[0]),
+    };
+    let top_a = a.poly.extreme(n, at(a, fa)).1;
+    let local = b.place.inverse_vector(-n);
+    let low_b = -b.poly.extreme(local, at(b, fb)).1 + n.dot(b.place.translation);
+    top_a - n.dot(pa) <= slack && n.dot(pb) - low_b <= slack
+}
+
+/// The answer where a stop is not proved (see [`apart_across`]): overlapping by the
+/// separating-axis test, else the closest pair by enumeration.
+fn unproved(
+    input: &WalkInput<'_>,
+    place: &Placement,
+    fa: FeatureId,
+    fb: FeatureId,
+    steps: u32,
+    (pa, pb): (DVec3, DVec3),
+) -> WalkOutput {
+    let output = |state, distance, point_a, point_b, features| WalkOutput {
+        state,
+        distance,
+        point_a,
+        point_b,
+        features,
+        steps,
+        touching_axis: DVec3::ZERO,
+    };
+    let best = sat::max_separation_placed(input.a, input.b, place);
+    if best.distance < 0.0 {
+        return output(WalkState::Penetrating, 0.0, pa, pb, (fa, fb));
+    }
+    let c = crate::geometry::brute::polytope_closest_pair(
+        input.a,
+        &input.pose_a,
+        input.b,
+        &input.pose_b,
+    );
+    if c.distance == 0.0 {
+        let axis = input.pose_a.rotation * best.axis;
+        return WalkOutput {
+            touching_axis: axis,
+            ..output(WalkState::Touching, 0.0, c.point_a, c.point_b, c.features)
+        };
+    }
+    output(
+        WalkState::Separated,
+        c.distance,
+        c.point_a,
+        c.point_b,
+        c.features,
+    )
 }
 
 /// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
