@@ -480,7 +480,31 @@ impl ConvexPolytope {
                     (a.x - b.x) * (a.y + b.y),
                 );
             }
-            let n = unit(n).ok_or_else(|| Error::Geometry(format!("face {f} has zero area")))?;
+            let mut n =
+                unit(n).ok_or_else(|| Error::Geometry(format!("face {f} has zero area")))?;
+            // A sliver triangle (two of its points 1e-9 apart, kept as a face of its own
+            // since its normal is not its neighbours') loses its normal to the cancellation
+            // in Newell's sums: 1e-7 off, its far corner 1.4e-8 off its plane, and the
+            // hull was refused as not planar. There the cross product of the two sides
+            // from an end of its shortest side, that side's difference exact, serves.
+            if let [a, b, c] = ring[..] {
+                let spread = |n: DVec3| {
+                    let h = [a, b, c].map(|v| n.dot(v));
+                    h[0].max(h[1]).max(h[2]) - h[0].min(h[1]).min(h[2])
+                };
+                if spread(n) > 64.0 * f64::EPSILON * self.reach() {
+                    let sides = [(b - a).length(), (c - b).length(), (a - c).length()];
+                    let k = (0..3)
+                        .min_by(|&i, &j| sides[i].total_cmp(&sides[j]))
+                        .unwrap_or(0);
+                    let [p, q, r] = [ring[k], ring[(k + 1) % 3], ring[(k + 2) % 3]];
+                    if let Some(m) = unit((q - p).cross(r - p))
+                        && spread(m) < spread(n)
+                    {
+                        n = m;
+                    }
+                }
+            }
             let offset = ring
                 .iter()
                 .map(|v| n.dot(*v))
