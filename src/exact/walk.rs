@@ -185,6 +185,13 @@ impl Body<'_> {
         (self.vertex(a), self.vertex(b))
     }
 
+    /// Edge `e`'s direction (head less tail) rotated from the body's frame: the placed
+    /// ends' difference carries their rounding, a large part of a short edge's direction.
+    fn edge_direction(&self, e: u32) -> DVec3 {
+        let [t, h] = self.poly.edge_vertices(e as usize);
+        self.vector(self.poly.vertex(h) - self.poly.vertex(t))
+    }
+
     /// A point of the walk's frame in the body's own, where its Voronoi planes are
     /// tested: one point moved instead of every plane (the same signs beyond the
     /// tolerance, which is far above either frame's rounding).
@@ -420,8 +427,8 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                     Step::DoneAt(pa, pb) => (pa, pb),
                     _ => closest_points(&a, fa, &b, fb),
                 };
-                let touching =
-                    pa == pb || (pa.distance(pb) <= tol && features_touch(&a, fa, &b, fb));
+                let d = pa.distance(pb);
+                let touching = pa == pb || (d <= tol && features_touch(&a, fa, &b, fb));
                 if !touching {
                     // Within the tolerance of each other the features meet every region's
                     // test (each is a distance along the planes' normals, none beyond the
@@ -430,7 +437,6 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                     // top stopped there, 3e-16 apart, its edges deep in the crate. A face
                     // at the features with the other body beyond it shows them apart, else
                     // the separating-axis test decides.
-                    let d = pa.distance(pb);
                     if d <= NEAR * tol {
                         if face_apart(input.a, input.b, &b.place, (fa, fb), 0.0).is_none()
                             && sat::max_separation_placed(input.a, input.b, &b.place).distance < 0.0
@@ -438,7 +444,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                             return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
                         }
                     } else if (thin(input.a, fa) || thin(input.b, fb))
-                        && !apart_across(&a, fa, &b, fb, (pa, pb))
+                        && !apart_across(&a, fa, &b, fb, (pa, pb), d)
                     {
                         return unproved(
                             input,
@@ -518,7 +524,7 @@ fn thin(p: &ConvexPolytope, f: FeatureId) -> bool {
 }
 
 /// Whether the plane square to the features' contact normal through the closest points
-/// `pa`, `pb` (the walk's frame) has A behind `pa` and B beyond `pb`, each within the
+/// `pa`, `pb` (the walk's frame, `d` apart) has A behind `pa` and B beyond `pb`, each within the
 /// tolerance and the normal's rounding: two support queries that prove the stop. The
 /// region tests prove it too in exact arithmetic, but each is a distance against the
 /// tolerance, and where two faces are a hair from coplanar the region of the edge between
@@ -530,13 +536,9 @@ fn apart_across(
     b: &Body<'_>,
     fb: FeatureId,
     (pa, pb): (DVec3, DVec3),
+    d: f64,
 ) -> bool {
-    let d = pa.distance(pb);
     let between = (pb - pa) / d;
-    let edge = |p: &Body<'_>, e: u32| {
-        let [t, h] = p.poly.edge_vertices(e as usize);
-        p.vector(p.poly.vertex(h) - p.poly.vertex(t))
-    };
     // A face's normal or two edges' cross product is exact to rounding; the direction
     // between the points is off by their rounding over the distance, and so is the
     // support along it, by that over the bodies' size.
@@ -544,7 +546,7 @@ fn apart_across(
         (FeatureId::Face(f), _) => (a.face(f).0, 0.0),
         (_, FeatureId::Face(g)) => (-b.face(g).0, 0.0),
         (FeatureId::Edge(e), FeatureId::Edge(g)) => {
-            let (ea, eb) = (edge(a, e), edge(b, g));
+            let (ea, eb) = (a.edge_direction(e), b.edge_direction(g));
             let c = ea.cross(eb);
             if c.length() > 1e-6 * ea.length() * eb.length() {
                 let c = c.normalize();
@@ -925,12 +927,7 @@ fn clip_rate(
         // a hair from it, has a derivative of 1e-18 under that noise, and the walk stopped
         // at an end 7.6e-10 from a crate the plank overlapped by 1.2e-9. What is left is
         // the rounding of `w⊥` times `dir⊥` and of `u` times `w`.
-        // Rotated from the body's frame: the placed ends' difference carries their
-        // rounding, a large part of a short edge's direction.
-        let [t, h] = p.poly.edge_vertices(e as usize);
-        let u = p
-            .vector(p.poly.vertex(h) - p.poly.vertex(t))
-            .normalize_or_zero();
+        let u = p.edge_direction(e).normalize_or_zero();
         let (w_perp, dir_perp) = (w - u * w.dot(u), dir - u * dir.dot(u));
         let r = w_perp.dot(dir_perp);
         return if r.abs() > p.tol * dir_perp.length() + TOL_REL * w.length() * dir.length() {
