@@ -60,6 +60,13 @@ if [ -x "$carry/sort-bench" ]; then
     "$carry/sort-bench" --bench --noplot --warm-up-time 1 --measurement-time 2 2>&1 \
         | grep -v '^$' | tee "$out/sort.txt"
 fi
+# NVIDIA's own radix sort (CUB) on the same pairs, where CUDA's compiler is on the machine:
+# the hardware's reference for the sort's goal (benches/reference/cub_sort.cu).
+nvcc=$(command -v nvcc || ls /usr/local/cuda/bin/nvcc 2>/dev/null || true)
+if [ -n "$nvcc" ]; then
+    "$nvcc" -O3 -arch=native -std=c++17 -o /tmp/cub_sort "$(dirname "$0")/reference/cub_sort.cu" \
+        && /tmp/cub_sort | tee "$out/cub-sort.txt" || echo "cub_sort: not built or failed"
+fi
 # The main job on the GPU and on the CPU twins: stage timings per frame, the same state hash.
 "$carry/proxima" run --report "$out/run-gpu.json" 2>&1 | tee "$out/run-gpu.txt"
 "$carry/proxima" run --device cpu --report "$out/run-cpu.json" 2>&1 | tee "$out/run-cpu.txt"

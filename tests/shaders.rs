@@ -173,3 +173,94 @@ fn the_layout_check_catches_a_mismatch() {
         "{problems:?}"
     );
 }
+
+/// The compute shaders are built without naga's loop bounding (`gpu::engine`'s
+/// `COMPUTE_CHECKS`), on the promise that every loop ends by its own condition. This holds
+/// each loop in `shaders/` and `shaders/shared/` to a form that does: a counted `for` whose
+/// variable only grows (`++`, `+=` a constant or a bound, `<<= 1u`) up to a `<` bound, or
+/// halves (`>>= 1u`) to `> 0u`; `<=` only over a cell range that `cell_of` clamps to the
+/// grid; `while lo < hi` only as a binary search that narrows each round; `loop` only as a
+/// look-back wait that gives up after `params.patience` reads. A new loop of another form
+/// fails here, to be audited before the promise is extended to it.
+#[test]
+fn every_compute_loop_ends_by_its_own_condition() {
+    let mut bad = Vec::new();
+    let mut loops = 0;
+    for dir in ["shaders", "shaders/shared"] {
+        for name in wgsl_files(dir) {
+            let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join(dir)
+                .join(&name);
+            let source = std::fs::read_to_string(&path).unwrap();
+            let lines: Vec<&str> = source
+                .lines()
+                .map(|l| l.split("//").next().unwrap().trim())
+                .collect();
+            for (i, line) in lines.iter().enumerate() {
+                let after = lines[i + 1..(i + 40).min(lines.len())].join("\n");
+                let verdict = if let Some(header) = line.strip_prefix("for (") {
+                    Some(counted_for_ends(&name, header))
+                } else if line.starts_with("while ") {
+                    Some(
+                        (*line == "while lo < hi {"
+                            && after.contains("lo = mid + 1u;")
+                            && after.contains("hi = mid;"))
+                        .then_some(())
+                        .ok_or("a while loop that is not a binary search"),
+                    )
+                } else if *line == "loop {" || line.starts_with("loop ") {
+                    Some(
+                        after
+                            .contains("< params.patience")
+                            .then_some(())
+                            .ok_or("a loop that is not a look-back wait with patience"),
+                    )
+                } else {
+                    None
+                };
+                if let Some(verdict) = verdict {
+                    loops += 1;
+                    if let Err(why) = verdict {
+                        bad.push(format!("{dir}/{name}:{}: {why}: {line}", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    assert!(loops > 50, "only {loops} loops found: the scan is broken");
+    assert!(
+        bad.is_empty(),
+        "loops not known to end:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Whether a `for` header (after `for (`) counts to a bound it cannot step past or wrap.
+fn counted_for_ends(file: &str, header: &str) -> Result<(), &'static str> {
+    let header = header
+        .strip_suffix(") {")
+        .ok_or("a for header on several lines")?;
+    let parts: Vec<&str> = header.split(';').map(str::trim).collect();
+    let [_, condition, step] = parts[..] else {
+        return Err("a for header without three clauses");
+    };
+    let (var, op, bound) = {
+        let words: Vec<&str> = condition.splitn(3, ' ').collect();
+        let [var, op, bound] = words[..] else {
+            return Err("a condition not of the form `v < bound`");
+        };
+        (var, op, bound)
+    };
+    let grows = step == format!("{var}++")
+        || step
+            .strip_prefix(&format!("{var} += "))
+            .is_some_and(|by| !by.contains(var) && !by.starts_with('-') && by != "0u");
+    match (op, step) {
+        ("<", _) if grows => Ok(()),
+        ("<", s) if s == format!("{var} <<= 1u") && bound.ends_with('u') => Ok(()),
+        (">", s) if s == format!("{var} >>= 1u") && bound == "0u" => Ok(()),
+        // A cell range: `cell_of` clamps both ends to the grid, far below u32's end.
+        ("<=", _) if grows && (file == "hash_count.wgsl" || file == "hash_fill.wgsl") => Ok(()),
+        _ => Err("a for loop not counted up to a bound (or halved to zero)"),
+    }
+}
