@@ -275,7 +275,7 @@ impl World {
         self.narrow.push(exact);
         self.bounds.push(bounds);
         self.reach.push(reach);
-        self.crowd.shapes.push(grown(&bounds, self.speculative));
+        self.crowd.shapes.push(grown(&bounds, self.box_growth()));
         Ok(ShapeId(id))
     }
 
@@ -484,6 +484,7 @@ impl World {
         for (body, gpu) in self.bodies.iter().zip(&mut self.crowd.bodies) {
             *gpu = gpu_body(&body.pose, body.shape, origin);
         }
+        self.regrow_shapes();
     }
 
     /// Reads the poses from a renderer's own instance buffer from now on: each step
@@ -553,8 +554,25 @@ impl World {
             )));
         }
         self.speculative = distance;
-        self.crowd.shapes = self.bounds.iter().map(|b| grown(b, distance)).collect();
+        self.regrow_shapes();
         Ok(())
+    }
+
+    /// The distance two bodies' boxes are grown to meet across: the speculative distance,
+    /// and the part of the contact tolerance (`advance::contact_tolerance`: at least 64
+    /// ulps of the pair's largest coordinate) that the GPU's boxes, measured from the
+    /// floating origin, do not cover. Their margin covers 2^-17 of the coordinates from
+    /// the origin, far more than the tolerance's share of them; of the origin's own
+    /// coordinates they know nothing, so twice the tolerance's 64 ulps of those is added
+    /// (boxes 1e-4 wide at 1e9, 1.7e-8 apart and in contact, had boxes that missed).
+    fn box_growth(&self) -> f64 {
+        self.speculative + 128.0 * f64::EPSILON * self.origin.abs().max_element()
+    }
+
+    /// Every shape's GPU bounds grown by [`World::box_growth`].
+    fn regrow_shapes(&mut self) {
+        let growth = self.box_growth();
+        self.crowd.shapes = self.bounds.iter().map(|b| grown(b, growth)).collect();
     }
 
     /// Runs the sampled depth estimate after the broadphase in every frame (a k × k cube
@@ -1134,8 +1152,9 @@ fn gpu_body(pose: &Pose, shape: u32, origin: DVec3) -> GpuBody {
     )
 }
 
-/// Bounds grown by half the speculative distance (rounded up).
-fn grown(b: &GpuShapeBounds, speculative: f64) -> GpuShapeBounds {
+/// Bounds grown by half of `distance` (rounded up).
+fn grown(b: &GpuShapeBounds, distance: f64) -> GpuShapeBounds {
+    let speculative = distance;
     if speculative == 0.0 {
         return *b;
     }

@@ -577,6 +577,59 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
     assert!(t <= truth && truth - t < 2e-8, "{t} against {truth}");
 }
 
+/// Crates touching face to face far from the world origin, where their gap is the rounding
+/// of their placed corners (1e-7 at 1e9): the manifold has the face's four points and its
+/// normal, and the time of impact of a crate pressed into another is 0 along that normal.
+/// The closest points' difference there points anywhere (before, every such touch took
+/// +x: the manifold had one point, and a crate pressed down onto a fixed one at 1e7 was
+/// let through and sank into it by a sixth of its height in the next frame).
+#[test]
+fn crates_touching_far_from_the_origin_keep_their_face() {
+    use proxima::exact::advance::{ToiInput, ToiState, time_of_impact};
+    use proxima::motion::ScrewMotion;
+    let axes = [
+        DVec3::X,
+        DVec3::NEG_X,
+        DVec3::Y,
+        DVec3::NEG_Y,
+        DVec3::Z,
+        DVec3::NEG_Z,
+    ];
+    for far in [1e6, 1e7, 1e9] {
+        for half in [0.35, 0.05, 5e-5] {
+            let cube = cuboid(DVec3::splat(half)).unwrap();
+            for axis in axes {
+                let at = Pose::new(
+                    DVec3::new(far + 0.1, -far / 3.0, far / 7.0),
+                    DQuat::IDENTITY,
+                );
+                let to = Pose::new(at.translation + axis * (2.0 * half), DQuat::IDENTITY);
+                let label = format!("{half} crates at {far} along {axis}");
+                let mut world = cpu_world();
+                let crate_ = world.add_convex(cube.clone()).unwrap();
+                world.add_body(crate_, at).unwrap();
+                world.add_body(crate_, to).unwrap();
+                let report = world.step(0.0).unwrap();
+                let [c] = report.contacts.as_slice() else {
+                    panic!("{label}: {:?}", report.contacts);
+                };
+                assert_eq!(c.manifold.points.len(), 4, "{label}: {c:?}");
+                assert!(c.manifold.normal.dot(axis) > 0.999, "{label}: {c:?}");
+                // B pressed into A by a fifth of its size over the step.
+                let end = Pose::new(to.translation - axis * (0.4 * half), DQuat::IDENTITY);
+                let still = ScrewMotion::between(at, at).unwrap();
+                let pressed = ScrewMotion::between(to, end).unwrap();
+                let out = time_of_impact(&ToiInput::new(&cube, still, &cube, pressed));
+                assert!(
+                    matches!(out.state, ToiState::Hit | ToiState::Overlapping) && out.toi == 0.0,
+                    "{label}: {out:?}"
+                );
+                assert!(out.normal.dot(axis) > 0.999, "{label}: {out:?}");
+            }
+        }
+    }
+}
+
 /// Signed distance of a body to a convex one: the distance apart, minus the exact depth
 /// where they overlap.
 fn brute_distance_signed(a: &ExactShape, pa: &Pose, b: &ExactShape, pb: &Pose) -> f64 {

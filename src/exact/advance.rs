@@ -460,6 +460,23 @@ impl<'a> Advancement<'a> {
             (point_b - point_a).try_normalize().unwrap_or(DVec3::X),
         );
         if distance <= self.tol {
+            // Within the rounding of the points (boxes at 1e9 touching to the rounding of
+            // their corners) their direction is noise: a face, or the best axis, gives it.
+            let near = walk::points_rounding(inp.a, &pose_a, inp.b, &pose_b);
+            let n = if distance > near {
+                n
+            } else {
+                walk::touch_normal(
+                    inp.a,
+                    &pose_a,
+                    inp.b,
+                    &pose_b,
+                    features,
+                    (point_a, point_b),
+                    distance,
+                    near,
+                )
+            };
             return Progress::Done(output(ToiState::Hit, t, n));
         }
         // Apart to the end by the direction-free step with each body's reach for its swing

@@ -161,20 +161,6 @@ pub struct ManifoldCache {
 /// offset) give no direction of their own: their difference is mostly rounding.
 const NORMAL_FROM_POINTS_REL: f64 = 1e-9;
 
-/// A face at `features` (see [`walk::face_apart`]) along which the bodies are apart by
-/// at least minus the walk's tolerance: its normal (world, A to B) and that separation.
-fn face_within_tolerance(
-    a: &ConvexPolytope,
-    pose_a: &Pose,
-    b: &ConvexPolytope,
-    pose_b: &Pose,
-    features: (FeatureId, FeatureId),
-) -> Option<(DVec3, f64)> {
-    let (place, world_a) = Placement::pair(pose_a, pose_b);
-    let floor = -walk::TOL_REL * place.scale(a, b);
-    walk::face_apart(a, b, &place, features, floor).map(|(n, gap)| (world_a.vector(n), gap))
-}
-
 /// The exact normal of two polytopes no farther apart than `speculative`, or `None`.
 pub fn polytope_normal(
     a: &ConvexPolytope,
@@ -222,22 +208,10 @@ pub fn polytope_normal(
             return None;
         }
         // The points' difference gives no direction at a gap near the rounding of the
-        // points (crates on a decimal grid stand 1e-17 apart); a face does, and otherwise
-        // the separating-axis test's best axis (two edges' cross product has no sign
-        // there, parallel ones not even a direction).
+        // points (crates on a decimal grid stand 1e-17 apart; boxes at 1e9 touch to 1e-7).
         let size = a.radius() + b.radius() + (pose_b.translation - pose_a.translation).length();
-        let normal = if distance > NORMAL_FROM_POINTS_REL * size {
-            walk::contact_normal(a, pose_a, b, pose_b, features, (pb - pa) / distance)
-        } else if let (FeatureId::Face(_), _) | (_, FeatureId::Face(_)) = features {
-            walk::contact_normal(a, pose_a, b, pose_b, features, DVec3::ZERO)
-        } else {
-            // A face beside the features with the other body beyond it, as for bodies
-            // touching exactly (see the walk), or the whole test's best axis.
-            face_within_tolerance(a, pose_a, b, pose_b, features).map_or_else(
-                || sat::max_separation(a, pose_a, b, pose_b).axis,
-                |(n, _)| n,
-            )
-        };
+        let near = (NORMAL_FROM_POINTS_REL * size).max(walk::points_rounding(a, pose_a, b, pose_b));
+        let normal = walk::touch_normal(a, pose_a, b, pose_b, features, (pa, pb), distance, near);
         return Some(PairNormal {
             normal,
             separation: distance,
@@ -552,14 +526,18 @@ enum Along {
 fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> Vec<ContactPoint> {
     let toward = if a_is_reference { n } else { -n };
     let planes = cuts(reference, toward);
-    let scale = reference
-        .corners
-        .iter()
-        .chain(&incident.corners)
+    let corners = || reference.corners.iter().chain(&incident.corners);
+    let scale = corners()
         .map(|c| c.0.abs().max_element())
         .fold(0.0, f64::max)
         .max(f64::MIN_POSITIVE);
-    let tol = 1e-12 * scale;
+    // 1e-12 of the coordinates, but never past 1e-9 of the patches' own size where that
+    // is above the coordinates' rounding (64 ulps): 1e-4 crates at 1e9 had a tolerance of
+    // 1e-3, and their four corners were merged into one point.
+    let size = corners()
+        .map(|c| (c.0 - reference.corners[0].0).abs().max_element())
+        .fold(0.0, f64::max);
+    let tol = (1e-12 * scale).min((1e-9 * size).max(64.0 * f64::EPSILON * scale));
     let polygon: Vec<Corner> = if incident.edges.len() == 1 {
         clip_segment(incident, reference, &planes, tol)
     } else {

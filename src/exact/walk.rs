@@ -1117,6 +1117,64 @@ pub fn edge_direction(p: &ConvexPolytope, pose: &Pose, e: u32) -> DVec3 {
     pose.rotation * (p.vertex(v) - p.vertex(u))
 }
 
+/// The rounding of two bodies' closest points' difference at these poses: 64 ulps of the
+/// largest of their origins' coordinates plus their reaches. Points nearer than this give
+/// no direction of their own (at 1e9 from the world origin, boxes touching to the rounding
+/// of their placed corners had closest points in any direction).
+pub fn points_rounding(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+) -> f64 {
+    let largest = pose_a
+        .translation
+        .abs()
+        .max_element()
+        .max(pose_b.translation.abs().max_element());
+    64.0 * f64::EPSILON * (largest + a.radius() + b.radius())
+}
+
+/// The contact normal (unit, A to B) of closest features whose points are `distance`
+/// apart (a walk's or enumeration's, at these poses). Farther apart than `near` (at least
+/// [`points_rounding`]), [`contact_normal`] with the points' difference over `distance`;
+/// nearer, their
+/// difference is mostly rounding and gives no direction: a face's normal where a face is
+/// among the features, else a face beside them along which the bodies are apart by at
+/// least minus the walk's tolerance ([`face_apart`]), else the separating-axis test's best
+/// axis (two edges' cross product has no sign there, parallel ones not even a direction).
+#[allow(clippy::too_many_arguments)]
+pub fn touch_normal(
+    a: &ConvexPolytope,
+    pose_a: &Pose,
+    b: &ConvexPolytope,
+    pose_b: &Pose,
+    features: (FeatureId, FeatureId),
+    (point_a, point_b): (DVec3, DVec3),
+    distance: f64,
+    near: f64,
+) -> DVec3 {
+    if distance > near {
+        return contact_normal(
+            a,
+            pose_a,
+            b,
+            pose_b,
+            features,
+            (point_b - point_a) / distance,
+        );
+    }
+    if let (FeatureId::Face(_), _) | (_, FeatureId::Face(_)) = features {
+        return contact_normal(a, pose_a, b, pose_b, features, DVec3::ZERO);
+    }
+    let (place, world_a) = Placement::pair(pose_a, pose_b);
+    let floor = -TOL_REL * place.scale(a, b);
+    face_apart(a, b, &place, features, floor).map_or_else(
+        || sat::max_separation(a, pose_a, b, pose_b).axis,
+        |(n, _)| world_a.vector(n),
+    )
+}
+
 /// The contact normal (unit, A to B) of closest features (a walk's, at its poses): a
 /// face's normal or two edges' cross product, exact to rounding however small the
 /// distance, and otherwise the direction between the closest points (`between`, unit;
