@@ -273,6 +273,9 @@ impl ShapeSpec {
             } => ShapeGeometry::Rounded(Arc::new(Rounded::capsule(*half_height, *radius)?)),
             ShapeSpec::Points(points) => {
                 let points: Vec<DVec3> = points.iter().map(|p| DVec3::from_array(*p)).collect();
+                if let Some(message) = crate::geometry::far_from_origin(&points) {
+                    return Err(crate::Error::Geometry(format!("`points`: {message}")));
+                }
                 convex(ConvexPolytope::from_points(&points)?)
             }
             ShapeSpec::Icosphere {

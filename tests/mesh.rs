@@ -99,11 +99,63 @@ fn broken_files_are_named_errors() {
         &temp_obj("normal.obj", &format!("{square}f 1//1 2//1 3//2\n")),
         &["line 6", "normal `2`"],
     );
+    // tobj skipped a face of two corners without a word.
+    expect_mesh_error(
+        &temp_obj("twocorners.obj", &format!("{square}f 1 2 3\nf 1 2\n")),
+        &["line 7", "a face needs 3 vertices"],
+    );
     let missing = Path::new("/nonexistent/proxima/missing.obj");
     match load_obj(missing) {
         Err(Error::Io { path, .. }) => assert_eq!(path, missing),
         other => panic!("{other:?}"),
     }
+}
+
+/// A cube with a pit 1e-5 deep in its top (four triangles meeting below the face), `at`
+/// from its file's origin.
+fn pitted_cube(at: f64) -> String {
+    let mut text = String::new();
+    for (x, y, z) in [
+        (0.0, 0.0, 0.0),
+        (1.0, 0.0, 0.0),
+        (1.0, 1.0, 0.0),
+        (0.0, 1.0, 0.0),
+        (0.0, 0.0, 1.0),
+        (1.0, 0.0, 1.0),
+        (1.0, 1.0, 1.0),
+        (0.0, 1.0, 1.0),
+        (0.5, 0.5, 1.0 - 1e-5),
+    ] {
+        text += &format!("v {} {} {}\n", at + x, at + y, at + z);
+    }
+    text += "f 1 3 2\nf 1 4 3\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\n";
+    text += "f 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
+    text += "f 5 6 9\nf 6 7 9\nf 7 8 9\nf 8 5 9\n";
+    text
+}
+
+/// Convexity is judged against the mesh's own size: a cube with a pit 1e-5 deep is not
+/// convex near its file's origin nor 1e4 from it (where a tolerance relative to the
+/// coordinates, 1e-4, passed it as convex; an L 2 wide at 1e9 passed so, its notch 1 deep).
+/// A mesh farther from its origin than 1e4 times its size is a named error: every
+/// tolerance of the hull is relative to its coordinates there.
+#[test]
+fn convexity_is_judged_at_the_mesh_size_and_far_meshes_are_named() {
+    for at in [0.0, 1e3, 9e3] {
+        let path = temp_obj(&format!("pit{at}.obj"), &pitted_cube(at));
+        match load_obj_shape(&path).unwrap() {
+            MeshShape::NonConvex { reason, .. } => assert!(reason.contains("concave"), "{reason}"),
+            MeshShape::Convex(_) => panic!("a pitted cube at {at} read as convex"),
+        }
+    }
+    expect_mesh_error(
+        &temp_obj("pit_far.obj", &pitted_cube(1e9)),
+        &[
+            "from its origin",
+            "times its size",
+            "place it with the pose",
+        ],
+    );
 }
 
 /// A hollow box (a cube inside a cube, the inner one wound inward, so the solid is the

@@ -81,6 +81,18 @@ impl TriMesh {
             .fold(0.0f64, |m, v| m.max(v.abs().max_element()))
     }
 
+    /// The largest side of the vertices' box (0 for none).
+    pub fn extent(&self) -> f64 {
+        let Some(&first) = self.vertices.first() else {
+            return 0.0;
+        };
+        let (lo, hi) = self
+            .vertices
+            .iter()
+            .fold((first, first), |(lo, hi), v| (lo.min(*v), hi.max(*v)));
+        (hi - lo).max_element()
+    }
+
     /// The factor `s` when this mesh is `base` scaled about its origin (the same triangles,
     /// each vertex `s` times the base's to within 1e-12 of the mesh's size, as a scene's
     /// scale variants are); `None` otherwise.
@@ -436,7 +448,12 @@ impl TriMesh {
                 topo.euler_characteristic
             ));
         }
-        let tol = CONVEXITY_TOL_REL * self.largest_coordinate().max(f64::MIN_POSITIVE);
+        // Relative to the mesh's own size, and above the rounding of its coordinates: a
+        // tolerance relative to the coordinates alone let an L 2 wide at 1e9 from the
+        // file's origin pass as convex (its notch 1 deep against a tolerance of 10).
+        let tol = (CONVEXITY_TOL_REL * self.extent())
+            .max(64.0 * f64::EPSILON * self.largest_coordinate())
+            .max(f64::MIN_POSITIVE);
         let mut opposite: HashMap<(u32, u32), u32> = HashMap::new();
         for t in &self.triangles {
             for i in 0..3 {
@@ -524,6 +541,17 @@ fn read_obj(path: &Path) -> Result<TriMesh> {
     let (models, _materials) =
         tobj::load_obj_buf(&mut text.as_bytes(), &options, |_| Ok(Default::default()))
             .map_err(|e| mesh_error(locate_problem(&text).unwrap_or_else(|| format!("{e}"))))?;
+    // tobj skips a face of fewer than three corners without a word.
+    if let Some((i, l)) = text.lines().enumerate().find(|(_, l)| {
+        let mut words = l.split_whitespace();
+        words.next() == Some("f") && words.count() < 3
+    }) {
+        return Err(mesh_error(format!(
+            "line {}: a face needs 3 vertices: `{}`",
+            i + 1,
+            l.trim()
+        )));
+    }
     let mut vertices = Vec::new();
     let mut triangles = Vec::new();
     for model in &models {
@@ -558,6 +586,9 @@ fn read_obj(path: &Path) -> Result<TriMesh> {
         return Err(mesh_error(format!(
             "line {line}: vertex `{v}` is not finite"
         )));
+    }
+    if let Some(message) = super::far_from_origin(&vertices) {
+        return Err(mesh_error(message));
     }
     TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))
 }
