@@ -61,16 +61,33 @@ struct SceneFile {
     body: Vec<Spanned<BodySpec>>,
 }
 
+/// An array of exactly `N` items: serde reads a longer array into `[T; N]` and drops the
+/// rest without a word (`position = [0.0, 0.5, 1.0, 2.0]` ran as `[0.0, 0.5, 1.0]`).
+#[derive(Clone, Copy, Debug)]
+struct Exactly<T, const N: usize>([T; N]);
+
+impl<'de, T: Deserialize<'de>, const N: usize> Deserialize<'de> for Exactly<T, N> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let items = Vec::<T>::deserialize(d)?;
+        let len = items.len();
+        let want = format!("an array of {N} numbers");
+        items
+            .try_into()
+            .map(Exactly)
+            .map_err(|_| serde::de::Error::invalid_length(len, &want.as_str()))
+    }
+}
+
 /// Bodies placed by hand: one, or a grid of them (a stack, a wall, a row of planks).
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct BodySpec {
     shape: Spanned<toml::Value>,
-    position: Spanned<[f64; 3]>,
+    position: Spanned<Exactly<f64, 3>>,
     /// A unit quaternion `[x, y, z, w]`.
-    rotation: Option<Spanned<[f64; 4]>>,
-    velocity: Option<Spanned<[f64; 3]>>,
-    spin: Option<Spanned<[f64; 3]>>,
+    rotation: Option<Spanned<Exactly<f64, 4>>>,
+    velocity: Option<Spanned<Exactly<f64, 3>>>,
+    spin: Option<Spanned<Exactly<f64, 3>>>,
     grid: Option<Spanned<GridSpec>>,
     /// Contacts leave its velocity as it is (a floor, a wall): see [`Scene::fixed`].
     #[serde(default)]
@@ -81,15 +98,15 @@ struct BodySpec {
 #[derive(Debug, Deserialize, Clone, Copy)]
 #[serde(deny_unknown_fields)]
 struct GridSpec {
-    count: [u64; 3],
-    step: [f64; 3],
+    count: Exactly<u64, 3>,
+    step: Exactly<f64, 3>,
 }
 
 #[derive(Debug, Deserialize, Clone, Copy)]
 #[serde(deny_unknown_fields)]
 struct RegionSpec {
-    min: [f64; 3],
-    max: [f64; 3],
+    min: Exactly<f64, 3>,
+    max: Exactly<f64, 3>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -99,22 +116,22 @@ struct GroupSpec {
     shape: Spanned<toml::Value>,
     count: Spanned<u64>,
     #[serde(default = "unit_range")]
-    scale: Spanned<[f64; 2]>,
+    scale: Spanned<Exactly<f64, 2>>,
     #[serde(default = "one")]
     scale_variants: Spanned<u32>,
     region: Spanned<RegionSpec>,
     #[serde(default = "zero_range")]
-    speed: Spanned<[f64; 2]>,
+    speed: Spanned<Exactly<f64, 2>>,
     #[serde(default = "zero_range")]
-    spin: Spanned<[f64; 2]>,
+    spin: Spanned<Exactly<f64, 2>>,
     seed: Option<u64>,
 }
 
-fn unit_range() -> Spanned<[f64; 2]> {
-    Spanned::new(0..0, [1.0, 1.0])
+fn unit_range() -> Spanned<Exactly<f64, 2>> {
+    Spanned::new(0..0, Exactly([1.0, 1.0]))
 }
-fn zero_range() -> Spanned<[f64; 2]> {
-    Spanned::new(0..0, [0.0, 0.0])
+fn zero_range() -> Spanned<Exactly<f64, 2>> {
+    Spanned::new(0..0, Exactly([0.0, 0.0]))
 }
 fn one() -> Spanned<u32> {
     Spanned::new(0..0, 1)
@@ -283,7 +300,7 @@ impl Scene {
         for (b, body) in file.body.iter().enumerate() {
             let n = match &body.get_ref().grid {
                 Some(g) => {
-                    let [x, y, z] = g.get_ref().count;
+                    let [x, y, z] = g.get_ref().count.0;
                     if x == 0 || y == 0 || z == 0 {
                         return Err(scene_error(
                             g.span(),
@@ -344,8 +361,8 @@ impl Scene {
         let grow = factor.cbrt();
         let check_region = |r: &Spanned<RegionSpec>, field: &str| -> Result<(DVec3, DVec3)> {
             let (lo, hi) = (
-                DVec3::from_array(r.get_ref().min),
-                DVec3::from_array(r.get_ref().max),
+                DVec3::from_array(r.get_ref().min.0),
+                DVec3::from_array(r.get_ref().max.0),
             );
             // Positions live in f32 on the GPU: a region must fit there, resized too.
             let (c, h) = ((lo + hi) * 0.5, (hi - lo) * 0.5 * grow);
@@ -363,8 +380,8 @@ impl Scene {
             Ok((c - h, c + h))
         };
         let check_range =
-            |r: &Spanned<[f64; 2]>, field: &str, positive: bool| -> Result<(f64, f64)> {
-                let [a, b] = *r.get_ref();
+            |r: &Spanned<Exactly<f64, 2>>, field: &str, positive: bool| -> Result<(f64, f64)> {
+                let [a, b] = r.get_ref().0;
                 // Speeds and spins live in f32 on the GPU, and a scale beyond f32 makes
                 // a shape no GPU bound can hold.
                 let ok = a.is_finite()
@@ -551,11 +568,11 @@ fn place_by_hand(
             }
         };
         // Positions, velocities and spins live in f32 on the GPU.
-        let vector = |v: Option<&Spanned<[f64; 3]>>, name: &str| -> Result<DVec3> {
+        let vector = |v: Option<&Spanned<Exactly<f64, 3>>>, name: &str| -> Result<DVec3> {
             let Some(v) = v else {
                 return Ok(DVec3::ZERO);
             };
-            let x = DVec3::from_array(*v.get_ref());
+            let x = DVec3::from_array(v.get_ref().0);
             if !fits(x) {
                 return Err(at.error(
                     v.span(),
@@ -570,7 +587,7 @@ fn place_by_hand(
         let spin = vector(spec.spin.as_ref(), "spin")?;
         let rotation = match &spec.rotation {
             Some(r) => {
-                Pose::new(DVec3::ZERO, DQuat::from_array(*r.get_ref()))
+                Pose::new(DVec3::ZERO, DQuat::from_array(r.get_ref().0))
                     .checked()
                     .map_err(|fault| at.error(r.span(), &field("rotation"), fault.to_string()))?
                     .rotation
@@ -578,7 +595,7 @@ fn place_by_hand(
             None => DQuat::IDENTITY,
         };
         let (count, step) = match &spec.grid {
-            Some(g) => (g.get_ref().count, DVec3::from_array(g.get_ref().step)),
+            Some(g) => (g.get_ref().count.0, DVec3::from_array(g.get_ref().step.0)),
             None => ([1; 3], DVec3::ZERO),
         };
         let last = position + step * (DVec3::from_array(count.map(|n| n as f64)) - 1.0);

@@ -141,6 +141,10 @@ fn errors_name_the_line_and_the_field() {
         &["group[0].scale", "positive"],
     );
     expect_error(
+        &ONE_GROUP.replace("scale = [1.0, 2.0]", "scale = [1.0, 2.0, 3.0]"),
+        &["line 5", "invalid length 3", "array of 2"],
+    );
+    expect_error(
         &ONE_GROUP.replace("max = [5, 5, 5]", "max = [5, -6, 5]"),
         &["line 7", "group[0].region"],
     );
@@ -549,12 +553,30 @@ fn bodies_placed_by_hand_are_checked() {
             &["more than 2^64 - 1"],
         ),
         ("turn = 1", &["line 5", "unknown field `turn`"]),
+        // An array longer than its field: serde read the first items and dropped the
+        // rest without a word.
+        (
+            "velocity = [1, 0, 0, 9]",
+            &["line 5", "invalid length 4", "array of 3"],
+        ),
+        (
+            "rotation = [0, 0, 0, 1, 5]",
+            &["line 5", "invalid length 5", "array of 4"],
+        ),
+        (
+            "grid = { count = [2, 1, 1, 5], step = [1, 1, 1] }",
+            &["line 5", "invalid length 4", "array of 3"],
+        ),
     ] {
         expect_error(&format!("{one}{extra}\n"), needles);
     }
     expect_error(
         &one.replace("position = [0, 0, 0]\n", ""),
         &["missing field `position`"],
+    );
+    expect_error(
+        &one.replace("[0, 0, 0]", "[0, 0.5, 1, 2]"),
+        &["line 4", "invalid length 4", "array of 3"],
     );
     expect_error(
         &one.replace("[0, 0, 0]", "[1e300, 0, 0]"),
