@@ -386,8 +386,19 @@ impl Narrowphase {
         use ExactShape::{Convex, Rounded as Round, Tree};
         // Convex bodies held in contact from the start: no new one (the trees' pieces are
         // checked one by one, since another piece may come down later).
-        let convex = |out: ToiOutput| {
-            if advance::held_from_start(&out, (a.reach(), &motion_a), (b.reach(), &motion_b)) {
+        // Two polytopes hold along any face at their closest features that separates them.
+        let convex = |out: ToiOutput, polytopes: Option<(&ConvexPolytope, &ConvexPolytope)>| {
+            let held = match polytopes {
+                Some((x, y)) => advance::held_from_start_polytopes(
+                    &out,
+                    (x, a.reach(), &motion_a),
+                    (y, b.reach(), &motion_b),
+                ),
+                None => {
+                    advance::held_from_start(&out, (a.reach(), &motion_a), (b.reach(), &motion_b))
+                }
+            };
+            if held {
                 ToiOutput {
                     state: ToiState::Miss,
                     toi: 1.0,
@@ -399,10 +410,13 @@ impl Narrowphase {
         };
         match (a, b) {
             (Convex(x), Convex(y)) => (
-                convex(advance::time_of_impact(&ToiInput {
-                    start,
-                    ..ToiInput::new(x, motion_a, y, motion_b)
-                })),
+                convex(
+                    advance::time_of_impact(&ToiInput {
+                        start,
+                        ..ToiInput::new(x, motion_a, y, motion_b)
+                    }),
+                    Some((x, y)),
+                ),
                 (0, 0),
             ),
             (Tree(t), Round(r)) => {
@@ -415,9 +429,10 @@ impl Narrowphase {
             }
             (Round(_), _) | (_, Round(_)) => match (a.rounded(), b.rounded()) {
                 (Some(x), Some(y)) => (
-                    convex(rounded_toi::time_of_impact(
-                        &x, motion_a, &y, motion_b, None, None,
-                    )),
+                    convex(
+                        rounded_toi::time_of_impact(&x, motion_a, &y, motion_b, None, None),
+                        None,
+                    ),
                     (0, 0),
                 ),
                 _ => unreachable!("a tree against a rounded body is matched above"),

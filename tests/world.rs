@@ -577,6 +577,59 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
     assert!(t <= truth && truth - t < 2e-8, "{t} against {truth}");
 }
 
+/// A crate sliding across the seam between two tiles laid side by side meets the second
+/// tile's edge there, where the tile's side and its top both separate them: along the top
+/// it does not close, so it is no impact (it was stopped at every seam). Onto a tile
+/// raised by a thousandth it is an impact, at the time it reaches the step.
+#[test]
+fn a_crate_slides_across_a_seam_but_not_onto_a_step() {
+    for (raised, rotated) in [(0.0, false), (0.0, true), (1e-3, false)] {
+        let mut world = cpu_world();
+        let tile = world
+            .add_convex(cuboid(DVec3::new(1.0, 1.0, 0.5)).unwrap())
+            .unwrap();
+        let crate_ = world
+            .add_convex(cuboid(DVec3::splat(0.25)).unwrap())
+            .unwrap();
+        // The second tile turned a quarter about z has other features at the seam.
+        let turn = if rotated {
+            DQuat::from_rotation_z(std::f64::consts::FRAC_PI_2)
+        } else {
+            DQuat::IDENTITY
+        };
+        world
+            .add_body(tile, Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY))
+            .unwrap();
+        world
+            .add_body(tile, Pose::new(DVec3::new(2.0, 0.0, -0.5 + raised), turn))
+            .unwrap();
+        let b = world
+            .add_body(
+                crate_,
+                Pose::new(DVec3::new(0.7, 0.0, 0.25), DQuat::IDENTITY),
+            )
+            .unwrap();
+        let slide = Velocity {
+            linear: DVec3::new(6.0, 0.0, 0.0),
+            angular: DVec3::ZERO,
+        };
+        world.set_velocity(b, slide).unwrap();
+        let report = world.step(1.0 / 60.0).unwrap();
+        let label = format!("raised {raised}, turned {rotated}");
+        if raised == 0.0 {
+            assert!(report.impacts.is_empty(), "{label}: {:?}", report.impacts);
+        } else {
+            let [i] = report.impacts.as_slice() else {
+                panic!("{label}: {:?}", report.impacts);
+            };
+            // The crate's front reaches the step 0.05 ahead at 6 a second.
+            let truth = 0.05 / 6.0;
+            assert_eq!(i.bodies, [1, 2], "{label}");
+            assert!(i.time <= truth && truth - i.time < 1e-9, "{label}: {i:?}");
+        }
+    }
+}
+
 /// Crates touching face to face far from the world origin, where their gap is the rounding
 /// of their placed corners (1e-7 at 1e9): the manifold has the face's four points and its
 /// normal, and the time of impact of a crate pressed into another is 0 along that normal.

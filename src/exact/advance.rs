@@ -218,6 +218,55 @@ pub fn held_from_start(
         && holds_or_parts(out.normal, (reach_a, motion_a), (reach_b, motion_b))
 }
 
+/// Whether two polytopes' contact (a hit of advancement) holds or parts: at 0 as
+/// [`held_from_start`] says along the answer's normal; at 0 or later, along any face at
+/// their closest features (A's faces' normals, B's reversed) that separates them at the
+/// hit to within half the default tolerance ([`holds_or_parts`] along it over the step:
+/// the bound holds from any time on). Touching bodies may have several separating planes,
+/// and they hold or part if they do along any one. A crate sliding across the seam between
+/// two tiles laid side by side meets the second tile's edge at the seam, where the
+/// answer's normal may be the tile's side (the crate closes on that, and was stopped at
+/// every seam); the tile's top separates them too, and along it the crate does not close.
+pub fn held_from_start_polytopes(
+    out: &ToiOutput,
+    (a, reach_a, motion_a): (&ConvexPolytope, f64, &ScrewMotion),
+    (b, reach_b, motion_b): (&ConvexPolytope, f64, &ScrewMotion),
+) -> bool {
+    if out.state != ToiState::Hit {
+        return false;
+    }
+    let (ends_a, ends_b) = ((reach_a, motion_a), (reach_b, motion_b));
+    if out.toi == 0.0 && holds_or_parts(out.normal, ends_a, ends_b) {
+        return true;
+    }
+    let (pose_a, pose_b) = (motion_a.at(out.toi), motion_b.at(out.toi));
+    let slack = default_tolerance(ends_a, ends_b) / 2.0;
+    // The gap along `n` (unit, A to B) between the bodies' supporting planes.
+    let gap = |n: DVec3| {
+        let top_a = a.extreme(pose_a.rotation.inverse() * n, 0).1 + n.dot(pose_a.translation);
+        let low_b = -b.extreme(pose_b.rotation.inverse() * -n, 0).1 + n.dot(pose_b.translation);
+        low_b - top_a
+    };
+    let normals_a = faces_at(a, out.features.0).map(|f| pose_a.rotation * a.face_normal(f));
+    let normals_b = faces_at(b, out.features.1).map(|f| -(pose_b.rotation * b.face_normal(f)));
+    normals_a
+        .chain(normals_b)
+        .any(|n| holds_or_parts(n, ends_a, ends_b) && gap(n) >= -slack)
+}
+
+/// The faces that hold a feature: a face itself, an edge's two, a vertex's ring.
+fn faces_at(p: &ConvexPolytope, feature: FeatureId) -> impl Iterator<Item = usize> + '_ {
+    let (one, edge, ring): (Option<u32>, Option<[u32; 2]>, &[u32]) = match feature {
+        FeatureId::Face(f) => (Some(f), None, &[]),
+        FeatureId::Edge(e) => (None, Some(p.edge_faces(e as usize)), &[]),
+        FeatureId::Vertex(v) => (None, None, p.vertex_out(v as usize)),
+    };
+    one.into_iter()
+        .chain(edge.into_iter().flatten())
+        .chain(ring.iter().map(|&h| p.half_edge_face(h)))
+        .map(|f| f as usize)
+}
+
 /// Default iteration cap.
 pub const MAX_ITERATIONS: u32 = 10_000;
 

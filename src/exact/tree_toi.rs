@@ -129,10 +129,10 @@ fn first_contact(
             // A contact held from the start: no contact of this pair, the others go on.
             Progress::Done(out)
                 if new_only
-                    && advance::held_from_start(
+                    && advance::held_from_start_polytopes(
                         &out,
-                        (a.piece(w.pieces.0).radius(), &motion_a),
-                        (b.piece(w.pieces.1).radius(), &motion_b),
+                        (a.piece(w.pieces.0), a.piece(w.pieces.0).radius(), &motion_a),
+                        (b.piece(w.pieces.1), b.piece(w.pieces.1).radius(), &motion_b),
                     ) => {}
             Progress::Done(output) => {
                 return TreeToi {

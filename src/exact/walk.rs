@@ -1141,7 +1141,7 @@ pub fn points_rounding(
 /// nearer, their
 /// difference is mostly rounding and gives no direction: a face's normal where a face is
 /// among the features, else a face beside them along which the bodies are apart by at
-/// least minus the walk's tolerance ([`face_apart`]), else the separating-axis test's best
+/// least minus the walk's tolerance (`face_apart`), else the separating-axis test's best
 /// axis (two edges' cross product has no sign there, parallel ones not even a direction).
 #[allow(clippy::too_many_arguments)]
 pub fn touch_normal(
