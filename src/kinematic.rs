@@ -81,6 +81,9 @@ pub struct Settled {
     /// by more than the contact tolerance, at least 64 ulps of its coordinates, and its
     /// push is more than that.
     pub stuck: bool,
+    /// Pairs of two fixed bodies overlapping at the start: left as the scene placed them,
+    /// and counted in neither `initial` nor `overlapping`.
+    pub fixed_overlapping: usize,
 }
 
 /// A world whose bodies move as a kinematic crowd.
@@ -139,7 +142,7 @@ impl KinematicCrowd {
     /// the pairs still overlapping after the last (0 when settled); it stops early, `stuck`,
     /// when a round's pushes move no body (each below its coordinates' rounding).
     pub fn settle(&mut self, max_rounds: u32) -> Result<Settled> {
-        let (mut moved, mut initial) = (0, 0);
+        let (mut moved, mut initial, mut fixed_overlapping) = (0, 0, 0);
         for round in 0..=max_rounds {
             let report = self.world.step(0.0)?;
             let mut push = vec![DVec3::ZERO; self.world.len()];
@@ -155,8 +158,14 @@ impl KinematicCrowd {
                     (self.reach[a], bodies[a].pose.translation),
                     (self.reach[b], bodies[b].pose.translation),
                 );
-                // Two fixed bodies stay where the scene put them, overlapping or not.
-                if depth <= tau || (self.fixed[a] && self.fixed[b]) {
+                if depth <= tau {
+                    continue;
+                }
+                // Two fixed bodies stay where the scene put them, and are counted apart.
+                if self.fixed[a] && self.fixed[b] {
+                    if round == 0 {
+                        fixed_overlapping += 1;
+                    }
                     continue;
                 }
                 overlapping += 1;
@@ -183,6 +192,7 @@ impl KinematicCrowd {
                 overlapping,
                 moved,
                 stuck,
+                fixed_overlapping,
             };
             if overlapping == 0 || round == max_rounds {
                 return Ok(settled(round, false));

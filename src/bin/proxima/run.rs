@@ -189,6 +189,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
             }
         );
     }
+    if settled.fixed_overlapping > 0 {
+        println!(
+            "proxima: start: {} overlapping pairs of fixed bodies, left as the scene placed them",
+            settled.fixed_overlapping
+        );
+    }
     let bar = indicatif::ProgressBar::new(u64::from(args.frames));
     bar.set_style(
         indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} frames, {per_sec} {msg}")
@@ -310,6 +316,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
                 "overlapping": settled.initial,
                 "settle_rounds": settled.rounds,
                 "still_overlapping": settled.overlapping,
+                "fixed_overlapping": settled.fixed_overlapping,
             },
             "frames": rows,
         });
