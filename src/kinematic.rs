@@ -264,11 +264,22 @@ impl KinematicCrowd {
             }
         }
         // Impact rounds: the bodies of a pair that would meet stay put this frame.
-        // Pairs that overlap now are the contacts' to part: they have no first contact.
+        // Pairs that overlap now by more than their contact tolerance are the contacts' to
+        // part: they have no first contact. Within it they touch (a stack written in
+        // decimals overlaps by its rounding) and may close: a crate given its neighbour's
+        // speed by a bounce moved a frame's travel into the crate it rested on.
+        let bodies = self.world.bodies();
         let overlapping: HashSet<[u32; 2]> = report
             .contacts
             .iter()
-            .filter(|c| c.manifold.min_separation() < 0.0)
+            .filter(|c| {
+                let [a, b] = c.bodies.map(|i| i as usize);
+                let tau = contact_tolerance(
+                    (self.reach[a], bodies[a].pose.translation),
+                    (self.reach[b], bodies[b].pose.translation),
+                );
+                -c.manifold.min_separation() > tau
+            })
             .map(|c| c.bodies)
             .collect();
         for &i in &turned {

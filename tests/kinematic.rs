@@ -319,3 +319,58 @@ fn what_meets_a_fixed_body_bounces_off_it() {
     let mut crowd = KinematicCrowd::new(World::on(Pipeline::cpu()), None);
     assert!(crowd.fix(&[0]).unwrap_err().to_string().contains("body 0"));
 }
+
+/// Three crates in a row written in decimals (0.05, 0.15, 0.25; the first fixed), the last
+/// moving into the middle one: the bounce hands the middle crate the speed, and it closes
+/// on the fixed one, which it overlaps by the decimals' rounding (1.4e-17, a touch). That
+/// is an impact at 0: the middle crate stops, and no frame starts with the two sunk into
+/// each other. (The overlap was left to the contacts, which had nothing to part, and the
+/// middle crate moved a frame's travel, 5e-3, into the fixed one and stayed there.) The
+/// same row placed in either order, written in decimals or touching exactly.
+#[test]
+fn a_bounce_into_a_touching_neighbour_is_an_impact() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::cuboid;
+    use proxima::world::{BodyId, Velocity};
+    for (xs, label) in [
+        ([0.05, 0.15, 0.25], "decimals"),
+        ([0.25, 0.15, 0.05], "decimals, reversed"),
+        ([0.0625, 0.1875, 0.3125], "dyadic, touching exactly"),
+    ] {
+        let half = if label.starts_with("dyadic") {
+            0.0625
+        } else {
+            0.05
+        };
+        let mut world = World::on(Pipeline::cpu());
+        let krate = world
+            .add_convex(cuboid(DVec3::splat(half)).unwrap())
+            .unwrap();
+        for x in xs {
+            world
+                .add_body(krate, Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY))
+                .unwrap();
+        }
+        // The far crate moves toward the middle one.
+        let toward = (xs[1] - xs[2]).signum() * 0.3;
+        world
+            .set_velocity(
+                BodyId(2),
+                Velocity {
+                    linear: DVec3::new(toward, 0.0, 0.0),
+                    angular: DVec3::ZERO,
+                },
+            )
+            .unwrap();
+        let mut crowd = KinematicCrowd::new(world, None);
+        crowd.fix(&[0]).unwrap();
+        for frame in 0..4 {
+            crowd.frame(1.0 / 60.0).unwrap();
+            let report = crowd.world.step(0.0).unwrap();
+            for c in &report.contacts {
+                let depth = -c.manifold.min_separation();
+                assert!(depth < 1e-12, "{label}, after frame {frame}: {c:?}");
+            }
+        }
+    }
+}

@@ -487,10 +487,17 @@ impl<'a> Advancement<'a> {
             // normal. The Gauss-map walk finds the same axis (the largest separation is
             // minus the depth) without trying every edge pair, which on round hulls (an
             // icosphere's 480 edges: 230,000 pairs) is most of a crowd's impact time.
-            let axis = depth::walk(&DepthInput::new(inp.a, pose_a, inp.b, pose_b))
-                .map(|p| p.normal)
-                .unwrap_or_else(|| sat::max_separation(inp.a, &pose_a, inp.b, &pose_b).axis);
-            let state = if state == WalkState::Penetrating && t == 0.0 {
+            let (axis, depth) = depth::walk(&DepthInput::new(inp.a, pose_a, inp.b, pose_b))
+                .map(|p| (p.normal, p.depth))
+                .unwrap_or_else(|| {
+                    let s = sat::max_separation(inp.a, &pose_a, inp.b, &pose_b);
+                    (s.axis, -s.distance)
+                });
+            // Overlapping within the tolerance is touching (a stack written in decimals
+            // overlaps by its rounding, 1e-17): a hit at 0 whose bodies may close, where an
+            // overlap was left to the contacts, and a crate given a neighbour's speed in the
+            // same frame moved a frame's travel into the crate it rested on.
+            let state = if state == WalkState::Penetrating && t == 0.0 && depth > self.tol {
                 ToiState::Overlapping
             } else {
                 ToiState::Hit
