@@ -218,7 +218,8 @@ impl ShapeGeometry {
     pub fn gpu_bounds(&self) -> Result<GpuShapeBounds> {
         match self {
             ShapeGeometry::Convex(p) => Ok(p.gpu_bounds()),
-            // The hull of the mesh has the mesh's bounds.
+            // The hull of the mesh has the mesh's bounds (a World bounds a decomposed mesh
+            // by its pieces, which may reach past it).
             ShapeGeometry::Mesh(m) => Ok(ConvexPolytope::from_points(&m.vertices)?.gpu_bounds()),
             // The core's box grown by the radius; a sphere's box is exact.
             ShapeGeometry::Rounded(r) => {

@@ -270,7 +270,14 @@ impl World {
             ShapeGeometry::Mesh(m) => ExactShape::Tree(self.hull_tree(id, m, progress)?),
         };
         let reach = exact.reach();
-        let bounds = geometry.gpu_bounds()?;
+        // A decomposed mesh is bounded by its pieces, which may reach past the mesh (a cut
+        // piece is scaled to hold what it dropped): a torus's box held its triangles, and
+        // a torus resting on a floor by its pieces had no pair with the floor and sank a
+        // frame's fall into it.
+        let bounds = match &exact {
+            ExactShape::Tree(t) => t.hull().gpu_bounds(),
+            _ => geometry.gpu_bounds()?,
+        };
         bounds.validate(id)?;
         self.narrow.push(exact);
         self.bounds.push(bounds);

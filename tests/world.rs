@@ -577,6 +577,59 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
     assert!(t <= truth && truth - t < 2e-8, "{t} against {truth}");
 }
 
+/// A decomposed mesh is bounded by its pieces, which reach past its triangles (a cut piece
+/// is scaled to hold what it dropped): a torus resting on a floor by its pieces' lowest
+/// point is in contact with it, and one falling onto it meets it at the time its pieces
+/// do. (Its box held only the triangles: no pair with the floor, and a falling torus sank
+/// a tenth of its size into it before the frames noticed.)
+#[test]
+fn a_torus_is_bounded_by_its_pieces() {
+    let mut world = cpu_world();
+    let ring = torus(1.0, 0.25, 32, 16).unwrap();
+    let body = world
+        .add_shape(&ShapeGeometry::Mesh(Arc::new(ring.clone())), &mut |_| {})
+        .unwrap();
+    let floor = world
+        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+        .unwrap();
+    let low = match &world.shapes()[body.0 as usize] {
+        ExactShape::Tree(t) => t
+            .pieces()
+            .flat_map(|p| p.vertices().iter().map(|v| v.z))
+            .fold(f64::INFINITY, f64::min),
+        _ => unreachable!("a torus is decomposed"),
+    };
+    let mesh_low = ring.vertices.iter().map(|v| v.z).fold(f64::INFINITY, f64::min);
+    assert!(low < mesh_low, "the pieces reach below the mesh: {low} against {mesh_low}");
+    world
+        .add_body(floor, Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY))
+        .unwrap();
+    let t = world
+        .add_body(body, Pose::new(DVec3::new(0.0, 0.0, -low), DQuat::IDENTITY))
+        .unwrap();
+    let report = world.step(0.0).unwrap();
+    assert!(
+        report.contacts.iter().any(|c| c.bodies == [0, 1]),
+        "resting: {:?}",
+        report.pairs
+    );
+    // Falling from 0.3 above at 6 a second: met at 0.05 s, a frame of 1/60 s from 0.29.
+    world
+        .set_pose(t, Pose::new(DVec3::new(0.0, 0.0, 0.29 - low), DQuat::IDENTITY))
+        .unwrap();
+    let fall = Velocity {
+        linear: DVec3::new(0.0, 0.0, -18.0),
+        angular: DVec3::ZERO,
+    };
+    world.set_velocity(t, fall).unwrap();
+    let report = world.step(1.0 / 60.0).unwrap();
+    let [i] = report.impacts.as_slice() else {
+        panic!("falling: {:?}", report.impacts);
+    };
+    let truth = 0.29 / 18.0;
+    assert!(i.time <= truth && truth - i.time < 1e-9, "{i:?} against {truth}");
+}
+
 /// A crate sliding across the seam between two tiles laid side by side meets the second
 /// tile's edge there, where the tile's side and its top both separate them: along the top
 /// it does not close, so it is no impact (it was stopped at every seam). Onto a tile
