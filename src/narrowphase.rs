@@ -386,17 +386,26 @@ impl Narrowphase {
         use ExactShape::{Convex, Rounded as Round, Tree};
         // Convex bodies held in contact from the start: no new one (the trees' pieces are
         // checked one by one, since another piece may come down later).
-        // Two polytopes hold along any face at their closest features that separates them.
-        let convex = |out: ToiOutput, polytopes: Option<(&ConvexPolytope, &ConvexPolytope)>| {
-            let held = match polytopes {
-                Some((x, y)) => advance::held_from_start_polytopes(
+        // Two polytopes hold along any face at their closest features that separates them;
+        // a rounded body's spin moves only its core.
+        let convex = |out: ToiOutput, held_by: Held<'_>| {
+            let held = match held_by {
+                Held::Polytopes(x, y) => advance::held_from_start_polytopes(
                     &out,
                     (x, a.reach(), &motion_a),
                     (y, b.reach(), &motion_b),
                 ),
-                None => {
-                    advance::held_from_start(&out, (a.reach(), &motion_a), (b.reach(), &motion_b))
-                }
+                Held::Rounded(x, y) => advance::held_from_start(
+                    &out,
+                    (
+                        advance::rounded_spin_reach(x, &motion_a, out.normal),
+                        &motion_a,
+                    ),
+                    (
+                        advance::rounded_spin_reach(y, &motion_b, out.normal),
+                        &motion_b,
+                    ),
+                ),
             };
             if held {
                 ToiOutput {
@@ -415,7 +424,7 @@ impl Narrowphase {
                         start,
                         ..ToiInput::new(x, motion_a, y, motion_b)
                     }),
-                    Some((x, y)),
+                    Held::Polytopes(x, y),
                 ),
                 (0, 0),
             ),
@@ -431,7 +440,7 @@ impl Narrowphase {
                 (Some(x), Some(y)) => (
                     convex(
                         rounded_toi::time_of_impact(&x, motion_a, &y, motion_b, None, None),
-                        None,
+                        Held::Rounded(&x, &y),
                     ),
                     (0, 0),
                 ),
@@ -758,6 +767,13 @@ impl ExactShape {
             ExactShape::Tree(_) => None,
         }
     }
+}
+
+/// The bodies of a contact held from the start, as [`Narrowphase::time_of_impact`] checks
+/// them.
+enum Held<'a> {
+    Polytopes(&'a ConvexPolytope, &'a ConvexPolytope),
+    Rounded(&'a Rounded, &'a Rounded),
 }
 
 #[cfg(test)]

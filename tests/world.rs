@@ -530,6 +530,9 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
             let b = world.add_body(body, pose).unwrap();
             world.set_velocity(b, Velocity { linear, angular }).unwrap();
             let report = world.step(dt).unwrap();
+            // A ball spinning about any axis through its centre moves no point of its
+            // support: tipping it is no impact (a_ball_spinning_on_a_floor_is_no_impact).
+            let hit = hit && !(kind == "ball" && label == "tipping");
             let label = format!("{kind} {label}");
             assert!(!report.contacts.is_empty(), "{label}");
             let at_zero = report.impacts.iter().any(|i| i.time == 0.0);
@@ -577,6 +580,74 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
     assert!(t <= truth && truth - t < 2e-8, "{t} against {truth}");
 }
 
+/// A rounded body's ball turns into itself: a ball resting on a floor and spinning about
+/// any axis through its centre, or a capsule lying on it and spinning about its own axis,
+/// moves no point of its support toward the floor, and is no impact (each was an impact
+/// at 0, stopped for the frame); a capsule lying on the floor and turning about an axis
+/// across it lifts one end and presses the other down, an impact at 0.
+#[test]
+fn a_ball_spinning_on_a_floor_is_no_impact() {
+    let ball = Rounded::sphere(0.5).unwrap();
+    let capsule = Rounded::capsule(1.0, 0.5).unwrap();
+    // The capsule's axis (body z) along world x.
+    let lying = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2);
+    let cases = [
+        (
+            "ball about x",
+            &ball,
+            DQuat::IDENTITY,
+            DVec3::X * 5.0,
+            false,
+        ),
+        (
+            "ball about a tilted axis",
+            &ball,
+            DQuat::IDENTITY,
+            DVec3::new(3.0, -2.0, 4.0),
+            false,
+        ),
+        (
+            "capsule about its axis",
+            &capsule,
+            lying,
+            DVec3::X * 5.0,
+            false,
+        ),
+        ("capsule about y", &capsule, lying, DVec3::Y * 5.0, true),
+    ];
+    for (label, body, turn, spin, hit) in cases {
+        let mut world = cpu_world();
+        let shape = world
+            .add_shape(&ShapeGeometry::Rounded(Arc::new(body.clone())), &mut |_| {})
+            .unwrap();
+        let floor = world
+            .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+            .unwrap();
+        world
+            .add_body(
+                floor,
+                Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY),
+            )
+            .unwrap();
+        let b = world
+            .add_body(shape, Pose::new(DVec3::new(0.0, 0.0, 0.5), turn))
+            .unwrap();
+        world
+            .set_velocity(
+                b,
+                Velocity {
+                    linear: DVec3::ZERO,
+                    angular: spin,
+                },
+            )
+            .unwrap();
+        let report = world.step(1.0 / 60.0).unwrap();
+        assert_eq!(report.contacts.len(), 1, "{label}");
+        let at_zero = report.impacts.iter().any(|i| i.time == 0.0);
+        assert_eq!(at_zero, hit, "{label}: {:?}", report.impacts);
+    }
+}
+
 /// A decomposed mesh is bounded by its pieces, which reach past its triangles (a cut piece
 /// is scaled to hold what it dropped): a torus resting on a floor by its pieces' lowest
 /// point is in contact with it, and one falling onto it meets it at the time its pieces
@@ -599,10 +670,20 @@ fn a_torus_is_bounded_by_its_pieces() {
             .fold(f64::INFINITY, f64::min),
         _ => unreachable!("a torus is decomposed"),
     };
-    let mesh_low = ring.vertices.iter().map(|v| v.z).fold(f64::INFINITY, f64::min);
-    assert!(low < mesh_low, "the pieces reach below the mesh: {low} against {mesh_low}");
+    let mesh_low = ring
+        .vertices
+        .iter()
+        .map(|v| v.z)
+        .fold(f64::INFINITY, f64::min);
+    assert!(
+        low < mesh_low,
+        "the pieces reach below the mesh: {low} against {mesh_low}"
+    );
     world
-        .add_body(floor, Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY))
+        .add_body(
+            floor,
+            Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY),
+        )
         .unwrap();
     let t = world
         .add_body(body, Pose::new(DVec3::new(0.0, 0.0, -low), DQuat::IDENTITY))
@@ -615,7 +696,10 @@ fn a_torus_is_bounded_by_its_pieces() {
     );
     // Falling from 0.3 above at 6 a second: met at 0.05 s, a frame of 1/60 s from 0.29.
     world
-        .set_pose(t, Pose::new(DVec3::new(0.0, 0.0, 0.29 - low), DQuat::IDENTITY))
+        .set_pose(
+            t,
+            Pose::new(DVec3::new(0.0, 0.0, 0.29 - low), DQuat::IDENTITY),
+        )
         .unwrap();
     let fall = Velocity {
         linear: DVec3::new(0.0, 0.0, -18.0),
@@ -627,7 +711,10 @@ fn a_torus_is_bounded_by_its_pieces() {
         panic!("falling: {:?}", report.impacts);
     };
     let truth = 0.29 / 18.0;
-    assert!(i.time <= truth && truth - i.time < 1e-9, "{i:?} against {truth}");
+    assert!(
+        i.time <= truth && truth - i.time < 1e-9,
+        "{i:?} against {truth}"
+    );
 }
 
 /// A crate sliding across the seam between two tiles laid side by side meets the second

@@ -71,6 +71,7 @@ use super::sat;
 use super::walk::{self, WalkInput, WalkState, contact_normal, edge_direction};
 use crate::bodies::Pose;
 use crate::geometry::polytope::PREFETCH_PARTS;
+use crate::geometry::rounded::Rounded;
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
 use crate::motion::ScrewMotion;
 
@@ -216,6 +217,27 @@ pub fn held_from_start(
     out.state == ToiState::Hit
         && out.toi == 0.0
         && holds_or_parts(out.normal, (reach_a, motion_a), (reach_b, motion_b))
+}
+
+/// The reach to bound a rounded body's spin by in [`holds_or_parts`] along `n`: its ball
+/// turns into itself, so only its core's points move its support along `n`, each at most
+/// `|ω|` times its distance from the rotation axis (which the turning leaves as it is);
+/// never more than the body's reach. A ball spinning about its centre, or a capsule about
+/// its own axis, moves no support at all (each was an impact at 0 on a floor it rested
+/// on, and lost its frame).
+pub fn rounded_spin_reach(body: &Rounded, motion: &ScrewMotion, n: DVec3) -> f64 {
+    let w = motion.angular();
+    let across = w.cross(n).length();
+    if across == 0.0 {
+        return body.reach();
+    }
+    let axis = motion.at(0.0).rotation.inverse() * w.normalize();
+    let swing = body
+        .core_points()
+        .iter()
+        .map(|p| p.cross(axis).length())
+        .fold(0.0, f64::max);
+    body.reach().min(w.length() * swing / across)
 }
 
 /// Whether two polytopes' contact (a hit of advancement) holds or parts: at 0 as
