@@ -395,17 +395,7 @@ impl Narrowphase {
                     (x, a.reach(), &motion_a),
                     (y, b.reach(), &motion_b),
                 ),
-                Held::Rounded(x, y) => advance::held_from_start(
-                    &out,
-                    (
-                        advance::rounded_spin_reach(x, &motion_a, out.normal),
-                        &motion_a,
-                    ),
-                    (
-                        advance::rounded_spin_reach(y, &motion_b, out.normal),
-                        &motion_b,
-                    ),
-                ),
+                Held::Rounded(x, y) => advance::held_rounded(&out, (x, &motion_a), (y, &motion_b)),
             };
             if held {
                 ToiOutput {

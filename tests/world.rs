@@ -770,6 +770,61 @@ fn a_crate_slides_across_a_seam_but_not_onto_a_step() {
     }
 }
 
+/// A ball sliding across the same seam meets the next tile's edge too: along the tile's
+/// top it does not close, no impact (it was stopped and its velocity reflected, and it
+/// drifted up off the floor); onto a tile raised by a thousandth it meets the step's edge
+/// when its centre is √(r² − (r − 0.001)²) short of it.
+#[test]
+fn a_ball_slides_across_a_seam_but_not_onto_a_step() {
+    let r = 0.25;
+    for raised in [0.0, 1e-3] {
+        let mut world = cpu_world();
+        let tile = world
+            .add_convex(cuboid(DVec3::new(1.0, 1.0, 0.5)).unwrap())
+            .unwrap();
+        let ball = world
+            .add_shape(
+                &ShapeGeometry::Rounded(Arc::new(Rounded::sphere(r).unwrap())),
+                &mut |_| {},
+            )
+            .unwrap();
+        world
+            .add_body(tile, Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY))
+            .unwrap();
+        world
+            .add_body(
+                tile,
+                Pose::new(DVec3::new(2.0, 0.0, -0.5 + raised), DQuat::IDENTITY),
+            )
+            .unwrap();
+        let b = world
+            .add_body(ball, Pose::new(DVec3::new(0.95, 0.0, r), DQuat::IDENTITY))
+            .unwrap();
+        let slide = Velocity {
+            linear: DVec3::new(6.0, 0.0, 0.0),
+            angular: DVec3::ZERO,
+        };
+        world.set_velocity(b, slide).unwrap();
+        let report = world.step(1.0 / 60.0).unwrap();
+        if raised == 0.0 {
+            assert!(report.impacts.is_empty(), "{:?}", report.impacts);
+        } else {
+            let [i] = report.impacts.as_slice() else {
+                panic!("{:?}", report.impacts);
+            };
+            let short = (r * r - (r - raised) * (r - raised)).sqrt();
+            let truth = (1.0 - short - 0.95) / 6.0;
+            assert_eq!(i.bodies, [1, 2]);
+            // Early by at most the tolerance (1e-9 of the size) over the closing speed
+            // along the normal (6 × 0.089).
+            assert!(
+                i.time <= truth && truth - i.time < 1e-8,
+                "{i:?} against {truth}"
+            );
+        }
+    }
+}
+
 /// Crates touching face to face far from the world origin, where their gap is the rounding
 /// of their placed corners (1e-7 at 1e9): the manifold has the face's four points and its
 /// normal, and the time of impact of a crate pressed into another is 0 along that normal.

@@ -71,7 +71,7 @@ use super::sat;
 use super::walk::{self, WalkInput, WalkState, contact_normal, edge_direction};
 use crate::bodies::Pose;
 use crate::geometry::polytope::PREFETCH_PARTS;
-use crate::geometry::rounded::Rounded;
+use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
 use crate::motion::ScrewMotion;
 
@@ -238,6 +238,52 @@ pub fn rounded_spin_reach(body: &Rounded, motion: &ScrewMotion, n: DVec3) -> f64
         .map(|p| p.cross(axis).length())
         .fold(0.0, f64::max);
     body.reach().min(w.length() * swing / across)
+}
+
+/// Whether two rounded bodies' contact (a hit of advancement; a polytope is a rounded body
+/// of radius 0) holds or parts: at 0 along the answer's normal, each body's spin bounded by
+/// its core ([`rounded_spin_reach`]); at 0 or later, along any face at a polytope core's
+/// closest feature that separates them at the hit to within half the default tolerance
+/// (as [`held_from_start_polytopes`]: a ball sliding across the seam between two tiles
+/// meets the next tile's edge, whose top it does not close on).
+pub fn held_rounded(
+    out: &ToiOutput,
+    (a, motion_a): (&Rounded, &ScrewMotion),
+    (b, motion_b): (&Rounded, &ScrewMotion),
+) -> bool {
+    if out.state != ToiState::Hit {
+        return false;
+    }
+    let ends = |n: DVec3| {
+        (
+            (rounded_spin_reach(a, motion_a, n), motion_a),
+            (rounded_spin_reach(b, motion_b, n), motion_b),
+        )
+    };
+    let holds = |n: DVec3| {
+        let (ea, eb) = ends(n);
+        holds_or_parts(n, ea, eb)
+    };
+    if out.toi == 0.0 && holds(out.normal) {
+        return true;
+    }
+    let (pose_a, pose_b) = (motion_a.at(out.toi), motion_b.at(out.toi));
+    let slack = default_tolerance((a.reach(), motion_a), (b.reach(), motion_b)) / 2.0;
+    let support = |r: &Rounded, pose: &Pose, n: DVec3| {
+        r.core_support(pose.rotation.inverse() * n).0 + r.radius + n.dot(pose.translation)
+    };
+    let gap = |n: DVec3| -support(b, &pose_b, -n) - support(a, &pose_a, n);
+    let faces = |r: &Rounded, feature: FeatureId, pose: &Pose, sign: f64| -> Vec<DVec3> {
+        match &r.core {
+            Core::Polytope(p) => faces_at(p, feature)
+                .map(|f| sign * (pose.rotation * p.face_normal(f)))
+                .collect(),
+            _ => Vec::new(),
+        }
+    };
+    let mut normals = faces(a, out.features.0, &pose_a, 1.0);
+    normals.extend(faces(b, out.features.1, &pose_b, -1.0));
+    normals.into_iter().any(|n| holds(n) && gap(n) >= -slack)
 }
 
 /// Whether two polytopes' contact (a hit of advancement) holds or parts: at 0 as
