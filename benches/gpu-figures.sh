@@ -9,7 +9,8 @@
 # (the Vulkan loader, and the GL dispatch libraries NVIDIA's Vulkan driver links against:
 # without them the loader finds the driver's manifest but cannot open the driver)
 #
-# then copy .carry/ and this script over and run `bash benches/gpu-figures.sh .carry OUT`.
+# then copy .carry/ and benches/ (this script, reference/cub_sort.cu) over and run
+# `bash benches/gpu-figures.sh .carry OUT`.
 # It unpacks the loader when none is installed, points the loader at the NVIDIA driver's
 # manifest when that is where the driver lives, and writes into OUT: info.txt, the table
 # and JSON and plot of `proxima bench gpu` (the hash at every size, with and without
