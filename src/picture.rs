@@ -23,6 +23,7 @@ use crate::geometry::ConvexPolytope;
 use crate::geometry::generators::icosphere;
 use crate::geometry::rounded::Rounded;
 use crate::gpu::GpuContext;
+use crate::gpu::engine::await_mapped;
 use crate::gpu::progress::StageSubmissions;
 use crate::narrowphase::ExactShape;
 use crate::shaders::{parse_and_validate, resolve_imports};
@@ -450,17 +451,9 @@ fn draw(ctx: &GpuContext, s: &Scene<'_>) -> Result<Picture> {
         }
     });
     submissions.wait_all(ctx)?;
-    // The map callback runs in a poll after the copy finished.
-    let _ = device.poll(wgpu::PollType::wait_indefinitely());
-    match mapped.lock().map(|m| m.clone()) {
-        Ok(Some(Ok(()))) => {}
-        Ok(Some(Err(e))) => return Err(Error::Readback(format!("picture: {e}"))),
-        _ => {
-            return Err(Error::Readback(
-                "picture: the readback was not mapped".into(),
-            ));
-        }
-    }
+    // The map callback runs in a poll after the copy finished, maybe another thread's
+    // (tests share a device): one poll of our own missed it now and then.
+    await_mapped(ctx, &mapped).map_err(|e| Error::Readback(format!("picture: {e}")))?;
     let data = readback
         .slice(..)
         .get_mapped_range()

@@ -681,7 +681,7 @@ impl Engine {
 }
 
 /// Whether a buffer's map request has landed, and how.
-type MapFlag = Arc<Mutex<Option<std::result::Result<(), String>>>>;
+pub(crate) type MapFlag = Arc<Mutex<Option<std::result::Result<(), String>>>>;
 
 /// Asks for `size` bytes of `buffer` to be mapped for reading once the GPU is done with it.
 fn request_map(buffer: &wgpu::Buffer, size: u64) -> MapFlag {
@@ -698,7 +698,7 @@ fn request_map(buffer: &wgpu::Buffer, size: u64) -> MapFlag {
 /// Waits for a map request of work that has finished. On a device other threads poll too
 /// (a renderer's, or one shared by tests), the map callback of a finished submission may
 /// be running on another thread's poll when ours returns: poll until it has landed.
-fn await_mapped(ctx: &GpuContext, mapped: &MapFlag) -> Result<()> {
+pub(crate) fn await_mapped(ctx: &GpuContext, mapped: &MapFlag) -> Result<()> {
     let deadline = Instant::now() + MAP_TIMEOUT;
     loop {
         let state = mapped
