@@ -39,6 +39,7 @@ use glam::DVec3;
 use crate::Result;
 use crate::bodies::Pose;
 use crate::exact::advance::{ToiState, contact_tolerance};
+use crate::narrowphase::PairContact;
 use crate::parallel::par_chunks;
 use crate::world::{BodyId, FrameReport, Impact, Velocity, World};
 
@@ -147,18 +148,13 @@ impl KinematicCrowd {
             let report = self.world.step(0.0)?;
             let mut push = vec![DVec3::ZERO; self.world.len()];
             let mut overlapping = 0;
-            let bodies = self.world.bodies();
             for c in &report.contacts {
                 let depth = -c.manifold.min_separation();
                 let [a, b] = c.bodies.map(|i| i as usize);
                 // Within the contact tolerance the bodies touch: a stack written in
                 // decimals overlaps by its rounding (planks at 0.05 and 0.15 high, 0.05
                 // thick, by 1.4e-17), and parting it pushed a floor away from its crates.
-                let tau = contact_tolerance(
-                    (self.reach[a], bodies[a].pose.translation),
-                    (self.reach[b], bodies[b].pose.translation),
-                );
-                if depth <= tau {
+                if !self.overlaps_past_touch(c) {
                     continue;
                 }
                 // Two fixed bodies stay where the scene put them, and are counted apart.
@@ -217,6 +213,18 @@ impl KinematicCrowd {
         unreachable!("the last round returns")
     }
 
+    /// Whether a contact's bodies overlap by more than their contact tolerance
+    /// ([`contact_tolerance`]): less is a touch.
+    fn overlaps_past_touch(&self, c: &PairContact) -> bool {
+        let bodies = self.world.bodies();
+        let [a, b] = c.bodies.map(|i| i as usize);
+        let tau = contact_tolerance(
+            (self.reach[a], bodies[a].pose.translation),
+            (self.reach[b], bodies[b].pose.translation),
+        );
+        -c.manifold.min_separation() > tau
+    }
+
     /// One frame of `dt` seconds (see the module comment).
     pub fn frame(&mut self, dt: f64) -> Result<CrowdFrame> {
         let report = self.world.step(0.0)?;
@@ -268,18 +276,10 @@ impl KinematicCrowd {
         // part: they have no first contact. Within it they touch (a stack written in
         // decimals overlaps by its rounding) and may close: a crate given its neighbour's
         // speed by a bounce moved a frame's travel into the crate it rested on.
-        let bodies = self.world.bodies();
         let overlapping: HashSet<[u32; 2]> = report
             .contacts
             .iter()
-            .filter(|c| {
-                let [a, b] = c.bodies.map(|i| i as usize);
-                let tau = contact_tolerance(
-                    (self.reach[a], bodies[a].pose.translation),
-                    (self.reach[b], bodies[b].pose.translation),
-                );
-                -c.manifold.min_separation() > tau
-            })
+            .filter(|c| self.overlaps_past_touch(c))
             .map(|c| c.bodies)
             .collect();
         for &i in &turned {

@@ -1161,12 +1161,11 @@ fn gpu_body(pose: &Pose, shape: u32, origin: DVec3) -> GpuBody {
 
 /// Bounds grown by half of `distance` (rounded up).
 fn grown(b: &GpuShapeBounds, distance: f64) -> GpuShapeBounds {
-    let speculative = distance;
-    if speculative == 0.0 {
+    if distance == 0.0 {
         return *b;
     }
-    let half = DVec3::from_array(b.half_extents.map(f64::from)) + DVec3::splat(speculative / 2.0);
-    let radius = round_up(DVec3::splat(f64::from(b.radius) + speculative / 2.0)).x;
+    let half = DVec3::from_array(b.half_extents.map(f64::from)) + DVec3::splat(distance / 2.0);
+    let radius = round_up(DVec3::splat(f64::from(b.radius) + distance / 2.0)).x;
     GpuShapeBounds::new(Vec3::from_array(b.center), round_up(half), radius)
 }
 

@@ -254,15 +254,12 @@ pub fn held_rounded(
     if out.state != ToiState::Hit {
         return false;
     }
-    let ends = |n: DVec3| {
-        (
+    let holds = |n: DVec3| {
+        holds_or_parts(
+            n,
             (rounded_spin_reach(a, motion_a, n), motion_a),
             (rounded_spin_reach(b, motion_b, n), motion_b),
         )
-    };
-    let holds = |n: DVec3| {
-        let (ea, eb) = ends(n);
-        holds_or_parts(n, ea, eb)
     };
     if out.toi == 0.0 && holds(out.normal) {
         return true;
@@ -273,17 +270,12 @@ pub fn held_rounded(
         r.core_support(pose.rotation.inverse() * n).0 + r.radius + n.dot(pose.translation)
     };
     let gap = |n: DVec3| -support(b, &pose_b, -n) - support(a, &pose_a, n);
-    let faces = |r: &Rounded, feature: FeatureId, pose: &Pose, sign: f64| -> Vec<DVec3> {
-        match &r.core {
-            Core::Polytope(p) => faces_at(p, feature)
-                .map(|f| sign * (pose.rotation * p.face_normal(f)))
-                .collect(),
-            _ => Vec::new(),
-        }
-    };
-    let mut normals = faces(a, out.features.0, &pose_a, 1.0);
-    normals.extend(faces(b, out.features.1, &pose_b, -1.0));
-    normals.into_iter().any(|n| holds(n) && gap(n) >= -slack)
+    face_normals_at(
+        out.features,
+        (polytope_core(a), &pose_a),
+        (polytope_core(b), &pose_b),
+    )
+    .any(|n| holds(n) && gap(n) >= -slack)
 }
 
 /// Whether two polytopes' contact (a hit of advancement) holds or parts: at 0 as
@@ -315,11 +307,31 @@ pub fn held_from_start_polytopes(
         let low_b = -b.extreme(pose_b.rotation.inverse() * -n, 0).1 + n.dot(pose_b.translation);
         low_b - top_a
     };
-    let normals_a = faces_at(a, out.features.0).map(|f| pose_a.rotation * a.face_normal(f));
-    let normals_b = faces_at(b, out.features.1).map(|f| -(pose_b.rotation * b.face_normal(f)));
-    normals_a
-        .chain(normals_b)
+    face_normals_at(out.features, (Some(a), &pose_a), (Some(b), &pose_b))
         .any(|n| holds_or_parts(n, ends_a, ends_b) && gap(n) >= -slack)
+}
+
+/// A rounded body's core where it is a polytope.
+fn polytope_core(r: &Rounded) -> Option<&ConvexPolytope> {
+    match &r.core {
+        Core::Polytope(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// The world normals (A to B) of the faces at the closest features `features`: A's faces'
+/// normals, then B's reversed; a body that is no polytope (`None`) has none.
+fn face_normals_at<'p>(
+    (fa, fb): (FeatureId, FeatureId),
+    (a, pose_a): (Option<&'p ConvexPolytope>, &'p Pose),
+    (b, pose_b): (Option<&'p ConvexPolytope>, &'p Pose),
+) -> impl Iterator<Item = DVec3> + 'p {
+    let normals = move |p: Option<&'p ConvexPolytope>, f, pose: &'p Pose, sign: f64| {
+        p.into_iter().flat_map(move |p| {
+            faces_at(p, f).map(move |i| sign * (pose.rotation * p.face_normal(i)))
+        })
+    };
+    normals(a, fa, pose_a, 1.0).chain(normals(b, fb, pose_b, -1.0))
 }
 
 /// The faces that hold a feature: a face itself, an edge's two, a vertex's ring.

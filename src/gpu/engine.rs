@@ -897,8 +897,8 @@ fn compute_module(device: &wgpu::Device, label: &str, source: &str) -> wgpu::Sha
     // ranges clamped to the grid (`cell_of`), binary searches whose range narrows each
     // round (sap_reach, sap_sweep), strides that halve or double to a bound, and the
     // look-back's waits, which give up after `params.patience` reads (radix_lookback,
-    // radix8_lookback). Bounds checks stay on. tests/shader_loops.rs holds new loops to
-    // those forms.
+    // radix8_lookback). Bounds checks stay on. tests/shaders.rs
+    // (`every_compute_loop_ends_by_its_own_condition`) holds new loops to those forms.
     #[allow(unsafe_code)]
     unsafe {
         device.create_shader_module_trusted(desc, COMPUTE_CHECKS)
