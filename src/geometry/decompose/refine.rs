@@ -1,13 +1,16 @@
 //! Refinement driven by the pieces' deviation from the mesh: VHACD's concavity measures
 //! volume, so a piece may bridge a narrow pit or a gap between two limbs by more than any
-//! length tolerance a user would read into it. Here every piece's surface is measured
-//! against the mesh (its vertices, edge midpoints and face centroids that lie outside the
-//! solid, and their distance to the mesh), and a piece that strays further than the
-//! tolerance is split in two: by a plane through the mesh point nearest its worst sample
-//! and along the way out to it (down into the pit or groove it bridges), or through the
-//! sample square to that way (across a gap between two parts of the mesh), whichever of a
-//! few such planes leaves the least volume in the two halves, until every piece is within
-//! the tolerance or the split budget is spent.
+//! length tolerance a user would read into it. Here every piece's whole surface is
+//! measured against the mesh: its faces are cut into cells until each cell's deviation
+//! (the distance of its points outside the solid from the solid) is bounded within the
+//! tolerance, or a point farther out is found (`Surface::measure`; a bound, not a
+//! sampling: a bridge across a hole whose corners and face centroids all sit near the
+//! mesh is found too). A piece that strays further than the tolerance is split in two: by
+//! a plane through the mesh point nearest its worst point and along the way out to it
+//! (down into the pit or groove it bridges), or through that point square to that way
+//! (across a gap between two parts of the mesh), whichever of a few such planes leaves
+//! the least volume in the two halves, until every piece is within the tolerance or the
+//! split budget is spent.
 //!
 //! A split replaces piece `P` by the hulls of `P ∩ H⁺ ∩ S` and `P ∩ H⁻ ∩ S` (`H±` the
 //! plane's half-spaces, `S` the mesh's solid). The hull of such a set is the hull of its
@@ -26,20 +29,28 @@ use super::simplify::simplify;
 use crate::geometry::closest::closest_on_triangle;
 use crate::geometry::{ConvexPolytope, TriMesh};
 
-/// Splits of one VHACD piece at most (2^depth pieces).
-const MAX_DEPTH: u32 = 8;
+/// Splits of one VHACD piece at most (a half cut to the vertex budget is scaled to hold what
+/// it dropped, so a piece may near the tolerance slowly: the cow at 1% needs more than 8
+/// splits in one place).
+const MAX_DEPTH: u32 = 12;
 
 /// Cut planes tried per split down into a pit (normals at even angles square to the way
 /// out); one more goes across the way out.
 const CUTS: u32 = 4;
 
+/// A cell of a piece's face finer than this part of the tolerance, whose centroid lies
+/// outside the solid and within the tolerance of the mesh but whose bound is not, counts
+/// as over: the piece is split there (it strays by at least 63/64 of the tolerance).
+const FINEST: f64 = 1.0 / 64.0;
+
 /// The most pieces refinement may make in all.
 const MAX_PIECES: usize = 2048;
 
 /// Refines `pieces` (vertex lists) of the closed `mesh` until each deviates from it by at
-/// most `tolerance`, cutting every new piece to `max_vertices`. Returns the pieces and the
-/// largest deviation left (above the tolerance only when the split budget ran out) and
-/// the largest shortfall of a simplified piece.
+/// most `tolerance`, cutting every new piece to `max_vertices`. Returns the pieces, the
+/// largest deviation left (an upper bound over every piece's surface, at most the
+/// tolerance; where the split budget ran out, the worst point found on the pieces it
+/// left, above the tolerance) and the largest shortfall of a simplified piece.
 pub fn refine(
     mesh: &TriMesh,
     pieces: Vec<Vec<DVec3>>,
@@ -54,14 +65,17 @@ pub fn refine(
             done.push(points);
             continue;
         };
-        let Some(worst) = surface.worst_sample(&piece) else {
-            done.push(points);
-            continue;
+        let worst = match surface.measure(&piece, tolerance) {
+            Measure::Within(bound) => {
+                left = left.max(bound);
+                done.push(points);
+                continue;
+            }
+            Measure::Over(worst) => worst,
         };
-        let within = worst.distance <= tolerance;
         let budget = depth >= MAX_DEPTH || done.len() + work.len() + 2 > MAX_PIECES;
         // Both halves cut to the vertex budget, or the piece stays as it is.
-        let halves = if within || budget {
+        let halves = if budget {
             None
         } else {
             surface.split(&piece, &worst).and_then(|[below, above]| {
@@ -87,7 +101,27 @@ pub fn refine(
     (done, left, shortfall)
 }
 
-/// A piece's sample farthest from the mesh among those outside the solid.
+/// A piece's surface against the tolerance ([`Surface::measure`]).
+enum Measure {
+    /// Within it: an upper bound of the surface's deviation.
+    Within(f64),
+    /// Over it (or within a [`FINEST`] part of it at a point outside): the worst point
+    /// found.
+    Over(Worst),
+}
+
+/// What a cell's parent learnt at its centroid.
+#[derive(Clone, Copy)]
+struct Parent {
+    centre: DVec3,
+    /// The centroid's distance from the mesh.
+    distance: f64,
+    inside: bool,
+    /// The parent's bound of the deviation over itself, so over the cell.
+    bound: f64,
+}
+
+/// A point of a piece's surface outside the solid, far from the mesh.
 struct Worst {
     /// The sample, on the piece's surface.
     sample: DVec3,
@@ -258,34 +292,87 @@ impl<'a> Surface<'a> {
         best.1
     }
 
-    /// The piece's vertices, edge midpoints and face centroids outside the solid, the one
-    /// farthest from the mesh; `None` when all lie inside.
-    fn worst_sample(&self, piece: &ConvexPolytope) -> Option<Worst> {
-        let mut samples: Vec<DVec3> = piece.vertices().to_vec();
-        samples.extend((0..piece.num_edges()).map(|e| {
-            let [a, b] = piece.edge_vertices(e);
-            0.5 * (piece.vertex(a) + piece.vertex(b))
-        }));
-        samples.extend((0..piece.num_faces()).map(|f| {
-            let (sum, count) = piece
-                .face_vertices(f)
-                .fold((DVec3::ZERO, 0.0), |(s, c), v| {
-                    (s + piece.vertex(v), c + 1.0)
-                });
-            sum / count
-        }));
-        samples
-            .into_iter()
-            .filter(|&x| !self.inside(x))
-            .map(|sample| {
-                let nearest = self.nearest(sample);
-                Worst {
-                    sample,
-                    nearest,
-                    distance: sample.distance(nearest),
+    /// How far the piece's surface strays outside the solid, against `tolerance`: `Within`
+    /// with an upper bound of the deviation over the whole surface (at most the
+    /// tolerance), or `Over` with the worst point found.
+    ///
+    /// The faces are cut into triangular cells. The distance `g` from a point outside the
+    /// solid to the solid (0 inside) is 1-Lipschitz, and a cell lies within `reach` of its
+    /// centroid `c`, so over the cell `g ≤ g(c) + reach`; where `c` lies inside at depth
+    /// `d` from the mesh, the ball of radius `d` about it is inside too, so `g ≤ reach − d`.
+    /// Either way `g ≤ d + reach`, with `d` the distance from `c` to the mesh, which needs
+    /// no inside test. A cell whose bound is above the tolerance is split in four until
+    /// its bound is within it, or its centroid is outside by more than the tolerance (the
+    /// piece is over), or it is finer than [`FINEST`] of the tolerance with its centroid
+    /// outside (over by at most that much: the piece is split there too).
+    fn measure(&self, piece: &ConvexPolytope, tolerance: f64) -> Measure {
+        let finest = tolerance * FINEST;
+        // Each cell with what its parent's centroid tells about it: the centroid, its
+        // distance from the mesh and whether it is inside (a ball of that radius about it
+        // is on the same side), and the parent's bound over the cell.
+        let mut cells: Vec<([DVec3; 3], Option<Parent>)> = Vec::new();
+        for f in 0..piece.num_faces() {
+            let ring: Vec<DVec3> = piece.face_vertices(f).map(|v| piece.vertex(v)).collect();
+            cells.extend((1..ring.len() - 1).map(|i| ([ring[0], ring[i], ring[i + 1]], None)));
+        }
+        let mut bound = 0.0f64;
+        let mut worst: Option<Worst> = None;
+        while let Some(([a, b, c], parent)) = cells.pop() {
+            let beaten =
+                |w: &Option<Worst>, at_most: f64| w.as_ref().is_some_and(|w| at_most <= w.distance);
+            if parent.is_some_and(|p| beaten(&worst, p.bound)) {
+                continue;
+            }
+            let centre = (a + b + c) / 3.0;
+            let reach = centre
+                .distance_squared(a)
+                .max(centre.distance_squared(b))
+                .max(centre.distance_squared(c))
+                .sqrt();
+            let nearest = self.nearest(centre);
+            let d = centre.distance(nearest);
+            if d + reach <= tolerance || beaten(&worst, d + reach) {
+                bound = bound.max(d + reach);
+                continue;
+            }
+            let inside = match parent {
+                Some(p) if centre.distance(p.centre) < p.distance => p.inside,
+                _ => self.inside(centre),
+            };
+            let here = if inside {
+                (reach - d).max(0.0)
+            } else {
+                d + reach
+            };
+            if here <= tolerance {
+                bound = bound.max(here);
+                continue;
+            }
+            if !inside && (d > tolerance || reach <= finest) {
+                if !beaten(&worst, d) {
+                    worst = Some(Worst {
+                        sample: centre,
+                        nearest,
+                        distance: d,
+                    });
                 }
-            })
-            .max_by(|a, b| a.distance.total_cmp(&b.distance))
+                continue;
+            }
+            let parent = Some(Parent {
+                centre,
+                distance: d,
+                inside,
+                bound: here,
+            });
+            let (ab, bc, ca) = ((a + b) / 2.0, (b + c) / 2.0, (c + a) / 2.0);
+            cells.extend(
+                [[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]].map(|cell| (cell, parent)),
+            );
+        }
+        match worst {
+            Some(worst) => Measure::Over(worst),
+            None => Measure::Within(bound),
+        }
     }
 
     /// The two halves of `piece` cut by the plane, among a few through the worst sample or
