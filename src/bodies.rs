@@ -84,8 +84,26 @@ impl GpuShapeBounds {
             && self.half_extents.iter().all(|v| v.is_finite() && *v >= 0.0)
             && self.radius.is_finite()
             && self.radius >= 0.0;
+        // A shape's own coordinates are checked finite (and within ±1e75) before its bounds
+        // are made, so bounds that are not finite in f32 are a shape past f32's range.
+        let overflowed = self
+            .center
+            .iter()
+            .chain(&self.half_extents)
+            .chain([&self.radius])
+            .any(|v| !v.is_finite());
         if finite {
             Ok(())
+        } else if overflowed {
+            Err(crate::Error::InvalidShape {
+                body: index,
+                what: format!(
+                    "shape {index}'s bounds are not finite in f32 (±3.4e38), in which the GPU \
+                     passes hold them (center {:?}, half extents {:?}, radius {}): the shape is \
+                     too large for them; scale the scene down",
+                    self.center, self.half_extents, self.radius
+                ),
+            })
         } else {
             Err(crate::Error::InvalidShape {
                 body: index,

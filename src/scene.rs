@@ -5,7 +5,7 @@
 //!
 //! ```toml
 //! seed = 1
-//! wrap = { min = [-25, -25, -25], max = [25, 25, 25] }   # optional
+//! wrap = { min = [-25, -25, -25], max = [25, 25, 25] }   # optional: walls the bodies stay inside (every region and hand-placed body within it)
 //!
 //! [[group]]
 //! shape = { box = [0.5, 0.5, 0.5] }    # or sphere, capsule, icosphere, cylinder, cone, random_hull, obj, torus, bumpy_sphere
@@ -417,6 +417,22 @@ impl Scene {
             let field = |name: &str| format!("group[{g}].{name}");
             let mut rng = Rng::new(spec.seed.unwrap_or(file.seed.wrapping_add(g as u64)));
             let (lo, hi) = check_region(&spec.region, &field("region"))?;
+            if let Some((w_lo, w_hi)) = wrap
+                && (lo.as_vec3().cmplt(w_lo).any() || hi.as_vec3().cmpgt(w_hi).any())
+            {
+                return Err(scene_error(
+                    spec.region.span(),
+                    &field("region"),
+                    format!(
+                        "min {} and max {} reach outside the wrap box ({} to {}): the walls keep \
+                         the bodies inside it",
+                        short(lo),
+                        short(hi),
+                        short(w_lo.as_dvec3()),
+                        short(w_hi.as_dvec3())
+                    ),
+                ));
+            }
             let (s_lo, s_hi) = check_range(&spec.scale, &field("scale"), true)?;
             let (v_lo, v_hi) = check_range(&spec.speed, &field("speed"), false)?;
             let (w_lo, w_hi) = check_range(&spec.spin, &field("spin"), false)?;
@@ -610,6 +626,32 @@ fn place_by_hand(
                 format!(
                     "its far corner {} must be finite in f32 (±3.4e38)",
                     short(last)
+                ),
+            ));
+        }
+        if let Some((w_lo, w_hi)) = world.wrap
+            && let Some(out) = [position, last]
+                .into_iter()
+                .find(|p| p.as_vec3().cmplt(w_lo).any() || p.as_vec3().cmpgt(w_hi).any())
+        {
+            let (span, name) = if out == position {
+                (spec.position.span(), "position")
+            } else {
+                (
+                    spec.grid
+                        .as_ref()
+                        .map_or(spec.position.span(), Spanned::span),
+                    "grid",
+                )
+            };
+            return Err(at.error(
+                span,
+                &field(name),
+                format!(
+                    "{} lies outside the wrap box ({} to {}): the walls keep the bodies inside it",
+                    short(out),
+                    short(w_lo.as_dvec3()),
+                    short(w_hi.as_dvec3())
                 ),
             ));
         }

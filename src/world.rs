@@ -560,6 +560,15 @@ impl World {
                 "the speculative distance must be finite and non-negative, got {distance}"
             )));
         }
+        let growth = distance + 128.0 * f64::EPSILON * self.origin.abs().max_element();
+        if let Some(i) = (0..self.bounds.len())
+            .find(|&i| grown(&self.bounds[i], growth).validate(i as u32).is_err())
+        {
+            return Err(Error::Usage(format!(
+                "the speculative distance {distance:e} grows shape {i}'s bounds past f32's range \
+                 (±3.4e38), in which the GPU passes hold them"
+            )));
+        }
         self.speculative = distance;
         self.regrow_shapes();
         Ok(())

@@ -158,6 +158,12 @@ fn errors_name_the_line_and_the_field() {
         &["line 6", "scale_variants"],
     );
     expect_error("seed = 1\n", &["no [[group]]"]);
+    // A shape past f32's range, where the GPU passes hold the bounds, is named so (it was
+    // "unusable local bounds", NaN).
+    expect_error(
+        &ONE_GROUP.replace("box = [0.5, 0.5, 0.5]", "box = [1e39, 1e39, 1e39]"),
+        &["line 3", "group[0].shape", "not finite in f32"],
+    );
     // A shape written with a `kind` key, or with a kind the crate does not have: the line,
     // the field and every shape's key.
     for shape in [
@@ -581,6 +587,34 @@ fn bodies_placed_by_hand_are_checked() {
     expect_error(
         &one.replace("[0, 0, 0]", "[1e300, 0, 0]"),
         &["line 4", "body[0].position", "f32"],
+    );
+    // The walls keep the bodies inside the wrap box: a body, a grid's far corner or a
+    // group's region outside it is named (the walls herded such a body in, unasked).
+    let walled = one.replace(
+        "seed = 1\n",
+        "seed = 1\nwrap = { min = [-5, -5, -5], max = [5, 5, 5] }\n",
+    );
+    assert_eq!(parse(&walled).unwrap().crowd.len(), 1);
+    expect_error(
+        &walled.replace("[0, 0, 0]", "[20, 0, 0]"),
+        &["line 5", "body[0].position", "outside the wrap box"],
+    );
+    let six = format!("{walled}grid = {{ count = [6, 1, 1], step = [1, 0, 0] }}\n");
+    assert_eq!(parse(&six).unwrap().crowd.len(), 6);
+    expect_error(
+        &format!("{walled}grid = {{ count = [7, 1, 1], step = [1, 0, 0] }}\n"),
+        &[
+            "line 6",
+            "body[0].grid",
+            "[6.0, 0.0, 0.0] lies outside the wrap box",
+        ],
+    );
+    expect_error(
+        &ONE_GROUP.replace(
+            "seed = 3\n",
+            "seed = 3\nwrap = { min = [-4, -5, -5], max = [5, 5, 5] }\n",
+        ),
+        &["line 8", "group[0].region", "outside the wrap box"],
     );
     // Resizing scales the groups; bodies placed by hand stay, so a scene of them alone
     // has its own count only.

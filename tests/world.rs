@@ -1088,6 +1088,12 @@ fn bad_input_is_a_named_error_and_changes_nothing() {
     assert!(world.set_pose(BodyId(9), Pose::IDENTITY).is_err());
     assert!(world.set_speculative(-1.0).is_err());
     assert!(world.set_speculative(f64::INFINITY).is_err());
+    // A distance that grows the boxes past f32's range is named as the cause (it was
+    // "shape 0 has unusable local bounds" at the next step), and changes nothing.
+    match world.set_speculative(1e300) {
+        Err(Error::Usage(what)) => assert!(what.contains("speculative distance 1e300"), "{what}"),
+        other => panic!("{other:?}"),
+    }
     assert!(world.step(f64::NAN).is_err());
     let spin = Velocity {
         linear: DVec3::ZERO,
