@@ -34,15 +34,18 @@
 pub mod cache;
 pub mod refine;
 pub mod simplify;
+mod surface;
 
 use std::borrow::Cow;
 use std::time::Instant;
 
 use glam::DVec3;
 use parry3d_f64::transformation::vhacd::{VHACD, VHACDParameters};
+use parry3d_f64::transformation::voxelization::VoxelSet;
 
 pub use cache::Cache;
 pub use simplify::{Simplified, simplify};
+use surface::Surface;
 
 use crate::geometry::{ConvexPolytope, TriMesh};
 use crate::{Error, Result};
@@ -292,14 +295,22 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
     let vertices: Vec<DVec3> = mesh.vertices.iter().map(|v| *v * scale).collect();
     // A panic inside the engine becomes a named error, never a crash of the caller.
     let parts = std::panic::catch_unwind(|| {
-        VHACD::decompose(&vhacd, &vertices, &triangles, true)
-            .compute_exact_convex_hulls(&vertices, &triangles)
+        let v = VHACD::decompose(&vhacd, &vertices, &triangles, true);
+        let hulls = v.compute_exact_convex_hulls(&vertices, &triangles);
+        let corners: Vec<Vec<DVec3>> = v.voxel_parts().iter().map(surface_corners).collect();
+        hulls
+            .into_iter()
+            .map(|(h, _)| h)
+            .zip(corners)
+            .collect::<Vec<_>>()
     })
     .map_err(|_| Error::Geometry("the convex decomposition (VHACD) failed on this mesh".into()))?;
+    let solid = Surface::new(mesh);
     let mut pieces = Vec::with_capacity(parts.len());
     let (mut deviation, mut flat) = (0.0f64, 0);
-    for (points, _) in &parts {
-        let points: Vec<DVec3> = points.iter().map(|p| *p / scale).collect();
+    for (points, corners) in &parts {
+        let mut points: Vec<DVec3> = points.iter().map(|p| *p / scale).collect();
+        points.extend(corners_in_solid(&points, corners, scale, &solid));
         match simplify(&points, params.max_piece_vertices) {
             Ok(s) => {
                 deviation = deviation.max(s.deviation);
@@ -316,6 +327,49 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
         deviation: left,
         flat_dropped: flat,
     })
+}
+
+/// The corners of a VHACD part's surface voxels (its voxels on the mesh or on a cut
+/// between parts), each once, in the engine's coordinates.
+fn surface_corners(part: &VoxelSet) -> Vec<DVec3> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for voxel in part.voxels().iter().filter(|v| v.is_on_surface) {
+        for k in 0..8 {
+            let shift = glam::I64Vec3::new(k & 1, (k >> 1) & 1, (k >> 2) & 1) * 2 - 1;
+            let key = voxel.coords * 2 + shift;
+            if seen.insert(key) {
+                out.push(part.origin + key.as_dvec3() * (part.scale / 2.0));
+            }
+        }
+    }
+    out
+}
+
+/// The part's surface-voxel corners (`corners`, in the engine's coordinates, which are the
+/// mesh's times `scale`) that lie in the closed solid and outside the hull of `points`
+/// (the part's hull over the mesh's triangles clipped to its voxels), in the mesh's
+/// coordinates. That hull holds only the surface's points: a part whose voxels meet the
+/// mesh on one side alone (a layer of voxels along a flat face) had a flat hull, dropped,
+/// and the solid under its voxels was in no piece. With the corners in the solid its hull
+/// holds what its voxels hold of the solid.
+fn corners_in_solid(
+    points: &[DVec3],
+    corners: &[DVec3],
+    scale: f64,
+    solid: &Surface<'_>,
+) -> Vec<DVec3> {
+    let hull = ConvexPolytope::from_points(points).ok();
+    let held = |x: DVec3| {
+        hull.as_ref().is_some_and(|h| {
+            (0..h.num_faces()).all(|f| h.face_normal(f).dot(x) <= h.face_offset(f))
+        })
+    };
+    corners
+        .iter()
+        .map(|c| *c / scale)
+        .filter(|&c| !held(c) && solid.in_solid(c))
+        .collect()
 }
 
 /// The diagonal of the points' box (infinite for no points).

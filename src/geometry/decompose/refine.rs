@@ -26,7 +26,7 @@
 use glam::DVec3;
 
 use super::simplify::simplify;
-use crate::geometry::closest::closest_on_triangle;
+use super::surface::Surface;
 use crate::geometry::{ConvexPolytope, TriMesh};
 
 /// Splits of one VHACD piece at most (a half cut to the vertex budget is scaled to hold what
@@ -130,168 +130,7 @@ struct Worst {
     distance: f64,
 }
 
-/// The mesh's triangles in a bounding-volume hierarchy (median splits, a few triangles a
-/// leaf), for the ray, nearest-point and overlap queries refinement makes by the
-/// thousand.
-struct Surface<'a> {
-    mesh: &'a TriMesh,
-    /// Triangle indices in leaf order.
-    order: Vec<u32>,
-    nodes: Vec<Node>,
-}
-
-/// A node: its box, and either two children or a range of `order`.
-struct Node {
-    lo: DVec3,
-    hi: DVec3,
-    /// Children (`Inner`) or the leaf's range in `order`.
-    kind: Kind,
-}
-
-enum Kind {
-    Inner(u32, u32),
-    Leaf(u32, u32),
-}
-
-/// Triangles a leaf holds at most.
-const LEAF: usize = 4;
-
-impl<'a> Surface<'a> {
-    fn new(mesh: &'a TriMesh) -> Self {
-        let mut surface = Surface {
-            mesh,
-            order: (0..mesh.triangles.len() as u32).collect(),
-            nodes: Vec::new(),
-        };
-        if !surface.order.is_empty() {
-            surface.build(0, surface.order.len());
-        }
-        surface
-    }
-
-    /// Builds the node over `order[from..to]`, returns its index.
-    fn build(&mut self, from: usize, to: usize) -> u32 {
-        let boxed = |s: &Self, i: u32| {
-            let [a, b, c] = s.triangle(i);
-            (a.min(b).min(c), a.max(b).max(c))
-        };
-        let (mut lo, mut hi) = (DVec3::INFINITY, DVec3::NEG_INFINITY);
-        for &i in &self.order[from..to] {
-            let (l, h) = boxed(self, i);
-            (lo, hi) = (lo.min(l), hi.max(h));
-        }
-        let index = self.nodes.len() as u32;
-        self.nodes.push(Node {
-            lo,
-            hi,
-            kind: Kind::Leaf(from as u32, to as u32),
-        });
-        if to - from > LEAF {
-            let axis = (hi - lo).max_position();
-            let mid = (from + to) / 2;
-            let mesh = self.mesh;
-            let centre = |i: &u32| {
-                let t = mesh.triangles[*i as usize];
-                t.iter()
-                    .map(|&v| mesh.vertices[v as usize][axis])
-                    .sum::<f64>()
-            };
-            self.order[from..to]
-                .select_nth_unstable_by(mid - from, |x, y| centre(x).total_cmp(&centre(y)));
-            let left = self.build(from, mid);
-            let right = self.build(mid, to);
-            self.nodes[index as usize].kind = Kind::Inner(left, right);
-        }
-        index
-    }
-
-    fn triangle(&self, i: u32) -> [DVec3; 3] {
-        self.mesh.triangles[i as usize].map(|v| self.mesh.vertices[v as usize])
-    }
-
-    /// Calls `visit` with every triangle in a node `enter` accepts (a node's box).
-    fn each(&self, enter: &mut dyn FnMut(DVec3, DVec3) -> bool, visit: &mut dyn FnMut(u32)) {
-        if self.nodes.is_empty() {
-            return;
-        }
-        let mut stack = vec![0u32];
-        while let Some(n) = stack.pop() {
-            let node = &self.nodes[n as usize];
-            if !enter(node.lo, node.hi) {
-                continue;
-            }
-            match node.kind {
-                Kind::Inner(l, r) => stack.extend([l, r]),
-                Kind::Leaf(from, to) => {
-                    for &i in &self.order[from as usize..to as usize] {
-                        visit(i);
-                    }
-                }
-            }
-        }
-    }
-
-    /// Whether `p` lies inside the solid: the parity of crossings, by majority of three
-    /// rays in unrelated directions.
-    fn inside(&self, p: DVec3) -> bool {
-        const RAYS: [DVec3; 3] = [
-            DVec3::new(0.573_517_2, 0.577_350_3, 0.581_159_1),
-            DVec3::new(-0.701_3, 0.412_9, 0.581_7),
-            DVec3::new(0.123_456_7, -0.890_123_4, 0.438_271_6),
-        ];
-        let odd = RAYS
-            .iter()
-            .filter(|&&dir| {
-                let mut hits = 0usize;
-                self.each(&mut |lo, hi| ray_box(p, dir, (lo, hi)), &mut |i| {
-                    hits += usize::from(ray_hits(p, dir, self.triangle(i)));
-                });
-                hits % 2 == 1
-            })
-            .count();
-        odd >= 2
-    }
-
-    /// The point of the mesh nearest `p`.
-    fn nearest(&self, p: DVec3) -> DVec3 {
-        let mut best = (f64::INFINITY, p);
-        if self.nodes.is_empty() {
-            return p;
-        }
-        // Depth first, the nearer child first, boxes no nearer than the best skipped.
-        let box_distance = |n: u32| {
-            let node = &self.nodes[n as usize];
-            (p - p.clamp(node.lo, node.hi)).length_squared()
-        };
-        let mut stack = vec![(0.0, 0u32)];
-        while let Some((d, n)) = stack.pop() {
-            if d >= best.0 {
-                continue;
-            }
-            match self.nodes[n as usize].kind {
-                Kind::Inner(l, r) => {
-                    let (dl, dr) = (box_distance(l), box_distance(r));
-                    if dl < dr {
-                        stack.extend([(dr, r), (dl, l)]);
-                    } else {
-                        stack.extend([(dl, l), (dr, r)]);
-                    }
-                }
-                Kind::Leaf(from, to) => {
-                    for &i in &self.order[from as usize..to as usize] {
-                        let [a, b, c] = self.triangle(i);
-                        let q = closest_on_triangle(p, a, b, c);
-                        let d = (p - q).length_squared();
-                        if d < best.0 {
-                            best = (d, q);
-                        }
-                    }
-                }
-            }
-        }
-        best.1
-    }
-
+impl Surface<'_> {
     /// How far the piece's surface strays outside the solid, against `tolerance`: `Within`
     /// with an upper bound of the deviation over the whole surface (at most the
     /// tolerance), or `Over` with the worst point found.
@@ -397,7 +236,7 @@ impl<'a> Surface<'a> {
         let faces: Vec<(DVec3, f64)> = (0..piece.num_faces())
             .map(|f| (piece.face_normal(f), piece.face_offset(f)))
             .collect();
-        let inside: Vec<bool> = piece.vertices().iter().map(|&v| self.inside(v)).collect();
+        let inside: Vec<bool> = piece.vertices().iter().map(|&v| self.in_solid(v)).collect();
         let mut best: Option<(f64, [Vec<DVec3>; 2])> = None;
         for (normal, through) in cuts {
             let offset = normal.dot(through);
@@ -443,7 +282,7 @@ impl<'a> Surface<'a> {
             let (sa, sb) = (side(a), side(b));
             if (sa < 0.0 && sb > 0.0) || (sa > 0.0 && sb < 0.0) {
                 let c = a + (b - a) * (sa / (sa - sb));
-                corners.push((c, self.inside(c)));
+                corners.push((c, self.in_solid(c)));
             }
         }
         if corners.len() < 4 {
@@ -459,7 +298,7 @@ impl<'a> Surface<'a> {
             .collect();
         self.each(
             &mut |tlo, thi| !(tlo.cmpgt(hi).any() || thi.cmplt(lo).any()),
-            &mut |i| points.extend(clip(self.triangle(i).to_vec(), &planes)),
+            &mut |i| points.extend(clip(self.triangle(i).to_vec(), &planes, self.on())),
         );
         let hull = ConvexPolytope::from_points(&points).ok()?;
         Some((hull.vertices().to_vec(), volume(&hull)))
@@ -496,8 +335,11 @@ fn longest_direction(piece: &ConvexPolytope, across: DVec3) -> DVec3 {
     best.1.normalize()
 }
 
-/// The polygon clipped to `x·n ≤ d` for every plane (Sutherland–Hodgman).
-fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)]) -> Vec<DVec3> {
+/// The polygon clipped to `x·n ≤ d` for every plane (Sutherland–Hodgman), a point within
+/// `on` of a plane taken as on it (a polygon in a plane is kept whole, whichever way the
+/// rounding of the plane falls).
+fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)], on: f64) -> Vec<DVec3> {
+    let side = |x: f64| if x.abs() <= on { 0.0 } else { x };
     for &(n, d) in planes {
         if polygon.is_empty() {
             break;
@@ -505,7 +347,7 @@ fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)]) -> Vec<DVec3> {
         let mut out = Vec::with_capacity(polygon.len() + 2);
         for (i, &a) in polygon.iter().enumerate() {
             let b = polygon[(i + 1) % polygon.len()];
-            let (sa, sb) = (n.dot(a) - d, n.dot(b) - d);
+            let (sa, sb) = (side(n.dot(a) - d), side(n.dot(b) - d));
             if sa <= 0.0 {
                 out.push(a);
             }
@@ -516,33 +358,4 @@ fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)]) -> Vec<DVec3> {
         polygon = out;
     }
     polygon
-}
-
-/// Whether the ray from `p` along `dir` meets the box.
-fn ray_box(p: DVec3, dir: DVec3, (lo, hi): (DVec3, DVec3)) -> bool {
-    let inv = dir.recip();
-    let (t0, t1) = ((lo - p) * inv, (hi - p) * inv);
-    let (near, far) = (t0.min(t1).max_element(), t0.max(t1).min_element());
-    far >= near.max(0.0)
-}
-
-/// Whether the ray from `p` along `dir` crosses the triangle (Möller–Trumbore).
-fn ray_hits(p: DVec3, dir: DVec3, [a, b, c]: [DVec3; 3]) -> bool {
-    let (e1, e2) = (b - a, c - a);
-    let h = dir.cross(e2);
-    let det = e1.dot(h);
-    if det == 0.0 {
-        return false;
-    }
-    let s = p - a;
-    let u = s.dot(h) / det;
-    if !(0.0..=1.0).contains(&u) {
-        return false;
-    }
-    let q = s.cross(e1);
-    let v = dir.dot(q) / det;
-    if v < 0.0 || u + v > 1.0 {
-        return false;
-    }
-    e2.dot(q) / det > 0.0
 }
