@@ -680,8 +680,32 @@ fn convex_penetration(
     if !overlapping {
         return None;
     }
-    let mut p = depth::walk(&DepthInput::new(a, *pose_a, b, *pose_b))
-        .or_else(|| depth::enumerate(a, pose_a, b, pose_b))?;
+    let depth = depth::walk(&DepthInput::new(a, *pose_a, b, *pose_b))
+        .or_else(|| depth::enumerate(a, pose_a, b, pose_b));
+    let mut p = match depth {
+        Some(p) => p,
+        // Touching, where the depth walk and the separating-axis test find an axis apart
+        // by the rounding of the planes (a decomposed block model's piece under a box
+        // resting on it at 1e3: distance and collide said touching, penetration apart).
+        None if w.state == WalkState::Touching => depth::Penetration {
+            depth: 0.0,
+            normal: walk::touch_normal(
+                a,
+                pose_a,
+                b,
+                pose_b,
+                w.features,
+                (w.point_a, w.point_b),
+                0.0,
+                walk::points_rounding(a, pose_a, b, pose_b),
+            ),
+            point_a: w.point_a,
+            point_b: w.point_b,
+            features: w.features,
+            steps: 0,
+        },
+        None => return None,
+    };
     if w.state == WalkState::Touching {
         // Exactly touching: depth 0 where they touch.
         (p.depth, p.point_a, p.point_b) = (0.0, w.point_a, w.point_b);

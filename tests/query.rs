@@ -1346,3 +1346,92 @@ fn unread_fields_and_bad_json_are_named() {
     let toi = a[4]["toi"].as_f64().unwrap_or_else(|| panic!("{}", a[4]));
     assert!((toi - 2.0 / 9.0).abs() < 1e-6, "{}", a[4]);
 }
+
+/// Frames of blocks (3 × 3 with the middle missing, 4 × 4 with the middle 2 × 2) at a
+/// thousandth and at a thousand units, decomposed, with a block-sized box in every empty
+/// cell around them but the hole (each touching a block by a face, an edge or a corner,
+/// exactly) and
+/// one a tenth of a block clear: distance, collide and penetration answer alike. The
+/// pieces' planes round otherwise than the box's: collide passed over an inner node pair
+/// its walk put 1e-19 apart, and penetration answered apart where the depth walk found an
+/// axis apart by the rounding, while distance said touching.
+#[test]
+fn a_box_touching_a_block_model_is_touching_for_every_query() {
+    let dir = std::env::temp_dir().join(format!("proxima-blocks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut lines = String::new();
+    let mut expected = Vec::new();
+    for (n, hole) in [(3, 1..2), (4, 1..3)] {
+        let cells: Vec<[i32; 3]> = (0..n)
+            .flat_map(|x| (0..n).map(move |y| [x, y, 0]))
+            .filter(|&[x, y, _]| !(hole.contains(&x) && hole.contains(&y)))
+            .collect();
+        let frame = common::blocks(&cells);
+        for scale in [1e-3, 1e3] {
+            let path = dir.join(format!("frame{n}-{scale}.obj"));
+            let mut obj = String::new();
+            for v in &frame.vertices {
+                obj += &format!("v {} {} {}\n", v.x * scale, v.y * scale, v.z * scale);
+            }
+            for t in &frame.triangles {
+                obj += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+            }
+            std::fs::write(&path, obj).unwrap();
+            let mut probes: Vec<([f64; 3], bool)> = Vec::new();
+            for x in -1..=n {
+                for y in -1..=n {
+                    for z in -1..=1 {
+                        // Not in the hole: the pieces may bridge into it by the
+                        // decomposition's deviation.
+                        let in_hole = z == 0 && hole.contains(&x) && hole.contains(&y);
+                        if !cells.contains(&[x, y, z]) && !in_hole {
+                            let c = [x, y, z].map(|i| f64::from(i) + 0.5);
+                            probes.push((c, true));
+                        }
+                    }
+                }
+            }
+            probes.push(([f64::from(n) + 0.6, 0.5, 0.5], false));
+            for (at, touch) in probes {
+                for query in ["distance", "collide", "penetration"] {
+                    lines += &format!(
+                        "{{\"id\":{},\"query\":\"{query}\",\"a\":{{\"obj\":{:?}}},\"b\":{{\"box\":[{h},{h},{h}]}},\"pose_b\":{{\"translation\":[{},{},{}]}}}}\n",
+                        expected.len(),
+                        path.display().to_string(),
+                        at[0] * scale,
+                        at[1] * scale,
+                        at[2] * scale,
+                        h = 0.5 * scale,
+                    );
+                    expected.push((n, scale, at, query, touch));
+                }
+            }
+        }
+    }
+    let a = answers(&lines);
+    let wrong: Vec<String> = a
+        .iter()
+        .zip(&expected)
+        .filter(|(answer, (.., query, touch))| {
+            answer["intersecting"].as_bool().unwrap_or(false) != *touch
+                || (*touch
+                    && *query != "collide"
+                    && answer
+                        .get("distance")
+                        .or(answer.get("depth"))
+                        .and_then(Value::as_f64)
+                        != Some(0.0))
+        })
+        .map(|(answer, (n, scale, at, query, _))| {
+            format!("frame {n} × {scale}, {query} at {at:?}: {answer}")
+        })
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {}: {:#?}",
+        wrong.len(),
+        a.len(),
+        &wrong[..wrong.len().min(6)]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

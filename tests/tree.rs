@@ -538,47 +538,6 @@ fn fit(mesh: &TriMesh, params: &DecomposeParams) -> Fit {
     }
 }
 
-/// The boundary of a union of unit cubes (the cells at integer corners), wound outward:
-/// the shapes people build from blocks.
-fn blocks(cells: &[[i32; 3]]) -> TriMesh {
-    let filled: std::collections::HashSet<[i32; 3]> = cells.iter().copied().collect();
-    let mut index = std::collections::HashMap::new();
-    let (mut vertices, mut triangles) = (Vec::new(), Vec::new());
-    let mut corner = |p: [i32; 3]| {
-        *index.entry(p).or_insert_with(|| {
-            vertices.push(DVec3::new(p[0].into(), p[1].into(), p[2].into()));
-            vertices.len() as u32 - 1
-        })
-    };
-    for &cell in cells {
-        for axis in 0..3 {
-            for side in [0, 1] {
-                let mut next = cell;
-                next[axis] += 2 * side - 1;
-                if filled.contains(&next) {
-                    continue;
-                }
-                let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
-                let at = |du: i32, dv: i32| {
-                    let mut p = cell;
-                    p[axis] += side;
-                    p[u] += du;
-                    p[v] += dv;
-                    p
-                };
-                // (u, v, axis) is right-handed: counter-clockwise in (u, v) faces +axis.
-                let mut quad = [at(0, 0), at(1, 0), at(1, 1), at(0, 1)].map(&mut corner);
-                if side == 0 {
-                    quad.reverse();
-                }
-                triangles.push([quad[0], quad[1], quad[2]]);
-                triangles.push([quad[0], quad[2], quad[3]]);
-            }
-        }
-    }
-    TriMesh::new(vertices, triangles).unwrap()
-}
-
 /// A square frame of blocks around a square hole, and a U: pieces that bridge the hole or
 /// the gap between the arms stray from the mesh in the middle of a face, where no corner,
 /// edge midpoint or face centroid of the piece lies.
@@ -591,7 +550,7 @@ fn frame_and_u() -> [(&'static str, TriMesh); 2] {
         .flat_map(|x| (0..3).map(move |y| [x, y, 0]))
         .filter(|&[x, y, _]| x != 1 || y == 0)
         .collect();
-    [("frame", blocks(&frame)), ("U", blocks(&u))]
+    [("frame", common::blocks(&frame)), ("U", common::blocks(&u))]
 }
 
 /// The decomposition covers the mesh (every vertex inside a piece: a simplified piece is

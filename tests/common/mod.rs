@@ -212,3 +212,44 @@ pub fn shared_mesh(name: &str) -> Option<proxima::geometry::TriMesh> {
     }
     Some(proxima::geometry::mesh::load_obj(&path).unwrap())
 }
+
+/// The boundary of a union of unit cubes (the cells at integer corners), wound outward:
+/// the shapes people build from blocks.
+pub fn blocks(cells: &[[i32; 3]]) -> proxima::geometry::TriMesh {
+    let filled: std::collections::HashSet<[i32; 3]> = cells.iter().copied().collect();
+    let mut index = std::collections::HashMap::new();
+    let (mut vertices, mut triangles) = (Vec::new(), Vec::new());
+    let mut corner = |p: [i32; 3]| {
+        *index.entry(p).or_insert_with(|| {
+            vertices.push(glam::DVec3::new(p[0].into(), p[1].into(), p[2].into()));
+            vertices.len() as u32 - 1
+        })
+    };
+    for &cell in cells {
+        for axis in 0..3 {
+            for side in [0, 1] {
+                let mut next = cell;
+                next[axis] += 2 * side - 1;
+                if filled.contains(&next) {
+                    continue;
+                }
+                let (u, v) = ((axis + 1) % 3, (axis + 2) % 3);
+                let at = |du: i32, dv: i32| {
+                    let mut p = cell;
+                    p[axis] += side;
+                    p[u] += du;
+                    p[v] += dv;
+                    p
+                };
+                // (u, v, axis) is right-handed: counter-clockwise in (u, v) faces +axis.
+                let mut quad = [at(0, 0), at(1, 0), at(1, 1), at(0, 1)].map(&mut corner);
+                if side == 0 {
+                    quad.reverse();
+                }
+                triangles.push([quad[0], quad[1], quad[2]]);
+                triangles.push([quad[0], quad[2], quad[3]]);
+            }
+        }
+    }
+    proxima::geometry::TriMesh::new(vertices, triangles).unwrap()
+}
