@@ -442,9 +442,22 @@ pub fn load(
         Ok(None) => String::new(),
         Err(e) => format!(", not cached ({e})"),
     };
+    // The deviation is refinement's bound, proved over every piece's whole surface (it
+    // reads as the tolerance itself: cells are cut only until their bound is within it).
+    let within = if deviation <= params.max_deviation * box_diagonal(&mesh.vertices) {
+        format!(
+            "proved within {deviation:.3e} of the mesh (max_deviation {} of its size)",
+            params.max_deviation
+        )
+    } else {
+        format!(
+            "within {deviation:.3e} of the mesh at worst found, past max_deviation {} of its \
+             size: the split budget ran out",
+            params.max_deviation
+        )
+    };
     progress(&format!(
-        "decomposed into {} pieces in {seconds:.2} s, their surfaces within {deviation:.3e} of \
-         the mesh{stored}",
+        "decomposed into {} pieces in {seconds:.2} s, their surfaces {within}{stored}",
         pieces.len()
     ));
     Ok(Decomposition {
