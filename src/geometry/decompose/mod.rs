@@ -9,8 +9,11 @@
 //!
 //! The engine is parry3d-f64's VHACD (voxelize at `resolution`, split the voxels into parts
 //! until each part's concavity is under `concavity`), and each part's hull is taken over
-//! the mesh's own triangles clipped to the part's voxels (`compute_exact_convex_hulls`), so
-//! the pieces' vertices lie on the mesh and every mesh vertex lies in some piece. Each
+//! the mesh's own triangles clipped to the part's voxels (`compute_exact_convex_hulls`) and
+//! the corners of its surface voxels that lie in the solid (the triangles alone hold only
+//! the surface: a part along a flat face was flat and dropped, and the solid under it lay
+//! in no piece), so every point of the solid, the mesh's vertices among them, lies in
+//! some piece. Each
 //! piece is then cut to `max_piece_vertices` by [`simplify()`] (a hull of a subset of its
 //! vertices; the largest shortfall is reported), so the walk at a leaf stays cheap.
 //! VHACD's concavity is a measure of volume: a part may bridge a narrow pit or the gap
