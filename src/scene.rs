@@ -36,7 +36,7 @@
 
 use std::path::{Path, PathBuf};
 
-use glam::{DQuat, DVec3};
+use glam::{DQuat, DVec3, Vec3};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -418,7 +418,7 @@ impl Scene {
             let mut rng = Rng::new(spec.seed.unwrap_or(file.seed.wrapping_add(g as u64)));
             let (lo, hi) = check_region(&spec.region, &field("region"))?;
             if let Some((w_lo, w_hi)) = wrap
-                && (lo.as_vec3().cmplt(w_lo).any() || hi.as_vec3().cmpgt(w_hi).any())
+                && (outside_wrap(lo, (w_lo, w_hi)) || outside_wrap(hi, (w_lo, w_hi)))
             {
                 return Err(scene_error(
                     spec.region.span(),
@@ -523,6 +523,12 @@ impl Scene {
             fixed,
         })
     }
+}
+
+/// Whether `p` lies outside the wrap box, as the GPU holds both (in f32).
+fn outside_wrap(p: DVec3, (lo, hi): (Vec3, Vec3)) -> bool {
+    let p = p.as_vec3();
+    p.cmplt(lo).any() || p.cmpgt(hi).any()
 }
 
 /// Where a scene's text says what: its errors name the file, the line and the field.
@@ -632,7 +638,7 @@ fn place_by_hand(
         if let Some((w_lo, w_hi)) = world.wrap
             && let Some(out) = [position, last]
                 .into_iter()
-                .find(|p| p.as_vec3().cmplt(w_lo).any() || p.as_vec3().cmpgt(w_hi).any())
+                .find(|&p| outside_wrap(p, (w_lo, w_hi)))
         {
             let (span, name) = if out == position {
                 (spec.position.span(), "position")

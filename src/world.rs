@@ -560,7 +560,7 @@ impl World {
                 "the speculative distance must be finite and non-negative, got {distance}"
             )));
         }
-        let growth = distance + 128.0 * f64::EPSILON * self.origin.abs().max_element();
+        let growth = self.box_growth_with(distance);
         if let Some(i) = (0..self.bounds.len())
             .find(|&i| grown(&self.bounds[i], growth).validate(i as u32).is_err())
         {
@@ -582,7 +582,12 @@ impl World {
     /// coordinates they know nothing, so twice the tolerance's 64 ulps of those is added
     /// (boxes 1e-4 wide at 1e9, 1.7e-8 apart and in contact, had boxes that missed).
     fn box_growth(&self) -> f64 {
-        self.speculative + 128.0 * f64::EPSILON * self.origin.abs().max_element()
+        self.box_growth_with(self.speculative)
+    }
+
+    /// [`World::box_growth`] with this speculative distance.
+    fn box_growth_with(&self, speculative: f64) -> f64 {
+        speculative + 128.0 * f64::EPSILON * self.origin.abs().max_element()
     }
 
     /// Every shape's GPU bounds grown by [`World::box_growth`].
