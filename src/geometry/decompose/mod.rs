@@ -323,7 +323,7 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
         }
     }
     let (pieces, left, shortfall) =
-        refine::refine(mesh, pieces, tolerance, params.max_piece_vertices);
+        refine::refine_on(&solid, pieces, tolerance, params.max_piece_vertices);
     Ok(Computed {
         pieces,
         simplify_deviation: deviation.max(shortfall),

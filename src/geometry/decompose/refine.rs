@@ -57,7 +57,17 @@ pub fn refine(
     tolerance: f64,
     max_vertices: usize,
 ) -> (Vec<Vec<DVec3>>, f64, f64) {
-    let surface = Surface::new(mesh);
+    refine_on(&Surface::new(mesh), pieces, tolerance, max_vertices)
+}
+
+/// [`refine`] against a mesh whose BVH is built (the decomposition's, which has asked it
+/// where its parts' voxel corners lie).
+pub(super) fn refine_on(
+    surface: &Surface<'_>,
+    pieces: Vec<Vec<DVec3>>,
+    tolerance: f64,
+    max_vertices: usize,
+) -> (Vec<Vec<DVec3>>, f64, f64) {
     let mut work: Vec<(Vec<DVec3>, u32)> = pieces.into_iter().map(|p| (p, 0)).collect();
     let (mut done, mut left, mut shortfall) = (Vec::new(), 0.0f64, 0.0f64);
     while let Some((points, depth)) = work.pop() {
