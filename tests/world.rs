@@ -28,6 +28,20 @@ fn cpu_world() -> World {
     w
 }
 
+/// A floor slab 10 × 10 × 1, its shape registered and its body placed with its top face
+/// at height `top`.
+fn add_floor(world: &mut World, top: f64) -> BodyId {
+    let floor = world
+        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
+        .unwrap();
+    world
+        .add_body(
+            floor,
+            Pose::new(DVec3::new(0.0, 0.0, top - 0.5), DQuat::IDENTITY),
+        )
+        .unwrap()
+}
+
 /// The exact distance of two bodies by brute force: closest pair of every piece pair
 /// (trees), the rounded closed forms, or enumeration over feature pairs.
 fn brute_distance(a: &ExactShape, pa: &Pose, b: &ExactShape, pb: &Pose) -> f64 {
@@ -517,10 +531,7 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
                     .fold(f64::INFINITY, f64::min),
                 _ => -0.5,
             };
-            let floor = world
-                .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
-                .unwrap();
-            world.add_body(floor, Pose::IDENTITY).unwrap();
+            add_floor(&mut world, 0.5);
             // Touching, not overlapping by the rounding of `0.5 − low`.
             let mut z = 0.5 - low;
             while z + low < 0.5 {
@@ -557,10 +568,7 @@ fn a_crate_sliding_on_a_floor_is_no_impact() {
     let crate_ = world
         .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
         .unwrap();
-    let floor = world
-        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
-        .unwrap();
-    world.add_body(floor, Pose::IDENTITY).unwrap();
+    add_floor(&mut world, 0.5);
     let b = world
         .add_body(
             crate_,
@@ -620,15 +628,7 @@ fn a_ball_spinning_on_a_floor_is_no_impact() {
         let shape = world
             .add_shape(&ShapeGeometry::Rounded(Arc::new(body.clone())), &mut |_| {})
             .unwrap();
-        let floor = world
-            .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
-            .unwrap();
-        world
-            .add_body(
-                floor,
-                Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY),
-            )
-            .unwrap();
+        add_floor(&mut world, 0.0);
         let b = world
             .add_body(shape, Pose::new(DVec3::new(0.0, 0.0, 0.5), turn))
             .unwrap();
@@ -660,9 +660,6 @@ fn a_torus_is_bounded_by_its_pieces() {
     let body = world
         .add_shape(&ShapeGeometry::Mesh(Arc::new(ring.clone())), &mut |_| {})
         .unwrap();
-    let floor = world
-        .add_convex(cuboid(DVec3::new(5.0, 5.0, 0.5)).unwrap())
-        .unwrap();
     let low = match &world.shapes()[body.0 as usize] {
         ExactShape::Tree(t) => t
             .pieces()
@@ -679,12 +676,7 @@ fn a_torus_is_bounded_by_its_pieces() {
         low < mesh_low,
         "the pieces reach below the mesh: {low} against {mesh_low}"
     );
-    world
-        .add_body(
-            floor,
-            Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY),
-        )
-        .unwrap();
+    add_floor(&mut world, 0.0);
     let t = world
         .add_body(body, Pose::new(DVec3::new(0.0, 0.0, -low), DQuat::IDENTITY))
         .unwrap();
