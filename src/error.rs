@@ -53,6 +53,22 @@ pub enum Error {
         limit_name: &'static str,
     },
 
+    /// A scene would take more memory than the machine can give (see `memory`).
+    #[error(
+        "{what} need about {} of memory, and this machine can give the process {}: a \
+         smaller scene (fewer bodies, fewer of them touching), or a machine with more memory",
+        bytes(*needed),
+        bytes(*capacity)
+    )]
+    Memory {
+        /// What needs it, with its count ("the frame's 120,000,000 pairs").
+        what: String,
+        /// About how many bytes (a low estimate).
+        needed: u64,
+        /// How many bytes the process can have in all.
+        capacity: u64,
+    },
+
     /// A frame recording is inconsistent (a freed buffer used again, a copy out of range, ...).
     #[error("frame recording: {0}")]
     Recording(String),
@@ -150,5 +166,15 @@ impl Error {
             },
             other => other,
         }
+    }
+}
+
+/// `b` bytes in the unit that reads best (kB, MB, GB: powers of 1000).
+pub(crate) fn bytes(b: u64) -> String {
+    let x = b as f64;
+    match b {
+        0..1_000_000 => format!("{:.0} kB", x / 1e3),
+        1_000_000..1_000_000_000 => format!("{:.0} MB", x / 1e6),
+        _ => format!("{:.1} GB", x / 1e9),
     }
 }

@@ -17,6 +17,7 @@ pub mod gpu;
 pub mod graph;
 pub mod impacts;
 pub mod kinematic;
+pub mod memory;
 pub mod motion;
 pub mod narrowphase;
 pub mod parallel;

@@ -330,6 +330,10 @@ impl World {
                 scene.path.display()
             )));
         }
+        crate::memory::check(
+            || format!("scene {}: its {n} bodies", scene.path.display()),
+            crate::memory::estimate(self.bodies.len() + n, 0),
+        )?;
         let first_shape = self.bounds.len() as u32;
         for g in &scene.geometry {
             self.add_shape(g, progress)?;
@@ -774,6 +778,19 @@ impl World {
         at: u64,
         dt: f64,
     ) -> Result<FrameReport> {
+        // Each pair keeps a warm start and may have a manifold: a frame whose pairs would
+        // take more memory than the machine has is refused before they are made.
+        crate::memory::check(
+            || {
+                format!(
+                    "frame {}'s {} pairs among {} bodies",
+                    self.frame,
+                    frame.pairs.len(),
+                    bodies.len()
+                )
+            },
+            crate::memory::estimate(bodies.len(), frame.pairs.len()),
+        )?;
         let t = Instant::now();
         let near = self.not_proved_apart(&frame, bodies);
         let mut profile = frame.profile;

@@ -484,6 +484,77 @@ fn bad_usage_is_reported() {
 
 /// Scenes the main job cannot run are named before any work: a spin past half a turn a
 /// frame, and a speed past f32 (written short).
+/// A scene larger than the machine's memory is refused by name before the work that would
+/// fill it (the kernel would otherwise kill the process part way through). The machine is
+/// stood in for by `PROXIMA_MEMORY`; the oracle is the run's own peak resident memory
+/// (the kernel's count, which the main job prints): the same scene runs when the stand-in
+/// is that peak (the estimate is not above what the run takes) and is refused at half of it
+/// (the estimate is within a factor of two below).
+#[test]
+fn a_scene_past_the_machines_memory_is_named() {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("touching_grid.toml");
+    std::fs::write(
+        &path,
+        "seed = 1\n[[body]]\nshape = { box = [0.5, 0.5, 0.5] }\nposition = [0, 0, 0.5]\n\
+         grid = { count = [20, 20, 20], step = [1, 1, 1] }\n",
+    )
+    .unwrap();
+    let args = [
+        "run",
+        "--device",
+        "cpu",
+        "--frames",
+        "2",
+        path.to_str().unwrap(),
+    ];
+    let free = proxima(&args, &[]);
+    assert!(free.status.success(), "{free:?}");
+    let peak_line = stdout(&free)
+        .lines()
+        .find(|l| l.starts_with("memory: "))
+        .map(str::to_owned)
+        .expect("the main job prints its peak memory");
+    let (value, unit) = peak_line["memory: ".len()..]
+        .split_once(' ')
+        .expect("a number and its unit");
+    let scale = match &unit[..2] {
+        "kB" => 1e3,
+        "MB" => 1e6,
+        "GB" => 1e9,
+        other => panic!("unit {other} in {peak_line}"),
+    };
+    let peak = (value.parse::<f64>().unwrap() * scale) as u64;
+    let at = |bytes: u64| proxima(&args, &[("PROXIMA_MEMORY", &bytes.to_string())]);
+    let enough = at(peak);
+    assert!(enough.status.success(), "{enough:?}");
+    assert_eq!(result_line(&enough), result_line(&free));
+    // Boxes touching in a grid of n³: every two whose cells are neighbours along each
+    // axis (3n − 2 ordered choices an axis), self pairs out, each pair once.
+    let n: u64 = 20;
+    let pairs = ((3 * n - 2).pow(3) - n.pow(3)) / 2;
+    let short = at(peak / 2);
+    let err = String::from_utf8_lossy(&short.stderr);
+    assert!(!short.status.success() && !stdout(&short).contains("result"));
+    assert!(
+        err.contains(&format!(
+            "frame 0's {pairs} pairs among {} bodies need about",
+            n.pow(3)
+        )) && err.contains("a smaller scene")
+            && !err.contains("panicked"),
+        "{err}"
+    );
+    // Bodies alone past it: refused before any frame (the built-in crowd resized).
+    let o = proxima(
+        &["run", "--device", "cpu", "--bodies", "30000"],
+        &[("PROXIMA_MEMORY", "1000000")],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{o:?}");
+    assert!(err.contains("its 30000 bodies need about 18 MB"), "{err}");
+    let o = proxima(&args, &[("PROXIMA_MEMORY", "lots")]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("PROXIMA_MEMORY=\"lots\" is not a number"));
+}
+
 #[test]
 fn a_scene_the_main_job_cannot_run_is_named() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));

@@ -257,6 +257,9 @@ pub fn run(args: &RunArgs) -> Result<()> {
         "frame",
         wall / f64::from(timed) * 1e3
     );
+    if let Some(peak) = proxima::memory::peak() {
+        println!("memory: {} at most resident", proxima::memory::human(peak));
+    }
     let r = &last.report;
     println!(
         "pairs (last frame): {} overlapping box pairs ({} broadphase){}",
