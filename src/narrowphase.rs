@@ -221,6 +221,7 @@ impl Narrowphase {
             let gap = balls_gap((sa, &ba.pose), (sb, &bb.pose));
             if gap > within {
                 cache.separation = gap;
+                cache.manifold.depth.release();
                 return;
             }
             let found = self.manifolds(ba, bb, dir, within, cache);

@@ -453,3 +453,44 @@ fn a_resting_crate_far_away_and_tiny_keeps_its_four_points() {
         }
     }
 }
+
+/// A pair's cache lets go of its depth certificate when the pair is found apart (a crowd
+/// keeps a cache for every pair near enough to touch, and those parted at the start held
+/// theirs for good), and the answers along the way are those of a fresh cache (to
+/// rounding).
+#[test]
+fn a_cache_lets_go_of_its_depth_certificate_when_the_pair_parts() {
+    let mut rng = Rng::new(11);
+    let a = random_hull(&mut rng, 24, 1.0).unwrap();
+    let b = random_hull(&mut rng, 24, 1.0).unwrap();
+    let pa = Pose::new(DVec3::ZERO, DQuat::from_rotation_z(0.3));
+    let mut cache = ManifoldCache::default();
+    // In (0.8 apart: overlapping), out (3 apart), in again.
+    for (k, d) in [0.8, 0.81, 0.82, 3.0, 0.8].into_iter().enumerate() {
+        let pb = Pose::new(
+            DVec3::new(d, 0.1, 0.0),
+            DQuat::from_rotation_x(0.1 * k as f64),
+        );
+        let warm = manifold::polytopes(&a, &pa, &b, &pb, 0.01, &mut cache);
+        let cold = contact(&a, &pa, &b, &pb, 0.01);
+        // The same facet, to rounding (a warm walk sums s otherwise than a cold one).
+        match (&warm, &cold) {
+            (Some(w), Some(c)) => {
+                assert!((w.normal - c.normal).length() < 1e-12, "step {k}");
+                assert!(
+                    (w.min_separation() - c.min_separation()).abs() < 1e-12,
+                    "step {k}"
+                );
+            }
+            (w, c) => assert_eq!(w, c, "step {k}"),
+        }
+        let (full, settled) = cache.depth.certificates();
+        if d > 2.0 {
+            assert!(warm.is_none());
+            assert_eq!((full, settled), (0, 0), "step {k}: released");
+        } else {
+            assert!(warm.is_some_and(|m| m.min_separation() < 0.0));
+            assert!(full + settled > 0, "step {k}: a certificate");
+        }
+    }
+}

@@ -204,6 +204,9 @@ pub fn polytope_normal(
             (w.distance, w.point_a, w.point_b, w.features)
         };
         cache.distance = distance;
+        if distance > 0.0 {
+            cache.depth.release();
+        }
         if distance > speculative {
             return None;
         }

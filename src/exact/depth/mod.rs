@@ -189,6 +189,15 @@ impl DepthCache {
         out
     }
 
+    /// Lets go of what the last global check proved (the certificate and the inscribed
+    /// polytope, a few hundred bytes to a few kB), keeping the facet to start from: for a
+    /// pair the caller found apart, whose next overlap (if any) comes after motion that
+    /// would have expired the certificate. A crowd keeps a cache per pair near enough to
+    /// touch; those that overlapped once (parted at the start) held theirs for good.
+    pub fn release(&mut self) {
+        self.standing = None;
+    }
+
     /// How many queries ran the full check of every candidate, and how many were settled
     /// without one (by the inscribed polytope or the standing certificate).
     pub fn certificates(&self) -> (u64, u64) {
