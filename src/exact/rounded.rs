@@ -399,12 +399,17 @@ pub fn penetration(
     let (ca, cb) = (place(a, pose_a), place(b, pose_b));
     let c = core_closest(&ca, &cb);
     let radii = a.radius + b.radius;
-    let core = if c.overlap {
+    // Cores nearer than their coordinates' rounding share a point as far as f64 can tell:
+    // their closest points' difference is rounding and gives no direction (a ball centred
+    // on a capsule's axis at z = 0.3 is 5.6e-17 off it, and that difference, along the
+    // axis, was the normal: moving the ball by the depth along it left it inside).
+    let rounding = cores_rounding(&c, &ca, &cb);
+    let core = if c.overlap || c.distance <= rounding {
         let deepest = core_depth(&ca, &cb);
-        if deepest.depth == 0.0 && c.distance == 0.0 && c.pa == c.pb {
-            // Cores that only touch (crossing segments meeting at a point): where they
-            // touch, rather than the support points along the normal, which on a segment
-            // square to it may be either end.
+        if deepest.depth <= rounding && c.distance <= rounding {
+            // Cores that only touch (crossing segments meeting at a point, a point on a
+            // segment): where they touch, rather than the support points along the
+            // normal, which on a segment square to it may be either end.
             RoundedPenetration {
                 point_a: c.pa,
                 point_b: c.pb,
@@ -434,6 +439,19 @@ pub fn penetration(
         point_b: core.point_b - core.normal * b.radius,
         ..core
     })
+}
+
+/// How near the cores' closest points may be and still be their coordinates' rounding:
+/// 64 ulps of the points' largest coordinate and the cores' extents (a segment's closest
+/// point is found along its length, a polytope's over its reach).
+fn cores_rounding(c: &CoreClosest, ca: &Placed<'_>, cb: &Placed<'_>) -> f64 {
+    let extent = |p: &Placed<'_>| match p {
+        Placed::Point(_) => 0.0,
+        Placed::Segment(s0, s1) => s0.distance(*s1),
+        Placed::Polytope(poly, ..) => poly.reach(),
+    };
+    let scale = c.pa.abs().max_element().max(c.pb.abs().max_element()) + extent(ca) + extent(cb);
+    64.0 * f64::EPSILON * scale
 }
 
 /// The cores' penetration (they share a point): depth ≥ 0, normal, deepest points.
