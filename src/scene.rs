@@ -28,7 +28,8 @@
 //! fixed = true                         # optional: contacts leave its velocity alone
 //! ```
 //!
-//! A body placed by hand keeps its pose in f64 ([`Scene::poses`]); a shape written alike
+//! Every body keeps its pose in f64 ([`Scene::poses`]: a group's as drawn, a body placed
+//! by hand as written); a shape written alike
 //! in several entries is one shape-table entry; resizing (`--bodies`) scales the groups
 //! and keeps these.
 //!
@@ -147,9 +148,11 @@ pub struct Scene {
     pub crowd: Crowd,
     /// Geometry per shape-table entry.
     pub geometry: Vec<ShapeGeometry>,
-    /// Each body's pose in f64, beside the crowd's f32 one: a group's bodies are drawn in
-    /// f32, a body placed by hand keeps the pose the file gives (planks written 0.15
-    /// and 0.05 high in f32 are 5e-9 off touching).
+    /// Each body's pose in f64, beside the crowd's f32 one: a group's bodies as drawn
+    /// (drawn in f32, a group 1e6 from the origin stood on f32's grid there, 0.0625
+    /// apart: 2,000 boxes 1e-3 across in a 0.25 cube overlapped in 21,589 pairs), a body
+    /// placed by hand as the file gives it (planks written 0.15 and 0.05 high in f32 are
+    /// 5e-9 off touching).
     pub poses: Vec<Pose>,
     /// The bodies written `fixed = true`: the main job's contacts and impacts leave their
     /// velocities as they are, and what meets one bounces off it
@@ -412,6 +415,8 @@ impl Scene {
             ..Default::default()
         };
         let mut geometry = Vec::new();
+        // A group's bodies in f64 as drawn (the crowd's f32 copy is the GPU's).
+        let mut poses: Vec<Pose> = Vec::new();
         for (g, group) in file.group.iter().enumerate() {
             let spec = group.get_ref();
             let field = |name: &str| format!("group[{g}].{name}");
@@ -494,16 +499,18 @@ impl Scene {
             };
             for _ in 0..count {
                 let shape = first + rng.below(u64::from(variants)) as u32;
-                let position = rng.point_in(lo, hi).as_vec3();
-                let rotation = rng.rotation().as_quat();
-                world.bodies.push(GpuBody::new(position, rotation, shape));
+                let position = rng.point_in(lo, hi);
+                let rotation = rng.rotation();
+                world
+                    .bodies
+                    .push(GpuBody::new(position.as_vec3(), rotation.as_quat(), shape));
+                poses.push(Pose::new(position, rotation));
                 world.motions.push(Motion {
                     linear: (rng.unit_vector() * rng.range(v_lo, v_hi)).as_vec3(),
                     angular: (rng.unit_vector() * rng.range(w_lo, w_hi)).as_vec3(),
                 });
             }
         }
-        let mut poses: Vec<Pose> = world.bodies.iter().map(Pose::from_gpu).collect();
         let seed = file.seed.wrapping_add(file.group.len() as u64);
         let fixed = place_by_hand(
             &file.body,

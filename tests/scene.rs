@@ -709,3 +709,46 @@ fn the_yards_touches_are_its_contacts() {
     assert_eq!(got, want);
     assert!(want.len() > 300, "{} touches", want.len());
 }
+
+/// A group far from the origin keeps its bodies where they are drawn: its f64 poses are
+/// the near group's shifted (to the rounding of the shift), and the World finds the same
+/// pairs. The poses were rounded to f32 first, and at 1e6 f32's grid is 0.0625 apart: 2,000
+/// boxes 1e-3 across in a 0.25 cube stood on 64 points and overlapped in about 21,600
+/// pairs, where near the origin they overlap in none.
+#[test]
+fn a_group_far_from_the_origin_keeps_its_drawn_poses() {
+    let group = |c: f64| {
+        format!(
+            "seed = 1\n[[group]]\nshape = {{ box = [0.0005, 0.0005, 0.0005] }}\ncount = 2000\n\
+             region = {{ min = [{c:?}, {c:?}, {c:?}], max = [{:?}, {:?}, {:?}] }}\n",
+            c + 0.25,
+            c + 0.25,
+            c + 0.25
+        )
+    };
+    let shift = 1e6;
+    let (near, far) = (parse(&group(0.0)).unwrap(), parse(&group(shift)).unwrap());
+    assert_eq!(near.poses.len(), 2000);
+    for (n, f) in near.poses.iter().zip(&far.poses) {
+        let moved = f.translation - DVec3::splat(shift);
+        assert!(
+            (moved - n.translation).abs().max_element() < 1e-9,
+            "{n:?} {f:?}"
+        );
+        assert_eq!(n.rotation, f.rotation);
+    }
+    let pairs = |scene: &Scene| {
+        let mut world = World::new(DeviceChoice::Cpu).unwrap();
+        world.add_scene(scene, &mut |_| {}).unwrap();
+        let report = world.step(0.0).unwrap();
+        let overlapping = report
+            .contacts
+            .iter()
+            .filter(|c| c.manifold.min_separation() < 0.0)
+            .count();
+        (report.pairs, overlapping)
+    };
+    let (near_pairs, near_overlapping) = pairs(&near);
+    assert_eq!(near_overlapping, 0);
+    assert_eq!(pairs(&far), (near_pairs, 0));
+}
