@@ -302,13 +302,13 @@ impl ShapeSpec {
             },
             ShapeSpec::ObjHull(path) => {
                 let path = resolve(base, path);
-                let mesh = mesh::load_obj(&path)?;
-                convex(ConvexPolytope::from_points(&mesh.vertices).map_err(|e| {
-                    crate::Error::Mesh {
+                let points = mesh::load_obj_points(&path)?;
+                convex(
+                    ConvexPolytope::from_points(&points).map_err(|e| crate::Error::Mesh {
                         path,
                         message: format!("its vertices have no convex hull: {e}"),
-                    }
-                })?)
+                    })?,
+                )
             }
             ShapeSpec::Torus { major, minor } => {
                 ShapeGeometry::Mesh(Arc::new(generators::torus(*major, *minor, 32, 16)?))

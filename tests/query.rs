@@ -1214,6 +1214,32 @@ fn an_open_mesh_names_obj_hull_which_answers_as_its_points() {
         "{hull}"
     );
     assert_eq!(hull["normal"], closed["normal"]);
+    // The hull of the file's vertices whatever its faces: the same corners with a face
+    // on the bottom four only, or with none at all, answer as the box (a mesh's loader
+    // keeps only the vertices its faces name: the top four were dropped, and a file of
+    // vertices alone was "no faces in the file").
+    let vertices: String = corners
+        .iter()
+        .map(|c| format!("v {} {} {}\n", c[0], c[1], c[2]))
+        .collect();
+    for (name, faces) in [("bottom.obj", "f 1 3 2\nf 1 4 3\n"), ("points.obj", "")] {
+        let file = dir.join(name);
+        std::fs::write(&file, format!("{vertices}{faces}")).unwrap();
+        let file = file.display().to_string().replace('\\', "/");
+        let hull = &answers(&query(format!(r#"{{"obj_hull":"{file}"}}"#)))[0];
+        assert_eq!(hull["depth"], closed["depth"], "{name}: {hull} vs {closed}");
+        assert_eq!(hull["normal"], closed["normal"], "{name}");
+    }
+    // A vertex line short of three finite coordinates is named by its line.
+    let file = dir.join("short.obj");
+    std::fs::write(&file, format!("{vertices}v 1 2\n")).unwrap();
+    let file = file.display().to_string().replace('\\', "/");
+    let bad = &answers(&query(format!(r#"{{"obj_hull":"{file}"}}"#)))[0];
+    let err = bad["error"].as_str().unwrap();
+    assert!(
+        err.contains("line 9") && err.contains("three finite"),
+        "{err}"
+    );
 }
 
 /// A torus written to OBJ with a few triangles wound the wrong way (and one inside out

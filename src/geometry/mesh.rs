@@ -521,6 +521,49 @@ pub fn load_obj(path: &Path) -> Result<TriMesh> {
     Ok(mesh)
 }
 
+/// Every vertex an OBJ file lists (`v x y z`, with any weight or colour after them), in
+/// order, whatever its faces use: the points of an `obj_hull` (a mesh's loader keeps only
+/// the vertices its faces name, and a file of vertices alone has no mesh). A vertex line
+/// with fewer than three coordinates, or one that is not a finite number, is named by its
+/// line.
+pub fn load_obj_points(path: &Path) -> Result<Vec<DVec3>> {
+    let mesh_error = |message: String| Error::Mesh {
+        path: path.to_owned(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let mut points = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut words = line.split_whitespace();
+        if words.next() != Some("v") {
+            continue;
+        }
+        let coordinates: Vec<&str> = words.take(3).collect();
+        let parsed: Vec<f64> = coordinates
+            .iter()
+            .filter_map(|w| w.parse::<f64>().ok().filter(|x| x.is_finite()))
+            .collect();
+        if parsed.len() < 3 {
+            return Err(mesh_error(format!(
+                "line {}: vertex `{}` needs three finite coordinates",
+                i + 1,
+                line.trim()
+            )));
+        }
+        points.push(DVec3::new(parsed[0], parsed[1], parsed[2]));
+    }
+    if points.is_empty() {
+        return Err(mesh_error("no vertices in the file".into()));
+    }
+    if let Some(message) = super::far_from_origin(&points) {
+        return Err(mesh_error(message));
+    }
+    Ok(points)
+}
+
 /// Every object of an OBJ file as one mesh, its triangles wound as the file winds them.
 fn read_obj(path: &Path) -> Result<TriMesh> {
     let mesh_error = |message: String| Error::Mesh {
