@@ -142,7 +142,24 @@ impl KinematicCrowd {
     /// this is for a scene's start, before the first frame. Returns the rounds run and
     /// the pairs still overlapping after the last (0 when settled); it stops early, `stuck`,
     /// when a round's pushes move no body (each below its coordinates' rounding).
+    ///
+    /// The rounds run without the depth estimate ([`World::set_depth_estimate`]), which
+    /// is put back after: they need only the contacts, the same with it or without, and on
+    /// the CPU twins it cost more than the rounds themselves (20,000 crowd bodies at
+    /// k = 8: the start took 12.7 s with it, 0.2 s without).
     pub fn settle(&mut self, max_rounds: u32) -> Result<Settled> {
+        let k = self.world.depth_estimate();
+        if k.is_some() {
+            self.world.set_depth_estimate(None)?;
+        }
+        let settled = self.settle_rounds(max_rounds);
+        if k.is_some() {
+            self.world.set_depth_estimate(k)?;
+        }
+        settled
+    }
+
+    fn settle_rounds(&mut self, max_rounds: u32) -> Result<Settled> {
         let (mut moved, mut initial, mut fixed_overlapping) = (0, 0, 0);
         for round in 0..=max_rounds {
             let report = self.world.step(0.0)?;

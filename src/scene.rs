@@ -148,6 +148,9 @@ pub struct Scene {
     pub crowd: Crowd,
     /// Geometry per shape-table entry.
     pub geometry: Vec<ShapeGeometry>,
+    /// Where each shape-table entry is written ("line 3, field `group[0].shape`"): a shape
+    /// that fails later (a mesh that cannot be decomposed) is named by it.
+    pub shape_at: Vec<String>,
     /// Each body's pose in f64, beside the crowd's f32 one: a group's bodies as drawn
     /// (drawn in f32, a group 1e6 from the origin stood on f32's grid there, 0.0625
     /// apart: 2,000 boxes 1e-3 across in a 0.25 cube overlapped in 21,589 pairs), a body
@@ -205,6 +208,14 @@ fn read_shape(
     let one = toml::Table::from_iter([(key.to_owned(), inner.clone())]);
     let spec = ShapeSpec::deserialize(toml::Value::Table(one))
         .map_err(|e| shape_value_error(key, e.message()))?;
+    // Named before the shape is built: a box of 1e39 by 0.5 was "collinear" (its 0.5 is
+    // below the hull's tolerance at 1e39), where its size is what the GPU cannot hold.
+    if let Some(x) = past_f32(value) {
+        return Err(format!(
+            "{x:e} is not finite in f32 (±3.4e38), in which the GPU passes hold the shapes' \
+             bounds: scale the scene down"
+        ));
+    }
     let geometry = spec.build(base, rng).map_err(|e| e.to_string())?;
     match radius {
         None => Ok(geometry),
@@ -215,6 +226,17 @@ fn read_shape(
                 .ok_or_else(|| format!("`radius` must be a number, got {}", a_type(r)))?;
             geometry.rounded(r)
         }
+    }
+}
+
+/// The first number in `value` (any depth) whose magnitude f32 cannot hold.
+fn past_f32(value: &toml::Value) -> Option<f64> {
+    match value {
+        toml::Value::Float(x) => (x.abs() > f64::from(f32::MAX)).then_some(*x),
+        toml::Value::Integer(i) => ((*i as f64).abs() > f64::from(f32::MAX)).then_some(*i as f64),
+        toml::Value::Array(items) => items.iter().find_map(past_f32),
+        toml::Value::Table(table) => table.values().find_map(past_f32),
+        _ => None,
     }
 }
 
@@ -415,11 +437,21 @@ impl Scene {
             ..Default::default()
         };
         let mut geometry = Vec::new();
+        let mut shape_at = Vec::new();
         // A group's bodies in f64 as drawn (the crowd's f32 copy is the GPU's).
         let mut poses: Vec<Pose> = Vec::new();
         for (g, group) in file.group.iter().enumerate() {
             let spec = group.get_ref();
             let field = |name: &str| format!("group[{g}].{name}");
+            // As a grid's counts: a group of none was run as no bodies, or resized by
+            // `--bodies` into the whole scene.
+            if *spec.count.get_ref() == 0 {
+                return Err(scene_error(
+                    spec.count.span(),
+                    &field("count"),
+                    "must be at least 1 (leave out a group of no bodies)".to_owned(),
+                ));
+            }
             let mut rng = Rng::new(spec.seed.unwrap_or(file.seed.wrapping_add(g as u64)));
             let (lo, hi) = check_region(&spec.region, &field("region"))?;
             if let Some((w_lo, w_hi)) = wrap
@@ -486,6 +518,7 @@ impl Scene {
                 })?;
                 world.shapes.push(bounds);
                 geometry.push(shape);
+                shape_at.push(at.place(spec.shape.span(), &field("shape")));
             }
             let count = if bodies.is_some() {
                 // The last group takes the rounding, so the total is exact.
@@ -518,7 +551,7 @@ impl Scene {
             base,
             &at,
             &mut world,
-            &mut geometry,
+            (&mut geometry, &mut shape_at),
             &mut poses,
         )?;
         world.validate()?;
@@ -526,6 +559,7 @@ impl Scene {
             path: path.to_owned(),
             crowd: world,
             geometry,
+            shape_at,
             poses,
             fixed,
         })
@@ -551,11 +585,15 @@ impl Spans<'_> {
         field: &str,
         message: impl std::fmt::Display,
     ) -> Error {
-        let line = line_of(self.text, span.start);
         Error::Scene {
             path: self.path.to_owned(),
-            message: format!("line {line}, field `{field}`: {message}"),
+            message: format!("{}: {message}", self.place(span, field)),
         }
+    }
+
+    /// "line N, field `F`" for the span's line.
+    fn place(&self, span: std::ops::Range<usize>, field: &str) -> String {
+        format!("line {}, field `{field}`", line_of(self.text, span.start))
     }
 }
 
@@ -568,7 +606,7 @@ fn place_by_hand(
     base: &Path,
     at: &Spans<'_>,
     world: &mut Crowd,
-    geometry: &mut Vec<ShapeGeometry>,
+    (geometry, shape_at): (&mut Vec<ShapeGeometry>, &mut Vec<String>),
     poses: &mut Vec<Pose>,
 ) -> Result<Vec<u32>> {
     let mut fixed = Vec::new();
@@ -592,6 +630,7 @@ fn place_by_hand(
                     .map_err(|e| shape_error(e.to_string()))?;
                 world.shapes.push(bounds);
                 geometry.push(built);
+                shape_at.push(at.place(spec.shape.span(), &field("shape")));
                 written.push((text, index));
                 index
             }

@@ -335,8 +335,17 @@ impl World {
             crate::memory::estimate(self.bodies.len() + n, 0),
         )?;
         let first_shape = self.bounds.len() as u32;
-        for g in &scene.geometry {
-            self.add_shape(g, progress)?;
+        for (i, g) in scene.geometry.iter().enumerate() {
+            // A shape that fails here (a mesh that cannot be decomposed) is named where
+            // the scene writes it.
+            self.add_shape(g, progress)
+                .map_err(|e| match scene.shape_at.get(i) {
+                    Some(at) => Error::Scene {
+                        path: scene.path.clone(),
+                        message: format!("{at}: {e}"),
+                    },
+                    None => e,
+                })?;
         }
         let first = self.bodies.len() as u32;
         let bodies = scene.crowd.bodies.iter().zip(&scene.poses);
@@ -618,6 +627,11 @@ impl World {
             self.pipeline.set_depth_estimate(None)?;
         }
         self.refresh_depth()
+    }
+
+    /// The depth estimate's resolution, when it runs ([`World::set_depth_estimate`]).
+    pub fn depth_estimate(&self) -> Option<u32> {
+        self.depth.map(|(k, _)| k)
     }
 
     /// Gives the pipeline depth tables for every registered shape (shapes added since the

@@ -374,3 +374,32 @@ fn a_bounce_into_a_touching_neighbour_is_an_impact() {
         }
     }
 }
+
+/// The start parts the bodies without the depth estimate (it needs only the contacts;
+/// on the CPU twins the estimate cost 40 times the rounds) and puts it back: the parting
+/// is the one a world without an estimate makes, and the first frame after proves pairs
+/// apart by the estimate again.
+#[test]
+fn the_start_parts_without_the_depth_estimate_and_puts_it_back() {
+    let scene = Scene::default_scene(Some(1500)).unwrap();
+    let settle = |k: Option<u32>| {
+        let mut world = World::on(Pipeline::cpu());
+        world.add_scene(&scene, &mut |_| {}).unwrap();
+        world.set_depth_estimate(k).unwrap();
+        let mut crowd = KinematicCrowd::new(world, None);
+        let settled = crowd.settle(30).unwrap();
+        let poses: Vec<Pose> = crowd.world.bodies().iter().map(|b| b.pose).collect();
+        (crowd, settled, poses)
+    };
+    let (_, plain, plain_poses) = settle(None);
+    let (mut crowd, settled, poses) = settle(Some(8));
+    assert!(
+        settled.initial > 100 && settled.overlapping == 0,
+        "{settled:?}"
+    );
+    assert_eq!(format!("{settled:?}"), format!("{plain:?}"));
+    assert_eq!(poses, plain_poses);
+    assert_eq!(crowd.world.depth_estimate(), Some(8));
+    let report = crowd.world.step(0.0).unwrap();
+    assert!(report.proved_apart > 0, "{}", report.proved_apart);
+}

@@ -158,11 +158,20 @@ fn errors_name_the_line_and_the_field() {
         &["line 6", "scale_variants"],
     );
     expect_error("seed = 1\n", &["no [[group]]"]);
+    expect_error(
+        &ONE_GROUP.replace("count = 100", "count = 0"),
+        &["line 4", "group[0].count", "at least 1"],
+    );
     // A shape past f32's range, where the GPU passes hold the bounds, is named so (it was
     // "unusable local bounds", NaN).
     expect_error(
         &ONE_GROUP.replace("box = [0.5, 0.5, 0.5]", "box = [1e39, 1e39, 1e39]"),
         &["line 3", "group[0].shape", "not finite in f32"],
+    );
+    // One side past it is named so too (it was "all hull input points are collinear").
+    expect_error(
+        &ONE_GROUP.replace("box = [0.5, 0.5, 0.5]", "box = [1e39, 0.5, 0.5]"),
+        &["line 3", "group[0].shape", "1e39 is not finite in f32"],
     );
     // A shape written with a `kind` key, or with a kind the crate does not have: the line,
     // the field and every shape's key.
@@ -751,4 +760,39 @@ fn a_group_far_from_the_origin_keeps_its_drawn_poses() {
     let (near_pairs, near_overlapping) = pairs(&near);
     assert_eq!(near_overlapping, 0);
     assert_eq!(pairs(&far), (near_pairs, 0));
+}
+
+/// A mesh that reads but cannot be decomposed (open: a box without its lid) fails when the
+/// World takes the scene, and the error names the scene file, the line and the field that
+/// wrote the shape, as every other scene error does (it said "geometry: shape 0 cannot be
+/// decomposed", naming neither).
+#[test]
+fn a_mesh_that_cannot_be_decomposed_is_named_where_the_scene_writes_it() {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("scene-open-mesh");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut obj = String::new();
+    for z in [-1, 1] {
+        for (x, y) in [(-1, -1), (1, -1), (1, 1), (-1, 1)] {
+            obj += &format!("v {x} {y} {z}\n");
+        }
+    }
+    obj += "f 1 3 2\nf 1 4 3\nf 1 2 6\nf 1 6 5\nf 2 3 7\nf 2 7 6\nf 3 4 8\nf 3 8 7\nf 4 1 5\nf 4 5 8\n";
+    std::fs::write(dir.join("lidless.obj"), obj).unwrap();
+    let path = dir.join("open.toml");
+    std::fs::write(
+        &path,
+        "seed = 1\n[[group]]\nshape = { box = [0.5, 0.5, 0.5] }\ncount = 4\n\
+         region = { min = [0, 0, 0], max = [4, 4, 4] }\n[[body]]\n\
+         shape = { obj = \"lidless.obj\" }\nposition = [9, 0, 0]\n",
+    )
+    .unwrap();
+    let scene = Scene::load(&path).unwrap();
+    let mut world = World::new(DeviceChoice::Cpu).unwrap();
+    world.set_decomposition_cache(proxima::geometry::decompose::Cache::Off);
+    let e = world.add_scene(&scene, &mut |_| {}).unwrap_err();
+    let m = e.to_string();
+    assert!(matches!(e, Error::Scene { .. }), "{m}");
+    for needle in ["open.toml", "line 7", "body[0].shape", "open"] {
+        assert!(m.contains(needle), "`{m}` does not say `{needle}`");
+    }
 }
