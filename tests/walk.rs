@@ -639,3 +639,28 @@ fn warm_starts_give_the_cold_answers_on_a_rotating_sequence() {
         "coherence should cut the steps: warm {warm_steps}, cold {cold_steps}"
     );
 }
+
+/// Gaps whose squares sink into the subnormals (below about 1.5e-154) are answered as
+/// they are: a 1e-200 gap between two valid boxes came out 0.0 (with no overlap), and
+/// 1e-160 lost five digits. Points given in the shapes themselves, so no pose rounds them.
+#[test]
+fn gaps_whose_squares_underflow_are_answered_exactly() {
+    let slab = |z0: f64, z1: f64, half: f64| {
+        let points: Vec<DVec3> = [z0, z1]
+            .into_iter()
+            .flat_map(|z| {
+                [(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)]
+                    .map(|(x, y)| DVec3::new(x * half, y * half, z))
+            })
+            .collect();
+        ConvexPolytope::from_points(&points).unwrap()
+    };
+    let a = slab(-1.0, 0.0, 1.0);
+    for g in [1e-100, 1e-150, 1e-160, 1e-200, 1e-250, 1e-300] {
+        let b = slab(g, 1.0, 0.5);
+        let w = walk(&WalkInput::new(&a, Pose::IDENTITY, &b, Pose::IDENTITY));
+        assert_eq!(w.state, WalkState::Separated, "{g}: {w:?}");
+        assert!((w.distance - g).abs() <= 1e-15 * g, "{g}: {}", w.distance);
+        assert!(max_separation(&a, &Pose::IDENTITY, &b, &Pose::IDENTITY).distance > 0.0);
+    }
+}

@@ -37,7 +37,7 @@ use super::point_walk;
 use super::sat;
 use super::walk::{self, WalkInput, WalkState};
 use crate::bodies::Pose;
-use crate::geometry::closest::{closest_on_segment, segments_closest_params};
+use crate::geometry::closest::{closest_on_segment, gap, segments_closest_params};
 use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
 
@@ -180,7 +180,7 @@ fn segment_feature(s: f64) -> FeatureId {
 }
 
 fn closest_pair(pa: DVec3, pb: DVec3, features: (FeatureId, FeatureId)) -> CoreClosest {
-    let distance = pa.distance(pb);
+    let distance = gap(pa, pb);
     CoreClosest {
         distance,
         pa,

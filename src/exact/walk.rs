@@ -39,7 +39,9 @@ use smallvec::SmallVec;
 use super::placement::Placement;
 use super::{sat, touch};
 use crate::bodies::Pose;
-use crate::geometry::closest::{closest_on_segment, segments_closest, segments_closest_params};
+use crate::geometry::closest::{
+    closest_on_segment, gap, segments_closest, segments_closest_params,
+};
 use crate::geometry::{ConvexPolytope, FeatureId, VoronoiPlane, VoronoiPlanes};
 
 /// How a walk ended.
@@ -400,7 +402,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
             state,
             distance: match state {
                 WalkState::Penetrating | WalkState::Touching => 0.0,
-                _ => pa.distance(pb),
+                _ => gap(pa, pb),
             },
             point_a: to_world(pa),
             point_b: to_world(pb),
@@ -427,7 +429,7 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                     Step::DoneAt(pa, pb) => (pa, pb),
                     _ => closest_points(&a, fa, &b, fb),
                 };
-                let d = pa.distance(pb);
+                let d = gap(pa, pb);
                 let touching = pa == pb || (d <= tol && features_touch(&a, fa, &b, fb));
                 if !touching {
                     // Within the tolerance of each other the features meet every region's
