@@ -1047,7 +1047,19 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
             let (sl, sh) = (height(pl), height(ph));
             if sl * sh < 0.0 {
                 // The edge crosses the face inside its prism.
-                return Step::Penetrating(pl + (ph - pl) * (sl / (sl - sh)));
+                let x = pl + (ph - pl) * (sl / (sl - sh));
+                // On the face's rim (within the tolerance of a side plane) the crossing
+                // may be a touch along the face's edge: two sheets 2^-30 thick face to
+                // face, one's bottom edge crossing the other's side face where it meets
+                // its top, were called overlapping. The bodies meet there at distance 0,
+                // where a face between them or the separating-axis test decides.
+                let local = q.local(x);
+                if q.planes(*y)
+                    .any(|plane| plane.signed_distance(local) <= q.tol)
+                {
+                    return Step::DoneAt(x, x);
+                }
+                return Step::Penetrating(x);
             }
             if sl == 0.0 && sh == 0.0 {
                 return Step::Done; // the edge lies in the face: touching, up to rounding
