@@ -531,10 +531,7 @@ pub fn load_obj_points(path: &Path) -> Result<Vec<DVec3>> {
         path: path.to_owned(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = read_text(path)?;
     let mut points = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let mut words = line.split_whitespace();
@@ -564,16 +561,21 @@ pub fn load_obj_points(path: &Path) -> Result<Vec<DVec3>> {
     Ok(points)
 }
 
+/// A file's text, an I/O error naming the file.
+fn read_text(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_owned(),
+        source,
+    })
+}
+
 /// Every object of an OBJ file as one mesh, its triangles wound as the file winds them.
 fn read_obj(path: &Path) -> Result<TriMesh> {
     let mesh_error = |message: String| Error::Mesh {
         path: path.to_owned(),
         message,
     };
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
+    let text = read_text(path)?;
     let options = tobj::LoadOptions {
         triangulate: true,
         ignore_points: true,
