@@ -52,7 +52,8 @@ pub struct CrowdFrame {
     pub impacts: Vec<Impact>,
     /// Impact rounds run (1 when the first found none).
     pub rounds: u32,
-    /// Bodies stopped for this frame.
+    /// Moving bodies stopped for this frame (a body at rest that an impact holds, such as
+    /// a floor, is not counted).
     pub stopped: usize,
     /// Contact pairs whose closing velocities were exchanged.
     pub bounced: usize,
@@ -71,7 +72,8 @@ pub struct CrowdFrame {
 pub struct Settled {
     /// Rounds that moved bodies.
     pub rounds: u32,
-    /// Pairs overlapping at the start.
+    /// Pairs of bodies overlapping at the start (two non-convex bodies once, however many
+    /// of their pieces overlap).
     pub initial: usize,
     /// Pairs still overlapping (0: settled).
     pub overlapping: usize,
@@ -137,7 +139,8 @@ impl KinematicCrowd {
     /// moves the two bodies of every pair overlapping by more than the contact tolerance
     /// ([`contact_tolerance`]: less is a touch) apart along its normal, each by the
     /// depth and a thousandth of the pair's size (a body in several pairs takes the sum of
-    /// its pushes; a fixed body is not moved, and two fixed bodies are left overlapping),
+    /// its pushes, scaled down to the most that one of them asks of the sum; a fixed body
+    /// is not moved, and two fixed bodies are left overlapping),
     /// until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
     /// this is for a scene's start, before the first frame. Returns the rounds run and
     /// the pairs still overlapping after the last (0 when settled); it stops early, `stuck`,
@@ -164,7 +167,11 @@ impl KinematicCrowd {
         for round in 0..=max_rounds {
             let report = self.world.step(0.0)?;
             let mut push = vec![DVec3::ZERO; self.world.len()];
-            let mut overlapping = 0;
+            // Each push with what it must achieve: (body, unit direction, distance).
+            let mut needs: Vec<(usize, DVec3, f64)> = Vec::new();
+            // Body pairs, not contacts: two non-convex bodies overlap by several pieces.
+            let mut pairs: Vec<[u32; 2]> = Vec::new();
+            let mut fixed_pairs: Vec<[u32; 2]> = Vec::new();
             for c in &report.contacts {
                 let depth = -c.manifold.min_separation();
                 let [a, b] = c.bodies.map(|i| i as usize);
@@ -176,28 +183,53 @@ impl KinematicCrowd {
                 }
                 // Two fixed bodies stay where the scene put them, and are counted apart.
                 if self.fixed[a] && self.fixed[b] {
-                    if round == 0 {
-                        fixed_overlapping += 1;
-                    }
+                    fixed_pairs.push(c.bodies);
                     continue;
                 }
-                overlapping += 1;
-                // Each body goes the whole depth, and a thousandth of the pair's size
+                pairs.push(c.bodies);
+                // Each body is pushed the whole depth, and a thousandth of the pair's size
                 // beyond: in a cluster the pushes undo each other in part, and with half
                 // the depth each a crowd took four times the rounds to part. A fixed body
                 // stays (a floor pushed down left the crates resting on it in the air), and
                 // the other goes the same way.
                 let clear = 1e-3 * (self.reach[a] + self.reach[b]);
-                let d = c.manifold.normal * (depth + clear);
+                let (n, need) = (c.manifold.normal, depth + clear);
                 if !self.fixed[a] {
-                    push[a] -= d;
+                    push[a] -= n * need;
+                    needs.push((a, -n, need));
                 }
                 if !self.fixed[b] {
-                    push[b] += d;
+                    push[b] += n * need;
+                    needs.push((b, n, need));
                 }
             }
+            // A body's pushes add up, scaled down to what the push that needs the most
+            // of their sum asks: a crate sunk into two floor tiles at once went up by both
+            // depths and was left in the air, where one lifts it clear of both (a
+            // non-convex body went up by every overlapping piece's). Pushes at right
+            // angles keep their sum, and so do pushes that oppose each other.
+            let mut scale = vec![0.0f64; push.len()];
+            for &(body, n, need) in &needs {
+                let along = push[body].dot(n);
+                scale[body] = scale[body].max(if along > 0.0 {
+                    need / along
+                } else {
+                    f64::INFINITY
+                });
+            }
+            for (p, s) in push.iter_mut().zip(&scale) {
+                if *s < 1.0 {
+                    *p *= *s;
+                }
+            }
+            let count = |pairs: &mut Vec<[u32; 2]>| {
+                pairs.sort_unstable();
+                pairs.dedup();
+                pairs.len()
+            };
+            let overlapping = count(&mut pairs);
             if round == 0 {
-                initial = overlapping;
+                (initial, fixed_overlapping) = (overlapping, count(&mut fixed_pairs));
             }
             let settled = |rounds, stuck| Settled {
                 rounds,
@@ -305,7 +337,7 @@ impl KinematicCrowd {
         // From here `velocity` holds what each body moves with next frame: a stopped body
         // takes up its velocity again, exchanged with what it met (only stopped bodies'
         // change, and they are set back after the advance).
-        let mut halted = Vec::new();
+        let (mut halted, mut moving_stopped) = (Vec::new(), 0);
         let mut stopped = vec![false; n];
         let mut changed = vec![true; n];
         let (mut impacts, mut rounds) = (Vec::new(), 0);
@@ -355,8 +387,12 @@ impl KinematicCrowd {
                 for i in [a, b] {
                     if !stopped[i] {
                         (stopped[i], changed[i], progress) = (true, true, true);
-                        self.world
-                            .set_velocity(BodyId(i as u32), Velocity::default())?;
+                        let id = BodyId(i as u32);
+                        // A body at rest (a floor, a wall) is held, not stopped.
+                        if self.world.velocity(id)? != Velocity::default() {
+                            moving_stopped += 1;
+                        }
+                        self.world.set_velocity(id, Velocity::default())?;
                         halted.push(i);
                     }
                 }
@@ -376,7 +412,7 @@ impl KinematicCrowd {
             report,
             impacts,
             rounds,
-            stopped: halted.len(),
+            stopped: moving_stopped,
             bounced,
             impact_seconds: t.elapsed().as_secs_f64(),
             impact_phases: phases,

@@ -300,7 +300,11 @@ impl Scene {
         text: &str,
         bodies: Option<u64>,
     ) -> Result<Scene> {
-        let at = Spans { path, text };
+        let at = Spans {
+            path,
+            text,
+            resized: bodies,
+        };
         let scene_error = |span, field: &str, message| at.error(span, field, message);
         let file: SceneFile = toml::from_str(text).map_err(|e| {
             let span = e.span().unwrap_or(0..0);
@@ -367,20 +371,29 @@ impl Scene {
         let total = bodies.unwrap_or(total);
         let all = placed.and_then(|p| total.checked_add(p));
         if all.is_none_or(|all| all > MAX_BODIES as u64) {
-            let field = if placed != Some(0) {
-                "group[].count` and `body"
-            } else {
-                "group[].count"
-            };
-            return Err(Error::Scene {
-                path: path.to_owned(),
-                message: format!(
-                    "field `{field}`: {} bodies in all; at most {MAX_BODIES} are supported",
-                    match all {
-                        Some(all) if sum.is_some() || bodies.is_some() => all.to_string(),
-                        _ => "more than 2^64 - 1".to_owned(),
-                    }
-                ),
+            let message = format!(
+                "{} bodies in all; at most {MAX_BODIES} are supported",
+                match all {
+                    Some(all) if sum.is_some() || bodies.is_some() => all.to_string(),
+                    _ => "more than 2^64 - 1".to_owned(),
+                }
+            );
+            // The largest group, by its line; else the bodies placed by hand.
+            let largest = file
+                .group
+                .iter()
+                .enumerate()
+                .max_by_key(|(_, g)| *g.get_ref().count.get_ref());
+            return Err(match largest {
+                Some((g, group)) if placed.is_some_and(|p| p <= MAX_BODIES as u64) => {
+                    let field = format!("group[{g}].count");
+                    let count = &group.get_ref().count;
+                    scene_error(count.span(), &field, message)
+                }
+                _ => Error::Scene {
+                    path: path.to_owned(),
+                    message: format!("field `body`: {message}"),
+                },
             });
         }
         let grow = factor.cbrt();
@@ -576,6 +589,9 @@ fn outside_wrap(p: DVec3, (lo, hi): (Vec3, Vec3)) -> bool {
 struct Spans<'a> {
     path: &'a Path,
     text: &'a str,
+    /// The body count the scene is resized to, if it is: the wrap box and the groups'
+    /// regions are resized, the bodies placed by hand are not.
+    resized: Option<u64>,
 }
 
 impl Spans<'_> {
@@ -700,10 +716,17 @@ fn place_by_hand(
                 span,
                 &field(name),
                 format!(
-                    "{} lies outside the wrap box ({} to {}): the walls keep the bodies inside it",
+                    "{} lies outside the wrap box ({} to {}{}): the walls keep the bodies inside it",
                     short(out),
                     short(w_lo.as_dvec3()),
-                    short(w_hi.as_dvec3())
+                    short(w_hi.as_dvec3()),
+                    match at.resized {
+                        Some(n) => format!(
+                            ", resized with the groups' regions to about {n} bodies, where the \
+                             bodies placed by hand stay as the file places them"
+                        ),
+                        None => String::new(),
+                    }
                 ),
             ));
         }

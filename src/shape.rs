@@ -60,7 +60,7 @@ pub fn shape_value_error(key: &str, complaint: &str) -> String {
         Some(at) => {
             let (said, expected) = complaint.split_at(at);
             match expected.trim_start_matches(", expected ") {
-                "usize" | "u32" | "u64" => format!("{said}, expected a whole number from 0"),
+                "usize" | "u32" | "u64" => format!("{said}, expected a whole number"),
                 "f64" => format!("{said}, expected a number"),
                 e if e.starts_with("struct variant") || e == "path string" => said.to_owned(),
                 _ => complaint.clone(),

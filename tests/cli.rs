@@ -827,3 +827,61 @@ fn unwritable_outputs_fail_before_the_run() {
         );
     }
 }
+
+/// A reader that closes its end of the pipe (`proxima run | head -3`) ends the command
+/// quietly and successfully: it panicked writing the next line (exit 101), and `query`
+/// said "Broken pipe" as an error. The pipe's read end is closed before the command
+/// starts, so every write it makes meets the closed pipe.
+#[test]
+fn a_closed_pipe_ends_the_command_quietly() {
+    let runs: [(&[&str], &str); 4] = [
+        (
+            &["run", "--device", "cpu", "--bodies", "200", "--frames", "1"],
+            "",
+        ),
+        (&["info"], ""),
+        (&["--help"], ""),
+        (
+            &["query"],
+            r#"{"id":1,"query":"distance","a":{"box":[1,1,1]},"b":{"box":[1,1,1]},"pose_b":{"translation":[3,0,0]}}"#,
+        ),
+    ];
+    for (args, input) in runs {
+        let (reader, writer) = std::io::pipe().unwrap();
+        drop(reader);
+        let mut child = Command::new(env!("CARGO_BIN_EXE_proxima"))
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(writer)
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            // The command may end before it reads: a write it does not take is fine.
+            let _ = writeln!(stdin, "{input}");
+        }
+        let o = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{args:?}: {:?}\n{err}", o.status);
+        assert!(
+            !err.contains("panicked") && !err.contains("Broken pipe"),
+            "{args:?}: {err}"
+        );
+    }
+}
+
+/// `--png` writes a PNG: a name that says otherwise is refused before the run (a `.jpg`
+/// name got PNG bytes).
+#[test]
+fn a_picture_named_other_than_png_is_refused() {
+    let o = proxima(&["run", "--device", "cpu", "--png", "frame.jpg"], &[]);
+    assert!(!o.status.success());
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("--png frame.jpg") && err.contains(".png"),
+        "{err}"
+    );
+    assert!(!stdout(&o).contains("result:"), "{}", stdout(&o));
+}

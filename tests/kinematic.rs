@@ -255,6 +255,100 @@ fn a_start_leaves_fixed_bodies_where_they_are() {
     assert!(touching(1), "the resting crate still rests on the floor");
 }
 
+/// A crate sunk 0.1 into two fixed floor tiles at once (straddling their seam), and one
+/// sunk 0.3 into two fixed slabs that overlap each other: the start lifts each out by the
+/// depth and a thousandth of the larger pair's size, and it rests on both. Each pair's
+/// push was added to the other's before, and the crates were left in the air by twice
+/// their depth, in contact with nothing.
+#[test]
+fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::cuboid;
+    let mut world = World::on(Pipeline::cpu());
+    let tile = world
+        .add_convex(cuboid(DVec3::new(1.0, 1.0, 0.5)).unwrap())
+        .unwrap();
+    let krate = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    let poses = [
+        (tile, DVec3::new(-1.0, 0.0, -0.5)),
+        (tile, DVec3::new(1.0, 0.0, -0.5)),
+        (krate, DVec3::new(0.0, 0.0, 0.4)),
+        (tile, DVec3::new(0.0, 10.0, -0.5)),
+        (tile, DVec3::new(0.5, 10.0, -0.5)),
+        (krate, DVec3::new(0.0, 10.0, 0.2)),
+    ]
+    .map(|(shape, at)| (shape, Pose::new(at, DQuat::IDENTITY)));
+    for &(shape, pose) in &poses {
+        world.add_body(shape, pose).unwrap();
+    }
+    let mut crowd = KinematicCrowd::new(world, None);
+    crowd.fix(&[0, 1, 3, 4]).unwrap();
+    let settled = crowd.settle(30).unwrap();
+    assert_eq!(
+        (
+            settled.initial,
+            settled.overlapping,
+            settled.fixed_overlapping
+        ),
+        (4, 0, 1),
+        "{settled:?}"
+    );
+    // The crate's reach is √0.75, a tile's √2.25.
+    let clear = 1e-3 * (0.75f64.sqrt() + 2.25f64.sqrt());
+    let at = |i: usize| crowd.world.bodies()[i].pose.translation;
+    for krate in [2, 5] {
+        let want = poses[krate].1.translation.truncate().extend(0.5 + clear);
+        assert!(
+            (at(krate) - want).length() < 1e-12,
+            "crate {krate}: {}",
+            at(krate)
+        );
+    }
+    // Resting within the speculative distance of both its tiles.
+    crowd.world.set_speculative(0.01).unwrap();
+    let report = crowd.world.step(0.0).unwrap();
+    for pair in [[0, 2], [1, 2], [3, 5], [4, 5]] {
+        assert!(
+            report.contacts.iter().any(|c| c.bodies == pair),
+            "{pair:?} in contact"
+        );
+    }
+}
+
+/// Two tori overlapping by a quarter of their size overlap by several piece pairs: the
+/// start counts them as one pair of bodies (it counted each piece pair) and parts them.
+#[test]
+fn a_start_counts_overlapping_non_convex_bodies_once() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::torus;
+    use proxima::shape::ShapeGeometry;
+    use std::sync::Arc;
+    let mut world = World::on(Pipeline::cpu());
+    let mesh = ShapeGeometry::Mesh(Arc::new(torus(1.0, 0.25, 24, 12).unwrap()));
+    let ring = world.add_shape(&mesh, &mut |_| {}).unwrap();
+    for x in [0.0, 2.0] {
+        let pose = Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY);
+        world.add_body(ring, pose).unwrap();
+    }
+    let pieces = world
+        .step(0.0)
+        .unwrap()
+        .contacts
+        .iter()
+        .filter(|c| c.manifold.min_separation() < 0.0)
+        .count();
+    assert!(pieces > 1, "{pieces} overlapping piece pairs");
+    let mut crowd = KinematicCrowd::new(world, None);
+    let settled = crowd.settle(30).unwrap();
+    assert_eq!(
+        (settled.initial, settled.overlapping),
+        (1, 0),
+        "{settled:?}"
+    );
+}
+
 /// A ball dropped on a floor: on a fixed floor it bounces straight back up at its own
 /// speed (elastic, off a body of infinite mass) and the floor stays where it is; on a
 /// floor that is not fixed the two exchange their velocities (equal masses), so the ball

@@ -349,3 +349,42 @@ fn holes_through_a_pinch_are_read_the_same_every_time() {
         assert_eq!(mesh.holes().unwrap(), holes);
     }
 }
+
+/// A mesh written as separate triangles, each with its own three corners (as many
+/// exporters write one), is welded where that closes it: a cube so written is the cube
+/// (it was refused as open, 36 boundary edges and 12 holes), a torus so written has the
+/// torus's vertices and topology, and a cube missing a side stays open with the boundary
+/// its file gives it.
+#[test]
+fn a_mesh_written_as_separate_triangles_is_welded_where_that_closes_it() {
+    let soup = |m: &proxima::geometry::mesh::TriMesh, skip: usize| -> String {
+        let mut text = String::new();
+        let kept: Vec<_> = m.triangles.iter().skip(skip).collect();
+        for t in &kept {
+            for &i in t.iter() {
+                let v = m.vertices[i as usize];
+                text += &format!("v {:e} {:e} {:e}\n", v.x, v.y, v.z);
+            }
+        }
+        for k in 0..kept.len() {
+            text += &format!("f {} {} {}\n", 3 * k + 1, 3 * k + 2, 3 * k + 3);
+        }
+        text
+    };
+    let cube = load_obj(&temp_obj("cube-welded.obj", CUBE)).unwrap();
+    match load_obj_shape(&temp_obj("cube-soup.obj", &soup(&cube, 0))).unwrap() {
+        MeshShape::Convex(p) => {
+            assert_eq!((p.num_vertices(), p.num_edges(), p.num_faces()), (8, 12, 6));
+        }
+        MeshShape::NonConvex { reason, .. } => panic!("the cube written as soup: {reason}"),
+    }
+    let torus = proxima::geometry::generators::torus(2.0, 0.5, 24, 12).unwrap();
+    let welded = load_obj(&temp_obj("torus-soup.obj", &soup(&torus, 0))).unwrap();
+    assert_eq!(welded.vertices.len(), torus.vertices.len());
+    assert_eq!(welded.triangles.len(), torus.triangles.len());
+    assert_eq!(welded.topology(), torus.topology());
+    // Two triangles short: open either way, so the file's own boundary stands.
+    let open = load_obj(&temp_obj("cube-soup-open.obj", &soup(&cube, 2))).unwrap();
+    assert_eq!(open.vertices.len(), 30);
+    assert_eq!(open.topology().boundary_edges, 30);
+}

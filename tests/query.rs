@@ -338,6 +338,27 @@ this is not json
         let answered = ans.get("intersecting").is_some() || ans.get("hit").is_some();
         assert!(answered ^ ans.get("error").is_some(), "line {k}: {ans}");
     }
+    // A key given twice, at the top or inside a shape, is an error at its place (the last
+    // was taken and the first dropped without a word); the id is echoed exactly up to
+    // 64 bits.
+    let twice = answers(
+        r#"{"id": 1, "query": "collide", "query": "distance", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
+{"id": 2, "query": "distance", "a": {"sphere": {"radius": 1, "radius": 2}}, "b": {"box": [1,1,1]}}
+{"id": 18446744073709551615, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}
+{"id": -9223372036854775808, "query": "collide", "a": {"box": [1,1,1]}, "b": {"box": [1,1,1]}}"#,
+    );
+    for (k, key) in [(0, "query"), (1, "radius")] {
+        let e = twice[k]["error"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{}", twice[k]));
+        assert!(
+            e.contains(&format!("line {}, column", k + 1))
+                && e.contains(&format!("`{key}` is given twice")),
+            "{e}"
+        );
+    }
+    assert_eq!(twice[2]["id"].as_u64(), Some(u64::MAX), "{}", twice[2]);
+    assert_eq!(twice[3]["id"].as_i64(), Some(i64::MIN), "{}", twice[3]);
 }
 
 #[test]
@@ -1240,6 +1261,31 @@ fn an_open_mesh_names_obj_hull_which_answers_as_its_points() {
         err.contains("line 9") && err.contains("three finite"),
         "{err}"
     );
+    // The faces are not used, but a broken one is a broken file, named by its line (it
+    // was passed over), and so is a coordinate past ±1e75 (it was named by its place
+    // among the points).
+    for (name, extra, needles) in [
+        ("past.obj", "f 1 2 99\n", &["line 9", "vertex `99`"][..]),
+        ("two.obj", "f 1 2\n", &["line 9", "a face needs 3 vertices"]),
+        (
+            "far.obj",
+            "v 1e80 0 0\n",
+            &["line 9", "`v 1e80 0 0`", "1e75"],
+        ),
+    ] {
+        let file = dir.join(name);
+        std::fs::write(&file, format!("{vertices}{extra}")).unwrap();
+        let file = file.display().to_string().replace('\\', "/");
+        for key in ["obj_hull", "obj"] {
+            let bad = &answers(&query(format!(r#"{{"{key}":"{file}"}}"#)))[0];
+            let err = bad["error"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name}: {bad}"));
+            for n in needles {
+                assert!(err.contains(n), "{key} {name}: {n:?} in {err}");
+            }
+        }
+    }
 }
 
 /// A torus written to OBJ with a few triangles wound the wrong way (and one inside out

@@ -639,6 +639,32 @@ fn bodies_placed_by_hand_are_checked() {
     let both = format!("{ONE_GROUP}{}", one.replace("seed = 1\n", ""));
     assert_eq!(resized(&both, 500).unwrap().crowd.len(), 500);
     assert!(resized(&both, 0).is_err());
+    // The wrap box resizes with the groups' regions, and a body placed by hand that it
+    // leaves outside is named as such (the error blamed a line the file has right).
+    let walled_both = format!(
+        "{}{}",
+        ONE_GROUP.replace(
+            "seed = 3\n",
+            "seed = 3\nwrap = { min = [-5, -5, -5], max = [5, 5, 5] }\n"
+        ),
+        one.replace("seed = 1\n", "")
+            .replace("[0, 0, 0]", "[0, 0, -4.5]")
+    );
+    assert_eq!(resized(&walled_both, 101).unwrap().crowd.len(), 101);
+    let shrunk = resized(&walled_both, 21).unwrap_err().to_string();
+    for part in [
+        "line 12",
+        "body[0].position",
+        "outside the wrap box",
+        "resized with the groups' regions to about 21 bodies",
+    ] {
+        assert!(shrunk.contains(part), "{part:?} in {shrunk}");
+    }
+    // A group past the body limit is named by its line (it named no line).
+    expect_error(
+        &ONE_GROUP.replace("count = 100", "count = 100000000000"),
+        &["line 4", "group[0].count", "100000000000 bodies in all"],
+    );
 }
 
 /// The core of a shape for parry3d-f64 and the radius that sweeps it (0 for a polytope).

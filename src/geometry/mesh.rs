@@ -10,6 +10,7 @@ use glam::DVec3;
 
 use super::ConvexPolytope;
 use super::polytope::CONVEXITY_TOL_REL;
+use crate::bodies::MAX_COORDINATE;
 use crate::{Error, Result};
 
 /// A triangle mesh in f64.
@@ -72,6 +73,49 @@ impl TriMesh {
             vertices,
             triangles,
         })
+    }
+
+    /// This mesh with the vertices that repeat another's position welded into it, where the
+    /// mesh is open as written and welding closes it (a mesh written as separate triangles,
+    /// each with its own three corners, as many exporters write one: it read as 36
+    /// boundary edges and was refused as open); otherwise the mesh as it is, so a mesh open
+    /// either way keeps the boundary its file gives it.
+    pub fn welded_if_it_closes(self) -> TriMesh {
+        if self.topology().boundary_edges == 0 {
+            return self;
+        }
+        let mut first: HashMap<[u64; 3], u32> = HashMap::new();
+        let mut vertices = Vec::new();
+        let index: Vec<u32> = self
+            .vertices
+            .iter()
+            .map(|v| {
+                *first
+                    .entry(v.to_array().map(f64::to_bits))
+                    .or_insert_with(|| {
+                        vertices.push(*v);
+                        vertices.len() as u32 - 1
+                    })
+            })
+            .collect();
+        if vertices.len() == self.vertices.len() {
+            return self;
+        }
+        let triangles: Vec<[u32; 3]> = self
+            .triangles
+            .iter()
+            .map(|t| t.map(|i| index[i as usize]))
+            .collect();
+        let welded = TriMesh {
+            vertices,
+            triangles,
+        };
+        let t = welded.topology();
+        if t.boundary_edges == 0 && t.degenerate_triangles == 0 {
+            welded
+        } else {
+            self
+        }
     }
 
     /// The largest |coordinate| of a vertex (0 for none): the mesh's size about its origin.
@@ -523,40 +567,57 @@ pub fn load_obj(path: &Path) -> Result<TriMesh> {
 
 /// Every vertex an OBJ file lists (`v x y z`, with any weight or colour after them), in
 /// order, whatever its faces use: the points of an `obj_hull` (a mesh's loader keeps only
-/// the vertices its faces name, and a file of vertices alone has no mesh). A vertex line
-/// with fewer than three coordinates, or one that is not a finite number, is named by its
-/// line.
+/// the vertices its faces name, and a file of vertices alone has no mesh). The file must
+/// still be a sound OBJ file: a bad vertex line, or a face line of fewer than three
+/// corners or naming a vertex not defined before it, is named by its line.
 pub fn load_obj_points(path: &Path) -> Result<Vec<DVec3>> {
     let mesh_error = |message: String| Error::Mesh {
         path: path.to_owned(),
         message,
     };
     let text = read_text(path)?;
-    let mut points = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let mut words = line.split_whitespace();
-        if words.next() != Some("v") {
-            continue;
-        }
-        let coordinates: Vec<&str> = words.take(3).collect();
-        let parsed: Vec<f64> = coordinates
-            .iter()
-            .filter_map(|w| w.parse::<f64>().ok().filter(|x| x.is_finite()))
-            .collect();
-        if parsed.len() < 3 {
-            return Err(mesh_error(format!(
-                "line {}: vertex `{}` needs three finite coordinates",
-                i + 1,
-                line.trim()
-            )));
-        }
-        points.push(DVec3::new(parsed[0], parsed[1], parsed[2]));
+    let points = vertex_lines(&text).map_err(mesh_error)?;
+    // Faces are not used, but a broken one is a broken file (it was passed over).
+    if let Some(problem) = locate_problem(&text) {
+        return Err(mesh_error(problem));
     }
     if points.is_empty() {
         return Err(mesh_error("no vertices in the file".into()));
     }
     if let Some(message) = super::far_from_origin(&points) {
         return Err(mesh_error(message));
+    }
+    Ok(points)
+}
+
+/// The `v` lines' points, in order; a line that does not give three numbers, finite and
+/// within [`MAX_COORDINATE`], is named by its line (a coordinate past it was named by its
+/// place among the points, counted from 0 or 1 as the loader went).
+fn vertex_lines(text: &str) -> std::result::Result<Vec<DVec3>, String> {
+    let mut points = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut words = line.split_whitespace();
+        if words.next() != Some("v") {
+            continue;
+        }
+        let parsed: Vec<f64> = words.take(3).map_while(|w| w.parse().ok()).collect();
+        let (line_no, line) = (i + 1, line.trim());
+        let &[x, y, z] = &parsed[..] else {
+            return Err(format!(
+                "line {line_no}: bad vertex `{line}`: it needs three finite numbers"
+            ));
+        };
+        let p = DVec3::new(x, y, z);
+        if !p.is_finite() {
+            return Err(format!("line {line_no}: vertex `{line}` is not finite"));
+        }
+        if p.abs().max_element() > MAX_COORDINATE {
+            return Err(format!(
+                "line {line_no}: vertex `{line}` lies past ±{MAX_COORDINATE:e}, the largest \
+                 coordinate a body may have"
+            ));
+        }
+        points.push(p);
     }
     Ok(points)
 }
@@ -576,6 +637,9 @@ fn read_obj(path: &Path) -> Result<TriMesh> {
         message,
     };
     let text = read_text(path)?;
+    // Every vertex line, with its line number (tobj's own errors name none, and it drops
+    // the vertices no face uses).
+    vertex_lines(&text).map_err(mesh_error)?;
     let options = tobj::LoadOptions {
         triangulate: true,
         ignore_points: true,
@@ -615,27 +679,11 @@ fn read_obj(path: &Path) -> Result<TriMesh> {
             if has_vertices { "faces" } else { "vertices" }
         )));
     }
-    if vertices.iter().any(|v| !v.is_finite()) {
-        // tobj renumbers vertices (it drops unreferenced ones): find the line in the text.
-        let (line, v) = text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| l.trim_start().starts_with("v "))
-            .find(|(_, l)| {
-                l.split_whitespace()
-                    .skip(1)
-                    .take(3)
-                    .any(|w| w.parse::<f64>().map_or(true, |x| !x.is_finite()))
-            })
-            .map_or((0, ""), |(i, l)| (i + 1, l.trim()));
-        return Err(mesh_error(format!(
-            "line {line}: vertex `{v}` is not finite"
-        )));
-    }
     if let Some(message) = super::far_from_origin(&vertices) {
         return Err(mesh_error(message));
     }
-    TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))
+    let mesh = TriMesh::new(vertices, triangles).map_err(|e| mesh_error(e.to_string()))?;
+    Ok(mesh.welded_if_it_closes())
 }
 
 /// Loads an OBJ file and classifies it as convex or not. A hollow body (a piece inside

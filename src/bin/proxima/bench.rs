@@ -217,10 +217,14 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
     let mut gpu = open_bench_pipeline()?;
     let has_gpu = matches!(gpu.backend(), Backend::Gpu(_));
     let keeper = ClockKeeper::of(&gpu);
-    println!("bounds pass on {}", gpu.device_name());
-    println!(
+    say!("bounds pass on {}", gpu.device_name());
+    say!(
         "{:>10} {:>14} {:>14} {:>14} {:>10}",
-        "bodies", "cpu twin ms", "gpu pass ms", "gpu frame ms", "cpu/gpu"
+        "bodies",
+        "cpu twin ms",
+        "gpu pass ms",
+        "gpu frame ms",
+        "cpu/gpu"
     );
     for &n in &args.bodies {
         let world = Crowd::random(n, 1);
@@ -254,7 +258,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
             median(&mut pass_s),
             median(&mut frame_s),
         );
-        println!(
+        say!(
             "{n:>10} {:>14.3} {:>14.3} {:>14.3} {:>10.2}",
             c * 1e3,
             p * 1e3,
@@ -262,7 +266,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
             c / p
         );
     }
-    println!(
+    say!(
         "(medians; 'gpu pass' is the bounds dispatch alone, 'gpu frame' adds upload and readback)"
     );
     Ok(())
@@ -278,11 +282,11 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     }
     let mut pipeline = open_bench_pipeline()?;
     let keeper = ClockKeeper::of(&pipeline);
-    println!(
+    say!(
         "broadphase on {}; default scene resized, boxes from the bounds pass",
         pipeline.device_name()
     );
-    println!(
+    say!(
         "{:>9} {:>10} {:>11} {:>11} {:>11} {:>11} {:>13} {:>10}",
         "bodies",
         "pairs",
@@ -291,7 +295,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         "cpu hash",
         "cpu sweep",
         "best gpu b/ms",
-        "gpu/cpu"
+        "cpu/gpu"
     );
     let hardware = match pipeline.backend_mut() {
         Backend::Gpu(engine) => !engine.context().is_software(),
@@ -385,7 +389,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
                 format!("{:>width$}", "-")
             }
         };
-        println!(
+        say!(
             "{n:>9} {pairs:>10} {} {} {} {} {} {}",
             ms(times[0]),
             ms(times[1]),
@@ -406,7 +410,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         path: args.svg.clone(),
         source,
     })?;
-    println!(
+    say!(
         "(medians of {} runs; GPU columns are the broadphase stage's GPU time; plot: {})",
         args.runs,
         args.svg.display()
@@ -431,7 +435,7 @@ fn write_figures(
         .map_err(|e| Error::Bench(format!("report as JSON: {e}")))?;
     write(json, text + "\n")?;
     write(svg_path, svg)?;
-    println!("figures: {}, plot: {}", json.display(), svg_path.display());
+    say!("figures: {}, plot: {}", json.display(), svg_path.display());
     Ok(())
 }
 
@@ -449,7 +453,7 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
         None => eprintln!("  {} bodies done", f.bodies),
         Some(e) => eprintln!("  {} bodies: {e}", f.bodies),
     })?;
-    print!("{}", report.table());
+    say!("{}", report.table().trim_end_matches('\n'));
     write_figures(&report, &args.json, report.svg(), &args.svg)?;
     if report.sizes.iter().all(|f| f.error.is_some()) {
         return Err(Error::Bench("no size could run".into()));
@@ -467,7 +471,7 @@ fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
         args.rounds,
         &mut |f| eprintln!("  {} vertices, {}: done", f.vertices, f.kind),
     )?;
-    print!("{}", report.table());
+    say!("{}", report.table().trim_end_matches('\n'));
     write_figures(&report, &args.json, report.svg(), &args.svg)
 }
 
@@ -482,7 +486,7 @@ fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
     let report = proxima::toi_bench::run(&options, &mut |f| {
         eprintln!("  {} vertices, {}: done", f.vertices, f.batch);
     })?;
-    print!("{}", report.table());
+    say!("{}", report.table().trim_end_matches('\n'));
     write_figures(&report, &args.json, report.svg(), &args.svg)
 }
 
@@ -518,12 +522,12 @@ fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
             })
             .collect(),
     };
-    println!("bench gpu on {}", pipeline.device_name());
+    say!("bench gpu on {}", pipeline.device_name());
     let report = run_gpu_bench(&mut pipeline, &options, |f| match &f.error {
         None => eprintln!("  {} bodies done", f.bodies),
         Some(e) => eprintln!("  {} bodies: {e}", f.bodies),
     })?;
-    print!("{}", report.table());
+    say!("{}", report.table().trim_end_matches('\n'));
     write_figures(&report, &args.json, report.svg(), &args.svg)?;
     let failed = report.sizes.iter().filter(|f| f.error.is_some()).count();
     if failed > 0 {

@@ -1,6 +1,14 @@
 //! The `proxima` command: the main job on the built-in default scene (`run`), adapter info,
 //! geometric queries and benchmarks (`bench`). Run `proxima --help`.
 
+/// `println!`, except that a closed standard output (`proxima run | head`) ends the
+/// process quietly, as a reader that has seen enough asks, where `println!` panics.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        $crate::say_line(format_args!($($arg)*))
+    };
+}
+
 mod bench;
 mod run;
 
@@ -71,6 +79,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
+        // The answers' reader closed its end (`proxima query ... | head`).
+        Err(Error::Io { source, .. }) if source.kind() == std::io::ErrorKind::BrokenPipe => {
+            ExitCode::SUCCESS
+        }
         Err(e) => {
             eprintln!("proxima: error: {e}");
             ExitCode::FAILURE
@@ -124,12 +136,12 @@ fn query(file: Option<&Path>) -> Result<()> {
 fn info() -> Result<()> {
     match GpuContext::new(&ContextOptions::default()) {
         Ok(ctx) => {
-            println!("{}", ctx.describe());
+            say!("{}", ctx.describe());
             // What the default `--device auto` makes of it.
             if DeviceChoice::Auto.runs_on(&ctx) {
-                println!("device auto:        this adapter");
+                say!("device auto:        this adapter");
             } else {
-                println!(
+                say!(
                     "device auto:        the CPU twins (a software adapter is slower than they are; \
                      --device gpu runs on it)"
                 );
@@ -137,7 +149,7 @@ fn info() -> Result<()> {
             Ok(())
         }
         Err(e) if e.is_no_adapter() => {
-            println!("proxima: {} [{e}]", proxima::gpu::NO_ADAPTER_HINT);
+            say!("proxima: {} [{e}]", proxima::gpu::NO_ADAPTER_HINT);
             Ok(())
         }
         Err(e) => Err(e),
@@ -177,5 +189,19 @@ fn at_least_one(text: &str) -> std::result::Result<usize, String> {
         Ok(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+/// Writes one line to standard output ([`say!`]). A reader that closed the pipe has had
+/// what it wanted: the process ends there, successfully and without a word.
+fn say_line(args: std::fmt::Arguments) {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if let Err(e) = out.write_fmt(args).and_then(|()| out.write_all(b"\n")) {
+        if e.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("proxima: error: writing to standard output: {e}");
+        std::process::exit(1);
     }
 }

@@ -21,8 +21,9 @@ pub struct RunArgs {
     /// Scene file (TOML), as an option.
     #[arg(long, conflicts_with = "scene_file")]
     scene: Option<PathBuf>,
-    /// Resize the scene to about this many bodies (the groups' counts and regions scale
-    /// together, bodies placed by hand stay; at least 1).
+    /// Resize the scene to about this many bodies (the groups' counts, their regions and
+    /// the wrap box scale together, keeping the density; bodies placed by hand stay; at
+    /// least 1).
     #[arg(long, value_parser = |text: &str| crate::at_least_one(text).map(|n| n as u64))]
     bodies: Option<u64>,
     /// Frames to run (at least 1).
@@ -108,6 +109,16 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .map(PathBuf::as_path)
         .collect();
     writable(&outputs)?;
+    // The picture is a PNG whatever the name says: a `.jpg` name got PNG bytes.
+    if let Some(path) = &args.png
+        && let Some(ext) = path.extension()
+        && !ext.eq_ignore_ascii_case("png")
+    {
+        return Err(Error::Usage(format!(
+            "--png {}: the picture is written as PNG; name the file .png",
+            path.display()
+        )));
+    }
     let scene_path = args.scene.clone().or_else(|| args.scene_file.clone());
     let scene = match &scene_path {
         Some(path) => Scene::load_resized(path, args.bodies)?,
@@ -142,7 +153,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .map(|(lo, hi)| (lo.as_dvec3(), hi.as_dvec3()));
     let mut crowd = KinematicCrowd::new(world, walls);
     crowd.fix(&scene.fixed)?;
-    println!(
+    say!(
         "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {device}",
         scene.path.display(),
         if scene_path.is_none() {
@@ -170,12 +181,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
     let settled = crowd.settle(SETTLE_ROUNDS)?;
     let seconds = t.elapsed().as_secs_f64();
     if settled.overlapping == 0 {
-        println!(
+        say!(
             "proxima: start: {} overlapping pairs parted in {} rounds ({seconds:.1} s)",
-            settled.initial, settled.rounds
+            settled.initial,
+            settled.rounds
         );
     } else {
-        println!(
+        say!(
             "proxima: start: {} overlapping pairs, {} still overlapping after {} rounds \
              ({seconds:.1} s){}",
             settled.initial,
@@ -190,7 +202,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
         );
     }
     if settled.fixed_overlapping > 0 {
-        println!(
+        say!(
             "proxima: start: {} overlapping pairs of fixed bodies, left as the scene placed them",
             settled.fixed_overlapping
         );
@@ -248,20 +260,26 @@ pub fn run(args: &RunArgs) -> Result<()> {
         proxima::profile::Clock::GpuTimestamps => "gpu timestamps for the GPU stages",
         proxima::profile::Clock::Cpu => "cpu clock",
     };
-    println!("stage timings, mean over {timed} frames ({clock}; contacts and impacts on the CPU):");
+    // Which frames: the first pays for pipeline compilation and first allocations.
+    let frames = if timed < args.frames {
+        format!("{timed} frames (frame 0 left out: it compiles the pipelines)")
+    } else {
+        format!("{timed} frames")
+    };
+    say!("stage timings, mean over {frames} ({clock}; contacts and impacts on the CPU):");
     for (name, t) in &totals {
-        println!("  {name:<18} {:>10.3} ms", t / f64::from(timed) * 1e3);
+        say!("  {name:<18} {:>10.3} ms", t / f64::from(timed) * 1e3);
     }
-    println!(
+    say!(
         "  {:<18} {:>10.3} ms (wall, whole frame)",
         "frame",
         wall / f64::from(timed) * 1e3
     );
     if let Some(peak) = proxima::memory::peak() {
-        println!("memory: {} at most resident", proxima::memory::human(peak));
+        say!("memory: {} at most resident", proxima::memory::human(peak));
     }
     let r = &last.report;
-    println!(
+    say!(
         "pairs (last frame): {} overlapping box pairs ({} broadphase){}",
         r.pairs.len(),
         r.broadphase.map_or("no", |m| m.name()),
@@ -271,7 +289,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             String::new()
         }
     );
-    println!(
+    say!(
         "contacts (last frame, exact): {} manifolds, {} points, {}",
         r.contacts.len(),
         r.contacts
@@ -287,20 +305,21 @@ pub fn run(args: &RunArgs) -> Result<()> {
             if least < 0.0 {
                 format!("deepest {:.4e}", -least)
             } else if least.is_finite() {
-                format!("none overlapping (closest {least:.1e} apart)")
+                // + 0.0: a touch's separation may be −0, printed "-0.0e0".
+                format!("none overlapping (closest {:.1e} apart)", least + 0.0)
             } else {
                 "none".to_string()
             }
         },
     );
-    println!(
+    say!(
         "impacts (last frame): {} first contacts in {} rounds; {} bodies stopped, {} contact pairs bounced",
         last.impacts.len(),
         last.rounds,
         last.stopped,
         last.bounced
     );
-    println!("result: {}", summarize(&crowd.world, &last));
+    say!("result: {}", summarize(&crowd.world, &last));
     if let Some(path) = &args.png {
         picture(
             &mut crowd.world,
@@ -328,7 +347,7 @@ pub fn run(args: &RunArgs) -> Result<()> {
             path: path.clone(),
             source,
         })?;
-        println!("report: {}", path.display());
+        say!("report: {}", path.display());
     }
     Ok(())
 }
@@ -362,7 +381,7 @@ fn picture(
     let t = Instant::now();
     let image = proxima::picture::render(ctx, world, Some(&report), w, h)?;
     image.write_png(path)?;
-    println!(
+    say!(
         "picture: {} ({w}x{h}, {:.0} ms on {})",
         path.display(),
         t.elapsed().as_secs_f64() * 1e3,
