@@ -167,12 +167,13 @@ impl KinematicCrowd {
         for round in 0..=max_rounds {
             let report = self.world.step(0.0)?;
             let mut push = vec![DVec3::ZERO; self.world.len()];
-            // Each push with what it must achieve: (body, unit direction, distance).
-            let mut needs: Vec<(usize, DVec3, f64)> = Vec::new();
+            // The contacts that push, by index (a pile of crates at one point has half a
+            // million), each with its push along the normal.
+            let mut pushing: Vec<(u32, f64)> = Vec::new();
             // Body pairs, not contacts: two non-convex bodies overlap by several pieces.
             let mut pairs: Vec<[u32; 2]> = Vec::new();
             let mut fixed_pairs: Vec<[u32; 2]> = Vec::new();
-            for c in &report.contacts {
+            for (k, c) in report.contacts.iter().enumerate() {
                 let depth = -c.manifold.min_separation();
                 let [a, b] = c.bodies.map(|i| i as usize);
                 // Within the contact tolerance the bodies touch: a stack written in
@@ -196,12 +197,11 @@ impl KinematicCrowd {
                 let (n, need) = (c.manifold.normal, depth + clear);
                 if !self.fixed[a] {
                     push[a] -= n * need;
-                    needs.push((a, -n, need));
                 }
                 if !self.fixed[b] {
                     push[b] += n * need;
-                    needs.push((b, n, need));
                 }
+                pushing.push((k as u32, need));
             }
             // A body's pushes add up, scaled down to what the push that needs the most
             // of their sum asks: a crate sunk into two floor tiles at once went up by both
@@ -209,13 +209,20 @@ impl KinematicCrowd {
             // non-convex body went up by every overlapping piece's). Pushes at right
             // angles keep their sum, and so do pushes that oppose each other.
             let mut scale = vec![0.0f64; push.len()];
-            for &(body, n, need) in &needs {
-                let along = push[body].dot(n);
-                scale[body] = scale[body].max(if along > 0.0 {
-                    need / along
-                } else {
-                    f64::INFINITY
-                });
+            for &(k, need) in &pushing {
+                let c = &report.contacts[k as usize];
+                let [a, b] = c.bodies.map(|i| i as usize);
+                for (body, n) in [(a, -c.manifold.normal), (b, c.manifold.normal)] {
+                    if self.fixed[body] {
+                        continue;
+                    }
+                    let along = push[body].dot(n);
+                    scale[body] = scale[body].max(if along > 0.0 {
+                        need / along
+                    } else {
+                        f64::INFINITY
+                    });
+                }
             }
             for (p, s) in push.iter_mut().zip(&scale) {
                 if *s < 1.0 {

@@ -49,8 +49,9 @@ pub struct BatchStats {
 
 /// Shapes kept between lines at most: past it the kept ones are let go.
 const MAX_KEPT: usize = 4096;
-/// Bytes of kept shapes' spellings at most (a `points` shape spells all its points).
-const MAX_KEPT_BYTES: usize = 64 << 20;
+/// Bytes of kept shapes at most, their spellings (a `points` shape spells all its points)
+/// and their tables: 4,096 icospheres of 5 subdivisions would have held 40 GB.
+const MAX_KEPT_BYTES: usize = 256 << 20;
 
 /// Answers queries; keeps the shapes it has built, so that a stream of queries about the
 /// same shapes builds each once (an icosphere's hull and tables take 0.5 ms, its distance
@@ -75,6 +76,21 @@ impl Default for QueryEngine {
             cache: Cache::from_env(),
             progress: false,
         }
+    }
+}
+
+/// What a built shape's tables take, in bytes (a polytope's, a rounded body's core's, every
+/// node of a hull tree).
+fn table_bytes(shape: &Shape) -> usize {
+    match shape {
+        Shape::Convex(p) => p.table_bytes(),
+        Shape::Rounded(r) => match &r.core {
+            crate::geometry::rounded::Core::Polytope(p) => p.table_bytes(),
+            _ => 0,
+        },
+        Shape::Tree(t) => (0..t.num_nodes() as u32)
+            .map(|i| t.node(i).hull.table_bytes())
+            .sum(),
     }
 }
 
@@ -421,15 +437,21 @@ impl QueryEngine {
             return kept.clone().map_err(bad);
         }
         let found = build(&spec);
-        if self.built.len() >= MAX_KEPT || self.built_bytes + key.len() > MAX_KEPT_BYTES {
+        let bytes = key.len() + found.as_ref().map_or(0, table_bytes);
+        if self.built.len() >= MAX_KEPT || self.built_bytes + bytes > MAX_KEPT_BYTES {
             self.built.clear();
             self.built_bytes = 0;
         }
-        if key.len() <= MAX_KEPT_BYTES {
-            self.built_bytes += key.len();
+        if bytes <= MAX_KEPT_BYTES {
+            self.built_bytes += bytes;
             self.built.insert(key, found.clone());
         }
         found.map_err(bad)
+    }
+
+    /// What the kept shapes take, in bytes (their spellings and tables).
+    pub fn kept_bytes(&self) -> usize {
+        self.built_bytes
     }
 
     /// How many built shapes are kept for the lines to come.

@@ -298,6 +298,21 @@ fn generators_have_the_analytic_counts() {
     assert_eq!(smooth.non_convex_reason(), None);
     assert!(generators::cuboid(DVec3::new(1.0, 0.0, 1.0)).is_err());
     assert!(generators::cylinder(2, 1.0, 1.0).is_err());
+    // A box thinner than the hull resolves says so, not only that its corners are
+    // collinear or coplanar (which a user who wrote a box did not give); a box 2^-40 thin
+    // and 1 across is within it and stays a box.
+    for (h, shape) in [
+        (DVec3::new(1e13, 1.0, 1.0), "collinear"),
+        (DVec3::new(3.0, 2.0, 2f64.powi(-40)), "coplanar"),
+    ] {
+        let e = generators::cuboid(h).unwrap_err().to_string();
+        assert!(
+            e.contains("as thin as it is long") && e.contains("weld") && e.contains(shape),
+            "{h}: {e}"
+        );
+    }
+    let thin = generators::cuboid(DVec3::new(1.0, 1.0, 2f64.powi(-40))).unwrap();
+    assert_eq!((thin.num_vertices(), thin.num_faces()), (8, 6));
 }
 
 #[test]

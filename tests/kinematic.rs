@@ -349,6 +349,77 @@ fn a_start_counts_overlapping_non_convex_bodies_once() {
     );
 }
 
+/// Two crates 1 across closing at 2e11 a second, 3.6e10 apart (1.7e9 times their size a
+/// frame): they meet in frame 10 and never pass through each other, and a crate touching
+/// a floor while it moves 1e9 times its size a frame and sinks half its height a frame is an
+/// impact at 0. The step's contact tolerance grows with the bodies' offset at its ends
+/// (3.3 there), and the hit, 2.2 apart along x, was judged held by the faces along z,
+/// which overlap by the crates' whole height: no impact, and the crates passed through
+/// each other; the crate sinking into the floor was held likewise.
+#[test]
+fn bodies_a_billion_times_their_size_a_frame_still_meet() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::cuboid;
+    use proxima::world::{BodyId, Velocity};
+    let mut world = World::on(Pipeline::cpu());
+    let krate = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    for (x, v) in [(0.0, 1e11), (3.6333333333333336e10, -1e11)] {
+        let id = world
+            .add_body(krate, Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY))
+            .unwrap();
+        let linear = DVec3::new(v, 0.0, 0.0);
+        world
+            .set_velocity(
+                id,
+                Velocity {
+                    linear,
+                    ..Default::default()
+                },
+            )
+            .unwrap();
+    }
+    let mut crowd = KinematicCrowd::new(world, None);
+    let mut met = 0;
+    for frame in 0..14 {
+        let x = |i: usize| crowd.world.bodies()[i].pose.translation.x;
+        assert!(x(1) - x(0) >= 1.0, "frame {frame}: {} and {}", x(0), x(1));
+        met += crowd.frame(1.0 / 60.0).unwrap().impacts.len();
+    }
+    assert!(met > 0, "they never met");
+    // A crate resting on a floor, 1.7e9 times its size a frame along x and 0.5 down.
+    let mut world = World::on(Pipeline::cpu());
+    let floor = world
+        .add_convex(cuboid(DVec3::new(10.0, 10.0, 0.5)).unwrap())
+        .unwrap();
+    let krate = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    world
+        .add_body(
+            floor,
+            Pose::new(DVec3::new(0.0, 0.0, -0.5), DQuat::IDENTITY),
+        )
+        .unwrap();
+    let id = world
+        .add_body(krate, Pose::new(DVec3::new(0.0, 0.0, 0.5), DQuat::IDENTITY))
+        .unwrap();
+    let linear = DVec3::new(1e11, 0.0, -30.0);
+    world
+        .set_velocity(
+            BodyId(id.0),
+            Velocity {
+                linear,
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let impacts = world.impacts(1.0 / 60.0).unwrap();
+    assert_eq!(impacts.len(), 1, "{impacts:?}");
+    assert_eq!(impacts[0].time, 0.0, "{impacts:?}");
+}
+
 /// A ball dropped on a floor: on a fixed floor it bounces straight back up at its own
 /// speed (elastic, off a body of infinite mass) and the floor stays where it is; on a
 /// floor that is not fixed the two exchange their velocities (equal masses), so the ball

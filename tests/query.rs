@@ -522,6 +522,27 @@ fn a_batch_keeps_its_shapes_within_a_bound() {
         most = most.max(engine.kept_shapes());
     }
     assert!(most <= 4096 && most > 1000, "{most} shapes kept");
+    // Large shapes are kept within a bound of their tables' bytes (4,096 icospheres of 5
+    // subdivisions would have held 40 GB): 120 distinct icospheres of 4 subdivisions,
+    // each answered as a fresh engine answers it.
+    let mut engine = QueryEngine::new();
+    let line = |k: usize| {
+        let r = 1.0 + k as f64 * 1e-3;
+        format!(
+            r#"{{"id": {k}, "query": "distance", "a": {{"icosphere": {{"radius": {r}, "subdivisions": 4}}}}, "b": {unit}, "pose_b": {{"translation": [10, 0, 0]}}}}"#
+        )
+    };
+    let (mut most, mut dropped) = (0, false);
+    for k in 0..120 {
+        let before = engine.kept_shapes();
+        let a = engine.answer_line(&line(k));
+        dropped |= engine.kept_shapes() <= before;
+        most = most.max(engine.kept_bytes());
+        if k % 40 == 0 {
+            assert_eq!(a, QueryEngine::new().answer_line(&line(k)), "{k}");
+        }
+    }
+    assert!(most <= 256 << 20 && dropped, "{most} bytes kept");
 }
 
 #[test]

@@ -187,8 +187,8 @@ pub fn apart_throughout(
 
 /// Whether two convex bodies touching at the start of the step, with contact normal `n`
 /// (unit, from A to B), stay in that contact or part over it: no point of either body
-/// moves toward the other along `n` by more than `τ/2` (half the default tolerance) over
-/// the whole step. A point fixed in a body moves along `n` at `v·n + (ω × r)·n`, with
+/// moves toward the other along `n` by more than `τ/2` over the whole step, `τ` their
+/// contact tolerance at the start poses ([`contact_tolerance`]; at most the step's). A point fixed in a body moves along `n` at `v·n + (ω × r)·n`, with
 /// `|(ω × r)·n| ≤ |ω × n|·|r|` and `|r|` at most the body's reach, so their separation
 /// along `n`, and with it their distance, never falls more than `τ/2` below its start: a
 /// crate sliding on a floor, turning about the floor's normal or lifting off it is in its
@@ -203,7 +203,14 @@ pub fn holds_or_parts(
     let approach = (motion_a.linear() - motion_b.linear()).dot(n).max(0.0)
         + motion_a.angular().cross(n).length() * reach_a
         + motion_b.angular().cross(n).length() * reach_b;
-    approach <= default_tolerance((reach_a, motion_a), (reach_b, motion_b)) / 2.0
+    // Half the contact tolerance at the start poses: the step's tolerance grows with the
+    // bodies' offset at its end, and a crate touching a floor and moving 1e9 times its size
+    // a step was held while it sank into the floor by most of its height.
+    let tau = contact_tolerance(
+        (reach_a, motion_a.at_origin(0.0)),
+        (reach_b, motion_b.at_origin(0.0)),
+    );
+    approach <= tau / 2.0
 }
 
 /// Whether an answer of advancement is a contact held from the start: a hit at 0 whose
@@ -265,7 +272,7 @@ pub fn held_rounded(
         return true;
     }
     let (pose_a, pose_b) = (motion_a.at(out.toi), motion_b.at(out.toi));
-    let slack = default_tolerance((a.reach(), motion_a), (b.reach(), motion_b)) / 2.0;
+    let slack = hit_slack((a.reach(), &pose_a), (b.reach(), &pose_b));
     let support = |r: &Rounded, pose: &Pose, n: DVec3| {
         r.core_support(pose.rotation.inverse() * n).0 + r.radius + n.dot(pose.translation)
     };
@@ -300,7 +307,7 @@ pub fn held_from_start_polytopes(
         return true;
     }
     let (pose_a, pose_b) = (motion_a.at(out.toi), motion_b.at(out.toi));
-    let slack = default_tolerance(ends_a, ends_b) / 2.0;
+    let slack = hit_slack((reach_a, &pose_a), (reach_b, &pose_b));
     // The gap along `n` (unit, A to B) between the bodies' supporting planes.
     let gap = |n: DVec3| {
         let top_a = a.extreme(pose_a.rotation.inverse() * n, 0).1 + n.dot(pose_a.translation);
@@ -309,6 +316,17 @@ pub fn held_from_start_polytopes(
     };
     face_normals_at(out.features, (Some(a), &pose_a), (Some(b), &pose_b))
         .any(|n| holds_or_parts(n, ends_a, ends_b) && gap(n) >= -slack)
+}
+
+/// How far apart along a face's normal two bodies at a hit's poses may overlap and still
+/// count as separated by it: half their contact tolerance there ([`contact_tolerance`] at
+/// those poses), which is the poses' rounding. Not the step's tolerance: that grows with
+/// the bodies' offset at the step's ends, and two boxes 1 across closing at 2e11 a second
+/// took 3.3 there, so at their hit, 2.2 apart along x, the faces along z, overlapping by
+/// their whole height, passed as separating them: the hit was judged held and dropped,
+/// and the boxes passed through each other.
+fn hit_slack((reach_a, pose_a): (f64, &Pose), (reach_b, pose_b): (f64, &Pose)) -> f64 {
+    contact_tolerance((reach_a, pose_a.translation), (reach_b, pose_b.translation)) / 2.0
 }
 
 /// A rounded body's core where it is a polytope.

@@ -34,7 +34,28 @@ pub fn cuboid(h: DVec3) -> Result<ConvexPolytope> {
             )
         })
         .collect();
-    ConvexPolytope::from_points(&points)
+    // A box far thinner than it is long welds into a plane or a line in the hull: say so
+    // (it was "all hull input points are collinear", of a box the user wrote).
+    ConvexPolytope::from_points(&points).map_err(|e| {
+        let ratio = h.min_element() / h.max_element();
+        match e {
+            Error::Geometry(why) if ratio < 1e-9 => {
+                let short = |x: f64| match x {
+                    x if (1e-3..1e6).contains(&x) => format!("{x}"),
+                    x => format!("{x:e}"),
+                };
+                Error::Geometry(format!(
+                    "a box of half extents [{}, {}, {}] is {ratio:.1e} as thin as it is long, \
+                     past what a hull resolves (corners within 1e-12 of its extent weld into \
+                     one): {why}",
+                    short(h.x),
+                    short(h.y),
+                    short(h.z)
+                ))
+            }
+            e => e,
+        }
+    })
 }
 
 /// A unit icosahedron subdivided `subdivisions` times with vertices pushed onto the
