@@ -5,17 +5,41 @@
 
 mod common;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use proxima::Pipeline;
 use proxima::bodies::Pose;
 use proxima::exact::advance::{ToiInput, ToiState, time_of_impact};
 use proxima::exact::walk;
-use proxima::kinematic::KinematicCrowd;
+use proxima::kinematic::{CrowdFrame, KinematicCrowd};
 use proxima::motion::ScrewMotion;
 use proxima::narrowphase::ExactShape;
 use proxima::scene::Scene;
 use proxima::world::World;
+
+/// Parted at the start and never met since: nothing overlaps at a frame's start.
+fn none_overlap(step: &CrowdFrame, frame: u32) {
+    let overlapping: Vec<[u32; 2]> = step
+        .report
+        .contacts
+        .iter()
+        .filter(|c| c.manifold.min_separation() < 0.0)
+        .map(|c| c.bodies)
+        .collect();
+    assert!(
+        overlapping.is_empty(),
+        "frame {frame}: {overlapping:?} overlap"
+    );
+}
+
+/// Each body's motion over the frame just run, from its pose at the frame's `start`.
+fn frame_motions(start: &[Pose], world: &World) -> Vec<ScrewMotion> {
+    start
+        .iter()
+        .zip(world.bodies())
+        .map(|(s, b)| ScrewMotion::between(*s, b.pose).unwrap())
+        .collect()
+}
 
 #[test]
 fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
@@ -53,25 +77,9 @@ fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
                 "frame {frame}: bodies {pair:?} met {n} frames running"
             );
         }
-        let overlapping: HashSet<[u32; 2]> = step
-            .report
-            .contacts
-            .iter()
-            .filter(|c| c.manifold.min_separation() < 0.0)
-            .map(|c| c.bodies)
-            .collect();
-        // Parted at the start and never met since: nothing overlaps at a frame's start.
-        assert!(
-            overlapping.is_empty(),
-            "frame {frame}: {overlapping:?} overlap"
-        );
-        let bodies = crowd.world.bodies();
-        let shapes = crowd.world.shapes();
-        let motions: Vec<ScrewMotion> = start
-            .iter()
-            .zip(bodies)
-            .map(|(s, b)| ScrewMotion::between(*s, b.pose).unwrap())
-            .collect();
+        none_overlap(&step, frame);
+        let (bodies, shapes) = (crowd.world.bodies(), crowd.world.shapes());
+        let motions = frame_motions(&start, &crowd.world);
         moved += motions
             .iter()
             .filter(|m| m.linear() != glam::DVec3::ZERO)
@@ -82,9 +90,6 @@ fn a_hundred_frames_of_the_default_crowd_and_nobody_passes_through() {
         };
         for i in 0..bodies.len() {
             for j in i + 1..bodies.len() {
-                if overlapping.contains(&[i as u32, j as u32]) {
-                    continue;
-                }
                 let (a, b) = (polytope(i), polytope(j));
                 let (ma, mb) = (motions[i], motions[j]);
                 if !common::origins_within(&ma, &mb, a.radius() + b.radius()) {
@@ -636,27 +641,13 @@ fn a_mixed_crowd_with_non_convex_bodies_never_passes_through() {
         let start: Vec<Pose> = crowd.world.bodies().iter().map(|b| b.pose).collect();
         let step = crowd.frame(1.0 / 20.0).unwrap();
         impacts += step.impacts.len();
-        let overlapping: Vec<[u32; 2]> = step
-            .report
-            .contacts
-            .iter()
-            .filter(|c| c.manifold.min_separation() < 0.0)
-            .map(|c| c.bodies)
-            .collect();
-        assert!(
-            overlapping.is_empty(),
-            "frame {frame}: {overlapping:?} overlap"
-        );
+        none_overlap(&step, frame);
         let bodies = crowd.world.bodies();
         let reach: Vec<f64> = bodies
             .iter()
             .map(|b| crowd.world.shapes()[b.shape as usize].reach())
             .collect();
-        let motions: Vec<ScrewMotion> = start
-            .iter()
-            .zip(bodies)
-            .map(|(s, b)| ScrewMotion::between(*s, b.pose).unwrap())
-            .collect();
+        let motions = frame_motions(&start, &crowd.world);
         for i in 0..bodies.len() {
             for j in i + 1..bodies.len() {
                 let (ma, mb) = (motions[i], motions[j]);
