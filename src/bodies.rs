@@ -95,24 +95,19 @@ impl GpuShapeBounds {
         if finite {
             Ok(())
         } else if overflowed {
-            Err(crate::Error::InvalidShape {
-                body: index,
-                what: format!(
-                    "shape {index}'s bounds are not finite in f32 (±3.4e38), in which the GPU \
-                     passes hold them (center {:?}, half extents {:?}, radius {}): the shape is \
-                     too large for them; scale the scene down",
-                    self.center, self.half_extents, self.radius
-                ),
-            })
+            // A shape's error, not a body's: it was said of "body {index}" before any body.
+            Err(crate::Error::Geometry(format!(
+                "shape {index}'s bounds are not finite in f32 (±3.4e38), in which the GPU \
+                 passes hold them (center {:?}, half extents {:?}, radius {}): the shape is too \
+                 large for them; scale the scene down",
+                self.center, self.half_extents, self.radius
+            )))
         } else {
-            Err(crate::Error::InvalidShape {
-                body: index,
-                what: format!(
-                    "shape {index} has unusable local bounds (center {:?}, half extents {:?}, radius {}): \
-                     values must be finite and extents non-negative",
-                    self.center, self.half_extents, self.radius
-                ),
-            })
+            Err(crate::Error::Geometry(format!(
+                "shape {index} has unusable local bounds (center {:?}, half extents {:?}, radius \
+                 {}): values must be finite and extents non-negative",
+                self.center, self.half_extents, self.radius
+            )))
         }
     }
 }

@@ -152,6 +152,18 @@ impl Error {
         matches!(self, Error::NoAdapter { .. })
     }
 
+    /// The error of frame `k`'s poses (of several handed over at once), saying which frame.
+    pub fn in_frame(self, k: u64) -> Self {
+        match self {
+            Error::InvalidPose { body, what } => Error::InvalidPose {
+                body,
+                what: format!("frame {k}'s poses: {what}"),
+            },
+            Error::Usage(what) => Error::Usage(format!("frame {k}'s poses: {what}")),
+            other => other,
+        }
+    }
+
     /// The error of a run of bodies starting at `offset` in a larger table, naming its body
     /// by the index there.
     pub fn with_body_offset(self, offset: u32) -> Self {

@@ -40,7 +40,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Instant;
 
-use glam::{DVec3, Vec3};
+use glam::{DQuat, DVec3, Vec3};
 
 use crate::bodies::{GpuAabb, GpuBody, GpuShapeBounds, Pose};
 use crate::broadphase::Choice;
@@ -264,6 +264,20 @@ impl World {
         progress: &mut dyn FnMut(&str),
     ) -> Result<ShapeId> {
         let id = self.bounds.len() as u32;
+        // The rule the OBJ loader and a scene's `points` apply, for shapes built in code
+        // too: a hull 1e9 from its own origin passed, and its contacts came out 0.1 apart
+        // at a speculative distance of 0.
+        let points = match geometry {
+            ShapeGeometry::Convex(p) => Some(p.vertices()),
+            ShapeGeometry::Mesh(m) => Some(&m.vertices[..]),
+            ShapeGeometry::Rounded(r) => match &r.core {
+                crate::geometry::rounded::Core::Polytope(p) => Some(p.vertices()),
+                _ => None,
+            },
+        };
+        if let Some(message) = points.and_then(crate::geometry::far_from_origin) {
+            return Err(Error::Geometry(format!("shape {id}: {message}")));
+        }
         let exact = match geometry {
             ShapeGeometry::Convex(p) => ExactShape::Convex(p.clone()),
             ShapeGeometry::Rounded(r) => ExactShape::Rounded(r.clone()),
@@ -498,6 +512,49 @@ impl World {
         }
     }
 
+    /// A frame's error, where it names a body whose position the GPU could not hold: each
+    /// pose is within ±1e75, but the passes hold positions about the floating origin in
+    /// f32, and bodies 2e39 apart were refused as "position [-inf, ...] is not finite", a
+    /// position nobody gave. Asked only on the way out of a failed frame.
+    fn explain_lost_position(&self, e: Error) -> Error {
+        // Bodies so far out that the boxes' growth by the contact tolerance there (128
+        // ulps of the origin's coordinates) is past f32: it was "shape 0's bounds are not
+        // finite ... the shape is too large; scale the scene down", of a unit cube.
+        let growth = self.box_growth();
+        if !(growth as f32).is_finite() {
+            return Error::Usage(format!(
+                "the bodies lie {:.3e} from the world origin, where their contact tolerance \
+                 ({growth:.1e}: 128 ulps of the coordinates) is past f32's range (±3.4e38), \
+                 in which the GPU passes grow their boxes by it: keep a world's bodies within \
+                 about 1e52 of the origin",
+                self.origin.abs().max_element()
+            ));
+        }
+        let Error::InvalidPose { body, .. } = &e else {
+            return e;
+        };
+        let (Some(exact), Some(gpu)) = (
+            self.bodies.get(*body as usize),
+            self.crowd.bodies.get(*body as usize),
+        ) else {
+            return e;
+        };
+        let at = exact.pose.translation;
+        if !at.is_finite() || gpu.position.iter().all(|x| x.is_finite()) {
+            return e;
+        }
+        Error::InvalidPose {
+            body: *body,
+            what: format!(
+                "position {at} lies {:.3e} from the world's floating origin {}, past f32's range \
+                 (±3.4e38) in which the GPU passes hold positions about it: a world's bodies \
+                 must lie within about 1e38 of one another",
+                (at - self.origin).abs().max_element(),
+                self.origin
+            ),
+        }
+    }
+
     /// Measures the GPU's positions from `origin` from now on, every body repacked.
     fn repack(&mut self, origin: DVec3) {
         self.origin = origin;
@@ -515,7 +572,10 @@ impl World {
     /// [`PoseLayout::model_matrix`]) lie. The buffer must belong to the world's device,
     /// have `STORAGE` usage and hold an instance per body: anything else is a named error,
     /// here and at every step (bodies may be added later), as is a matrix that is not a
-    /// rotation. Poses set on the CPU are overwritten by the next step's.
+    /// rotation or a quaternion far from unit length. (A buffer of another device of the
+    /// same wgpu instance is wgpu's error at the step; one of another instance cannot be
+    /// told apart by wgpu's handles.) Poses set on the CPU are overwritten by the next
+    /// step's.
     pub fn bind_pose_buffer(&mut self, buffer: &wgpu::Buffer, layout: PoseLayout) -> Result<()> {
         if self.gpu_context().is_none() {
             return Err(Error::Usage(
@@ -568,9 +628,13 @@ impl World {
     /// Contacts are reported for pairs up to this far apart (default 0: touching or
     /// overlapping only); their points carry a positive separation.
     pub fn set_speculative(&mut self, distance: f64) -> Result<()> {
-        if !(distance.is_finite() && distance >= 0.0) {
+        // Boxes are grown by half of it in f32: 3.4e38 made infinite boxes, which the CPU
+        // twin refused at the next step and the GPU did not.
+        if !(distance.is_finite() && (0.0..=MAX_SPECULATIVE).contains(&distance)) {
             return Err(Error::Usage(format!(
-                "the speculative distance must be finite and non-negative, got {distance}"
+                "the speculative distance must be finite, non-negative and at most \
+                 {MAX_SPECULATIVE:e} (the boxes grown by half of it are held in f32), got \
+                 {distance:e}"
             )));
         }
         let growth = self.box_growth_with(distance);
@@ -664,11 +728,7 @@ impl World {
     /// the first contacts over the next `dt` seconds under the bodies' velocities (`dt` 0:
     /// no impacts). Bodies do not move: [`World::advance`] moves them.
     pub fn step(&mut self, dt: f64) -> Result<FrameReport> {
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(Error::Usage(format!(
-                "the step must be finite and non-negative, got {dt} s"
-            )));
-        }
+        step_length(dt)?;
         self.refresh_depth()?;
         let frame = match &self.pose_buffer {
             Some((buffer, layout)) => {
@@ -676,6 +736,14 @@ impl World {
                     self.pipeline.frame_gathered(&self.crowd, buffer, *layout)?;
                 self.poses_changed += 1;
                 for (i, (body, gpu)) in self.bodies.iter_mut().zip(&gathered).enumerate() {
+                    // Checked as written, before it is made unit: a quaternion far
+                    // from unit length is the one rule's named error (it was made unit
+                    // without a word). The pose is then the one the CPU twin reads.
+                    let written = Pose::new(
+                        DVec3::from_array(gpu.position.map(f64::from)),
+                        DQuat::from_array(gpu.rotation.map(f64::from)),
+                    );
+                    checked(i as u32, written)?;
                     body.pose = checked(i as u32, Pose::from_gpu(gpu))?;
                 }
                 self.crowd.bodies = gathered;
@@ -711,11 +779,7 @@ impl World {
         I: IntoIterator,
         I::Item: AsRef<[Pose]>,
     {
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(Error::Usage(format!(
-                "the step must be finite and non-negative, got {dt} s"
-            )));
-        }
+        step_length(dt)?;
         if self.pose_buffer.is_some() {
             return Err(Error::Usage(
                 "step_frames takes its poses from the caller; unbind the pose buffer first".into(),
@@ -726,7 +790,7 @@ impl World {
         let Some(first) = poses.next() else {
             return Ok(0);
         };
-        self.set_poses(first.as_ref())?;
+        self.set_poses(first.as_ref()).map_err(|e| e.in_frame(0))?;
         let mut flight = self.submit_or_on_cpu()?;
         let mut count = 0;
         loop {
@@ -739,11 +803,16 @@ impl World {
             });
             // This frame's poses; the next frame's go to the GPU before the exact stage.
             let (bodies, at) = (self.bodies.clone(), self.poses_changed);
+            // Refused poses for the next frame end the run after this frame is reported
+            // (it was lost with them), with an error naming the frame.
             let next = match poses.next() {
-                Some(p) => {
-                    self.set_poses(p.as_ref())?;
-                    Some(self.submit_or_on_cpu()?)
-                }
+                Some(p) => match self.set_poses(p.as_ref()) {
+                    Ok(()) => Some(self.submit_or_on_cpu()?),
+                    Err(e) => {
+                        each(self.exact_stage(frame, &bodies, at, dt)?)?;
+                        return Err(e.in_frame(count + 1));
+                    }
+                },
                 None => None,
             };
             each(self.exact_stage(frame, &bodies, at, dt)?)?;
@@ -761,13 +830,14 @@ impl World {
         &mut self,
         frame: Result<crate::frame::FrameResult>,
     ) -> Result<crate::frame::FrameResult> {
-        match frame {
+        let frame = match frame {
             Err(e) if self.pipeline.gpu_gone(&e) => {
                 self.pipeline.fall_back_to_cpu(&e);
                 self.pipeline.frame(&self.crowd)
             }
             other => other,
-        }
+        };
+        frame.map_err(|e| self.explain_lost_position(e))
     }
 
     /// Submits the current poses' frame, on the CPU twins when the GPU is gone.
@@ -896,6 +966,7 @@ impl World {
     /// Moves every body along its velocities for `dt` seconds (a screw motion: the origin
     /// on a line, the rotation at constant angular velocity).
     pub fn advance(&mut self, dt: f64) -> Result<()> {
+        step_length(dt)?;
         let bodies = std::mem::take(&mut self.bodies);
         let made = self.make_motions(&bodies, self.poses_changed, dt, None);
         self.bodies = bodies;
@@ -906,6 +977,7 @@ impl World {
 
     /// Each body's motion over the next `dt` seconds.
     pub fn motions(&self, dt: f64) -> Result<Vec<ScrewMotion>> {
+        step_length(dt)?;
         self.motions_of(&self.bodies, dt)
     }
 
@@ -992,6 +1064,7 @@ impl World {
         dt: f64,
         keep: impl Fn(u32, u32) -> bool + Sync,
     ) -> Result<Vec<Impact>> {
+        step_length(dt)?;
         let bodies = std::mem::take(&mut self.bodies);
         let impacts = self.impacts_of(&bodies, self.poses_changed, dt, keep);
         self.bodies = bodies;
@@ -1016,6 +1089,7 @@ impl World {
     /// during the step under the current velocities. A body whose velocity is then lowered
     /// to zero only shrinks its swept box, so these pairs still hold every candidate.
     pub fn impact_candidates(&mut self, dt: f64) -> Result<Vec<[u32; 2]>> {
+        step_length(dt)?;
         let bodies = std::mem::take(&mut self.bodies);
         let found = self.candidates_of(&bodies, self.poses_changed, dt);
         self.bodies = bodies;
@@ -1024,6 +1098,7 @@ impl World {
 
     /// [`World::impacts`] over the given pairs (bodies `a < b`) only.
     pub fn impacts_among(&mut self, dt: f64, pairs: &[[u32; 2]]) -> Result<Vec<Impact>> {
+        step_length(dt)?;
         let bodies = std::mem::take(&mut self.bodies);
         let found = self.advance_pairs(&bodies, self.poses_changed, dt, pairs);
         self.bodies = bodies;
@@ -1076,9 +1151,6 @@ impl World {
         dt: f64,
         pairs: &[[u32; 2]],
     ) -> Result<Vec<Impact>> {
-        if dt == 0.0 || !self.moving() || pairs.is_empty() {
-            return Ok(Vec::new());
-        }
         for &[a, b] in pairs {
             if a as usize >= bodies.len() || b as usize >= bodies.len() {
                 return Err(Error::Usage(format!(
@@ -1086,6 +1158,16 @@ impl World {
                     bodies.len()
                 )));
             }
+            // As every pair is given and reported: [0, 0] answered nothing, and [1, 0]
+            // an impact whose bodies were not lower index first.
+            if a >= b {
+                return Err(Error::Usage(format!(
+                    "impacts: pair [{a}, {b}] must name two bodies, the lower index first"
+                )));
+            }
+        }
+        if dt == 0.0 || !self.moving() || pairs.is_empty() {
+            return Ok(Vec::new());
         }
         // The motions of the bodies the pairs name only (a few pairs of a large world are
         // asked again after some bodies stop).
@@ -1155,6 +1237,22 @@ impl World {
             )));
         }
         Ok(i)
+    }
+}
+
+/// The largest speculative distance ([`World::set_speculative`]).
+pub const MAX_SPECULATIVE: f64 = 1e36;
+
+/// A step's length, `dt` seconds, when it is finite and not negative; else the named error
+/// (`advance` moved bodies backward along their velocities, and a NaN step was blamed on
+/// body 0's velocity).
+fn step_length(dt: f64) -> Result<()> {
+    if dt.is_finite() && dt >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "the step must be finite and non-negative, got {dt} s"
+        )))
     }
 }
 

@@ -188,6 +188,13 @@ fn a_wrong_pose_buffer_is_a_named_error() {
     world.bind_pose_buffer(&nan, LAYOUT).unwrap();
     let e = world.step(0.0).unwrap_err().to_string();
     assert!(e.contains("body 3"), "{e}");
+    // A quaternion far from unit length (w = 2) is the one rule's named error, as a pose
+    // set on the CPU is (it was made unit without a word).
+    words[3 * 12] = 0.0;
+    words[5 * 12 + 7] = 2.0;
+    queue.write_buffer(&nan, 0, bytemuck::cast_slice(&words));
+    let e = world.step(0.0).unwrap_err().to_string();
+    assert!(e.contains("body 5") && e.contains("unit"), "{e}");
     // On the CPU twins there is no device to read a buffer on.
     let mut cpu = World::on(Pipeline::cpu());
     let _ = add_shapes(&mut cpu, &mut rng);

@@ -1083,7 +1083,12 @@ fn bad_input_is_a_named_error_and_changes_nothing() {
     // A distance that grows the boxes past f32's range is named as the cause (it was
     // "shape 0 has unusable local bounds" at the next step), and changes nothing.
     match world.set_speculative(1e300) {
-        Err(Error::Usage(what)) => assert!(what.contains("speculative distance 1e300"), "{what}"),
+        Err(Error::Usage(what)) => assert!(
+            what.contains("speculative distance")
+                && what.contains("1e36")
+                && what.contains("1e300"),
+            "{what}"
+        ),
         other => panic!("{other:?}"),
     }
     assert!(world.step(f64::NAN).is_err());
@@ -1387,4 +1392,105 @@ fn scaled_copies_of_a_mesh_share_its_decomposition() {
         })
         .unwrap();
     assert!(!heard.is_empty(), "a moved copy is decomposed");
+}
+
+/// What a library user can hand a world by mistake is a named error that changes nothing,
+/// on either path: a step of the wrong length to `advance`, `motions` and the impacts (a
+/// negative one moved bodies backward, a NaN one blamed body 0's velocity), pairs not
+/// lower index first, a shape built 1e9 from its own origin (its contacts came out 0.1
+/// apart at a speculative distance of 0), a speculative distance past f32's boxes (the
+/// CPU twin refused it at the next step and the GPU did not), bodies farther apart than
+/// f32 holds (refused as a position of -inf), and bad poses in the middle of
+/// `step_frames` (the frame before them was lost, and the error named no frame).
+#[test]
+fn a_library_users_mistakes_are_named() {
+    let mut world = World::new(DeviceChoice::Cpu).unwrap();
+    let unit = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    let at = |x: f64| Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY);
+    let a = world.add_body(unit, at(0.0)).unwrap();
+    world.add_body(unit, at(2.0)).unwrap();
+    let v = Velocity {
+        linear: DVec3::new(1.0, 0.0, 0.0),
+        ..Default::default()
+    };
+    world.set_velocity(a, v).unwrap();
+    for dt in [-1.0, f64::NAN, f64::INFINITY] {
+        let named = |r: proxima::Result<()>| {
+            let e = r.unwrap_err().to_string();
+            assert!(
+                e.contains("the step must be finite and non-negative"),
+                "{dt}: {e}"
+            );
+        };
+        named(world.advance(dt));
+        named(world.motions(dt).map(|_| ()));
+        named(world.impacts(dt).map(|_| ()));
+        named(world.impact_candidates(dt).map(|_| ()));
+        named(world.impacts_among(dt, &[[0, 1]]).map(|_| ()));
+    }
+    assert_eq!(world.bodies()[0].pose, at(0.0), "nothing moved");
+    for pair in [[1, 0], [0, 0]] {
+        let e = world.impacts_among(1.0, &[pair]).unwrap_err().to_string();
+        assert!(e.contains("lower index first"), "{pair:?}: {e}");
+    }
+    assert_eq!(world.impacts_among(1.5, &[[0, 1]]).unwrap().len(), 1);
+    // A hull and a mesh 1e9 from their own origin.
+    let far = DVec3::splat(1e9);
+    let corners: Vec<DVec3> = (0..8)
+        .map(|i| far + DVec3::new(f64::from(i & 1), f64::from(i >> 1 & 1), f64::from(i >> 2)))
+        .collect();
+    let hull = ConvexPolytope::from_points(&corners).unwrap();
+    let e = world.add_convex(hull).unwrap_err().to_string();
+    assert!(
+        e.contains("shape 1") && e.contains("from its origin"),
+        "{e}"
+    );
+    let mut ring = torus(1.0, 0.25, 12, 6).unwrap();
+    ring.vertices.iter_mut().for_each(|v| *v += far);
+    let e = world
+        .add_shape(&ShapeGeometry::Mesh(Arc::new(ring)), &mut |_| {})
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("shape 1") && e.contains("from its origin"),
+        "{e}"
+    );
+    assert_eq!(world.shapes().len(), 1);
+    // The speculative distance's bound, at it and past it.
+    assert!(world.set_speculative(1e36).is_ok());
+    assert!(world.set_speculative(3.4e38).is_err());
+    world.set_speculative(0.0).unwrap();
+    // Bodies 2e39 apart: each pose is fine, the GPU's f32 cannot hold both.
+    world.set_pose(BodyId(0), at(-1e39)).unwrap();
+    world.set_pose(BodyId(1), at(1e39)).unwrap();
+    let e = world.step(0.0).unwrap_err().to_string();
+    assert!(
+        e.contains("floating origin") && e.contains("1e38") && !e.contains("inf"),
+        "{e}"
+    );
+    // Two crates 1e74 out: each pose is fine, the boxes' growth by the contact
+    // tolerance there is not (it blamed shape 0's bounds).
+    world.set_pose(BodyId(0), at(1e74)).unwrap();
+    world.set_pose(BodyId(1), at(1e74 + 1e60)).unwrap();
+    let e = world.step(0.0).unwrap_err().to_string();
+    assert!(
+        e.contains("from the world origin") && e.contains("1e52"),
+        "{e}"
+    );
+    // Bad poses in step_frames' third frame: the first two are reported, the error
+    // names the frame.
+    let good = [at(0.0), at(2.0)];
+    let bad = [at(0.0), Pose::new(DVec3::splat(f64::NAN), DQuat::IDENTITY)];
+    let mut reported = 0;
+    let e = world
+        .step_frames([good, good, bad, good], 0.0, |_| {
+            reported += 1;
+            Ok(())
+        })
+        .unwrap_err()
+        .to_string();
+    assert_eq!(reported, 2);
+    assert!(e.contains("frame 2's poses") && e.contains("body 1"), "{e}");
 }
