@@ -114,6 +114,19 @@ fn rounded_hull(r: &Rounded) -> Result<ConvexPolytope> {
     ConvexPolytope::from_points(&points)
 }
 
+/// Whether `ctx` can draw a picture of `width` x `height` pixels (each side 1 to the
+/// device's largest texture): asked before a run, so a size it cannot draw is named before
+/// the frames rather than after them.
+pub fn check_size(ctx: &GpuContext, width: u32, height: u32) -> Result<()> {
+    let limit = ctx.limits().max_texture_dimension_2d;
+    if width == 0 || height == 0 || width > limit || height > limit {
+        return Err(Error::Usage(format!(
+            "a picture of {width}x{height} pixels: each side must be 1 to {limit}"
+        )));
+    }
+    Ok(())
+}
+
 /// Renders the world's bodies at their poses, the bodies of `report`'s contacts highlighted
 /// (touching or overlapping, or only near) and its contact normals drawn, looking at every
 /// body from above one corner.
@@ -124,12 +137,7 @@ pub fn render(
     width: u32,
     height: u32,
 ) -> Result<Picture> {
-    let limit = ctx.limits().max_texture_dimension_2d;
-    if width == 0 || height == 0 || width > limit || height > limit {
-        return Err(Error::Usage(format!(
-            "a picture of {width}x{height} pixels: each side must be 1 to {limit}"
-        )));
-    }
+    check_size(ctx, width, height)?;
     let bodies = world.bodies();
     // Meshes, shape after shape; the bodies grouped by shape.
     let mut vertices: Vec<Vec4> = Vec::new();
@@ -173,24 +181,26 @@ pub fn render(
                 touching[b as usize] = touching[b as usize].max(kind);
             }
             for p in &c.manifold.points {
-                let at = (p.point_a + p.point_b) / 2.0;
+                let at = (p.point_a + p.point_b) / 2.0 - centre;
                 lines.push(at.as_vec3().extend(1.0));
                 lines.push((at + c.manifold.normal * typical).as_vec3().extend(1.0));
             }
         }
     }
+    // Drawn about the scene's centre, in f64 until then: a scene 1e7 out, its positions
+    // rounded to f32 there (1 apart), came out speckled and full of holes.
     let gpu_bodies: Vec<crate::bodies::GpuBody> = bodies
         .iter()
         .map(|b| {
             crate::bodies::GpuBody::new(
-                b.pose.translation.as_vec3(),
+                (b.pose.translation - centre).as_vec3(),
                 b.pose.rotation.as_quat(),
                 b.shape,
             )
         })
         .collect();
-    let eye = centre + DVec3::new(1.0, -1.3, 0.9).normalize() * radius * 2.1;
-    let view = glam::camera::rh::view::look_at_mat4(eye.as_vec3(), centre.as_vec3(), Vec3::Z);
+    let eye = DVec3::new(1.0, -1.3, 0.9).normalize() * radius * 2.1;
+    let view = glam::camera::rh::view::look_at_mat4(eye.as_vec3(), Vec3::ZERO, Vec3::Z);
     // WebGPU's clip space: depth in [0, 1], y up.
     let proj = glam::camera::rh::proj::directx::perspective(
         0.75,

@@ -283,7 +283,7 @@ impl Pipeline {
     /// one, [`broadphase::CHOOSE_SAMPLE`]): swept boxes spread as the velocities do.
     pub fn box_pairs(&mut self, boxes: &[GpuAabb]) -> Result<Vec<[u32; 2]>> {
         broadphase::check_body_count(boxes.len())?;
-        if let Some(cap) = self.slab_capacity(boxes.len()) {
+        if let Some(cap) = self.slab_capacity(boxes.len())? {
             broadphase::validate_boxes(boxes)?;
             let merged = slabs::run(boxes, cap, |members| {
                 let part: Vec<GpuAabb> = members.iter().map(|&i| boxes[i as usize]).collect();
@@ -325,7 +325,7 @@ impl Pipeline {
     pub fn submit(&mut self, world: &Crowd) -> Result<InFlight> {
         world.validate()?;
         broadphase::check_body_count(world.len())?;
-        if self.slab_capacity(world.len()).is_some() {
+        if self.slab_capacity(world.len())?.is_some() {
             // Slab after slab, here: each slab's frame waits for the one before.
             return Ok(InFlight(Flight::Done(self.frame(world)?)));
         }
@@ -408,7 +408,7 @@ impl Pipeline {
             let (result, bodies) = self.gathered_in_runs(world, buffer, layout, run)?;
             return Ok((result, Some(bodies)));
         }
-        if let (Some(cap), None) = (self.slab_capacity(world.len()), instances) {
+        if let (Some(cap), None) = (self.slab_capacity(world.len())?, instances) {
             let boxes = timed(|| Ok(frame::cpu(&world.bodies, &world.shapes, None)?.aabbs))?;
             return Ok((self.slab_frame(world, cap, boxes)?, None));
         }
@@ -459,12 +459,16 @@ impl Pipeline {
 
     /// On the GPU, when `n` bodies are more than one frame binds: how many one frame
     /// binds (see `slabs`).
-    fn slab_capacity(&self, n: usize) -> Option<usize> {
+    fn slab_capacity(&self, n: usize) -> Result<Option<usize>> {
         let Backend::Gpu(engine) = &self.backend else {
-            return None;
+            return Ok(None);
         };
-        let cap = slabs::frame_capacity(&engine.context().limits());
-        (n > cap).then_some(cap)
+        let limits = engine.context().limits();
+        if let Some(short) = crate::gpu::sizes::shortfall(&limits) {
+            return Err(Error::Gpu(short));
+        }
+        let cap = slabs::frame_capacity(&limits);
+        Ok((n > cap).then_some(cap))
     }
 
     /// A frame of a world too large for one, given its boxes (and the seconds they took:
@@ -577,7 +581,7 @@ impl Pipeline {
             ..Default::default()
         };
         // The boxes that place the slabs came with the gather's runs, timed there.
-        let mut result = match self.slab_capacity(gathered.len()) {
+        let mut result = match self.slab_capacity(gathered.len())? {
             Some(cap) => self.slab_frame(&gathered, cap, (boxes, 0.0))?,
             None => self.frame(&gathered)?,
         };

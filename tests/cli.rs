@@ -884,4 +884,20 @@ fn a_picture_named_other_than_png_is_refused() {
         "{err}"
     );
     assert!(!stdout(&o).contains("result:"), "{}", stdout(&o));
+    // A size past the device's largest texture is named before the frames too (it was
+    // named after the whole run); without an adapter the picture's adapter is named.
+    let o = proxima(
+        &[
+            "run",
+            "--device",
+            "cpu",
+            "--png",
+            "frame.png",
+            "--png-size",
+            "20000x10",
+        ],
+        &[],
+    );
+    assert!(!o.status.success());
+    assert!(!stdout(&o).contains("result:"), "{}", stdout(&o));
 }

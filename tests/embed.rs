@@ -414,3 +414,29 @@ fn a_pose_buffer_past_one_binding_is_gathered_in_windows() {
         assert!(e.contains(&format!("instance {bad}'s")), "{e}");
     }
 }
+
+/// A renderer's device short of what the passes need (made with WebGL2's downlevel limits:
+/// no storage buffer at all) is named by its limits at the first step. A row of 50 crates
+/// was said to be "more than one frame binds (0)", denser than the device's bindings hold.
+#[test]
+fn a_device_short_of_the_passes_limits_is_named() {
+    let limits = wgpu::Limits::downlevel_webgl2_defaults();
+    let Some((device, queue)) = common::device_with_limits("short limits", limits) else {
+        return;
+    };
+    let mut world = World::on_context(GpuContext::from_device(device, queue));
+    let krate = world
+        .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+        .unwrap();
+    for i in 0..50 {
+        let at = DVec3::new(f64::from(i) * 0.9, 0.0, 0.0);
+        world
+            .add_body(krate, Pose::new(at, DQuat::IDENTITY))
+            .unwrap();
+    }
+    let e = world.step(0.0).unwrap_err().to_string();
+    assert!(
+        e.contains("max_storage_buffers_per_shader_stage 0") && e.contains("Limits::default()"),
+        "{e}"
+    );
+}

@@ -53,6 +53,44 @@ fn a_ball_at_the_centre_is_drawn_unsheared() {
     }
 }
 
+/// A scene far from the origin is drawn as it is at the origin: a stack of crates on a
+/// floor at 1e7 gives the picture it gives about the origin, pixel for pixel (positions
+/// went to the GPU rounded to f32 where they lie, 1 apart at 1e7, and the picture came
+/// out speckled and full of holes).
+#[test]
+fn a_scene_far_from_the_origin_is_drawn_as_at_the_origin() {
+    let Some(ctx) = common::gpu("a_scene_far_from_the_origin_is_drawn_as_at_the_origin") else {
+        return;
+    };
+    let picture = |offset: DVec3| {
+        let mut world = World::on(Pipeline::cpu());
+        let floor = world
+            .add_convex(cuboid(DVec3::new(4.0, 4.0, 0.5)).unwrap())
+            .unwrap();
+        let krate = world
+            .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
+            .unwrap();
+        let at = |p: DVec3| Pose::new(offset + p, DQuat::IDENTITY);
+        world
+            .add_body(floor, at(DVec3::new(0.0, 0.0, -0.5)))
+            .unwrap();
+        for k in 0..27 {
+            let (i, j, l) = (f64::from(k % 3), f64::from(k / 3 % 3), f64::from(k / 9));
+            world
+                .add_body(krate, at(DVec3::new(i - 1.0, j - 1.0, l + 0.5)))
+                .unwrap();
+        }
+        render(&ctx, &world, None, 160, 120).unwrap()
+    };
+    let near = picture(DVec3::ZERO);
+    let far = picture(DVec3::new(1e7, 1e7, -1e7));
+    let differ = (0..near.height)
+        .flat_map(|y| (0..near.width).map(move |x| (x, y)))
+        .filter(|&(x, y)| near.pixel(x, y) != far.pixel(x, y))
+        .count();
+    assert_eq!(differ, 0, "{differ} of {} pixels differ", 160 * 120);
+}
+
 #[test]
 fn bodies_in_contact_are_highlighted_and_the_png_reads_back() {
     let Some(ctx) = common::gpu("bodies_in_contact_are_highlighted_and_the_png_reads_back") else {

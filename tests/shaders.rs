@@ -53,6 +53,35 @@ fn every_shader_validates_and_reflects() {
     }
 }
 
+/// The needs `gpu::sizes::shortfall` holds a device to are the shaders' own: the most
+/// storage buffers one binds, and the largest workgroup.
+#[test]
+fn the_limits_the_passes_need_are_the_shaders() {
+    use proxima::gpu::sizes::{NEEDED_INVOCATIONS, NEEDED_STORAGE_BUFFERS, shortfall};
+    let (mut storage, mut invocations) = (0, 0);
+    for &id in ShaderId::ALL {
+        let info = shaders::reflect(id).unwrap_or_else(|e| panic!("{e}"));
+        let bound = info
+            .bindings
+            .iter()
+            .filter(|k| !matches!(k, BindingKind::Uniform))
+            .count();
+        storage = storage.max(bound as u32);
+        invocations = invocations.max(info.workgroup_size.iter().product::<u32>());
+    }
+    assert_eq!(
+        (storage, invocations),
+        (NEEDED_STORAGE_BUFFERS, NEEDED_INVOCATIONS)
+    );
+    assert_eq!(shortfall(&wgpu::Limits::default()), None);
+    let short = shortfall(&wgpu::Limits::downlevel_webgl2_defaults()).unwrap();
+    assert!(
+        short.contains("max_storage_buffers_per_shader_stage 0 (the passes need 8)")
+            && short.contains("Limits::default()"),
+        "{short}"
+    );
+}
+
 #[test]
 fn reflected_bindings_match_the_sources() {
     let bounds = shaders::reflect(ShaderId::Bounds).unwrap();

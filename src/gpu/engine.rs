@@ -595,6 +595,11 @@ impl Engine {
 
     fn pipeline(&mut self, id: ShaderId) -> Result<&Pipeline> {
         if !self.pipelines.contains_key(&id) {
+            // A device short of what the passes need is named by its limits, before wgpu's
+            // own message about one shader.
+            if let Some(short) = crate::gpu::sizes::shortfall(&self.ctx.limits()) {
+                return Err(Error::Gpu(short));
+            }
             let pipeline = create_pipeline(&self.ctx, id, &self.overrides)?;
             self.pipelines.insert(id, pipeline);
         }

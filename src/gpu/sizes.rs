@@ -8,6 +8,60 @@ pub const BODY_WORKGROUP_SIZE: u32 = 256;
 /// The default `max_compute_workgroups_per_dimension`; grids wider than this become 2D.
 pub const DEFAULT_MAX_GROUPS_X: u32 = 65_535;
 
+/// Storage buffers one pass binds at most (`hash_pairs.wgsl`, `depth_reduce.wgsl`; the
+/// shaders' test holds this to their bindings).
+pub const NEEDED_STORAGE_BUFFERS: u32 = 8;
+
+/// Threads one workgroup runs at most (`@workgroup_size(256)`; the shaders' test holds
+/// this to them).
+pub const NEEDED_INVOCATIONS: u32 = 256;
+
+/// What a device with `limits` lacks for the passes, named by wgpu's limits, or `None`:
+/// a renderer's device made with `downlevel_webgl2_defaults()` binds no storage buffer,
+/// and a frame said its 50 bodies were "more than one frame binds (0)".
+pub fn shortfall(limits: &wgpu::Limits) -> Option<String> {
+    let short: Vec<String> = [
+        (
+            "max_storage_buffers_per_shader_stage",
+            limits.max_storage_buffers_per_shader_stage,
+            NEEDED_STORAGE_BUFFERS,
+        ),
+        (
+            "max_compute_invocations_per_workgroup",
+            limits.max_compute_invocations_per_workgroup,
+            NEEDED_INVOCATIONS,
+        ),
+        (
+            "max_compute_workgroup_size_x",
+            limits.max_compute_workgroup_size_x,
+            NEEDED_INVOCATIONS,
+        ),
+        (
+            "max_uniform_buffers_per_shader_stage",
+            limits.max_uniform_buffers_per_shader_stage,
+            1,
+        ),
+        ("max_bind_groups", limits.max_bind_groups, 1),
+    ]
+    .into_iter()
+    .filter(|&(_, has, needs)| has < needs)
+    .map(|(name, has, needs)| format!("{name} {has} (the passes need {needs})"))
+    .chain((largest_binding(limits) < 4096).then(|| {
+        format!(
+            "max_storage_buffer_binding_size {} (the passes need 4096)",
+            limits.max_storage_buffer_binding_size
+        )
+    }))
+    .collect();
+    (!short.is_empty()).then(|| {
+        format!(
+            "the device's limits are below what the GPU passes need: {}; a device made with \
+             wgpu::Limits::default() has them",
+            short.join(", ")
+        )
+    })
+}
+
 /// The largest storage buffer a device with `limits` can both hold and bind, in bytes.
 pub fn largest_binding(limits: &wgpu::Limits) -> u64 {
     limits

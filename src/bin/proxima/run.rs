@@ -153,6 +153,13 @@ pub fn run(args: &RunArgs) -> Result<()> {
         .map(|(lo, hi)| (lo.as_dvec3(), hi.as_dvec3()));
     let mut crowd = KinematicCrowd::new(world, walls);
     crowd.fix(&scene.fixed)?;
+    // A picture size the device cannot draw is named now, not after the frames.
+    if args.png.is_some()
+        && let Some(ctx) = picture_context.as_ref().or(crowd.world.gpu_context())
+    {
+        let (w, h) = args.png_size;
+        proxima::picture::check_size(ctx, w, h)?;
+    }
     say!(
         "proxima: scene {}{}, {} bodies, {} shapes, {} frames on {device}",
         scene.path.display(),
