@@ -299,3 +299,9 @@ impl Aabb {
 pub(crate) fn short(v: DVec3) -> String {
     format!("[{:?}, {:?}, {:?}]", v.x, v.y, v.z)
 }
+
+/// An f32 vector as [`short`] writes one, each number as f32 reads back (a resized wrap box
+/// held in f32 was written `4.626064777374268`, its f64 widening).
+pub(crate) fn short32(v: Vec3) -> String {
+    format!("[{:?}, {:?}, {:?}]", v.x, v.y, v.z)
+}

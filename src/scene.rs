@@ -41,7 +41,7 @@ use glam::{DQuat, DVec3, Vec3};
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::bodies::{GpuBody, MAX_BODIES, Pose, short};
+use crate::bodies::{GpuBody, MAX_BODIES, Pose, short, short32};
 use crate::crowd::{Crowd, Motion};
 use crate::rng::Rng;
 use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec, shape_form, shape_value_error};
@@ -478,8 +478,8 @@ impl Scene {
                          the bodies inside it",
                         short(lo),
                         short(hi),
-                        short(w_lo.as_dvec3()),
-                        short(w_hi.as_dvec3())
+                        short32(w_lo),
+                        short32(w_hi)
                     ),
                 ));
             }
@@ -718,8 +718,8 @@ fn place_by_hand(
                 format!(
                     "{} lies outside the wrap box ({} to {}{}): the walls keep the bodies inside it",
                     short(out),
-                    short(w_lo.as_dvec3()),
-                    short(w_hi.as_dvec3()),
+                    short32(w_lo),
+                    short32(w_hi),
                     match at.resized {
                         Some(n) => format!(
                             ", resized with the groups' regions to about {n} bodies, where the \
