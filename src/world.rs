@@ -278,6 +278,17 @@ impl World {
         if let Some(message) = points.and_then(crate::geometry::far_from_origin) {
             return Err(Error::Geometry(format!("shape {id}: {message}")));
         }
+        // Past f32, where the GPU passes hold a shape's bounds, before a mesh is decomposed
+        // (a mesh scaled by 1e40 was decomposed and cached, then refused by its bounds).
+        if let Some(far) = points
+            .and_then(|p| p.iter().map(|v| v.abs().max_element()).reduce(f64::max))
+            .filter(|&far| !(far as f32).is_finite())
+        {
+            return Err(Error::Geometry(format!(
+                "shape {id}: its points reach {far:e} from its origin, past f32's range \
+                 (±3.4e38) in which the GPU passes hold its bounds: scale it down"
+            )));
+        }
         let exact = match geometry {
             ShapeGeometry::Convex(p) => ExactShape::Convex(p.clone()),
             ShapeGeometry::Rounded(r) => ExactShape::Rounded(r.clone()),

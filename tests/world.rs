@@ -1457,6 +1457,16 @@ fn a_library_users_mistakes_are_named() {
         e.contains("shape 1") && e.contains("from its origin"),
         "{e}"
     );
+    // A mesh past f32 is refused before it is decomposed.
+    let mut huge = torus(1.0, 0.25, 12, 6).unwrap();
+    huge.vertices.iter_mut().for_each(|v| *v *= 1e40);
+    let e = world
+        .add_shape(&ShapeGeometry::Mesh(Arc::new(huge)), &mut |line| {
+            panic!("decomposed: {line}")
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("shape 1") && e.contains("f32"), "{e}");
     assert_eq!(world.shapes().len(), 1);
     // The speculative distance's bound, at it and past it.
     assert!(world.set_speculative(1e36).is_ok());
