@@ -81,10 +81,9 @@ impl TriMesh {
     /// boundary edges and was refused as open); otherwise the mesh as it is, so a mesh open
     /// either way keeps the boundary its file gives it.
     pub fn welded_if_it_closes(self) -> TriMesh {
-        if self.topology().boundary_edges == 0 {
-            return self;
-        }
-        let mut first: HashMap<[u64; 3], u32> = HashMap::new();
+        // Repeated positions first, one hash a vertex: most meshes have none, and then pay
+        // for no pass over their edges (every load took one, three hashes a triangle).
+        let mut first: HashMap<[u64; 3], u32> = HashMap::with_capacity(self.vertices.len());
         let mut vertices = Vec::new();
         let index: Vec<u32> = self
             .vertices
@@ -98,7 +97,7 @@ impl TriMesh {
                     })
             })
             .collect();
-        if vertices.len() == self.vertices.len() {
+        if vertices.len() == self.vertices.len() || self.topology().boundary_edges == 0 {
             return self;
         }
         let triangles: Vec<[u32; 3]> = self
