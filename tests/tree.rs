@@ -42,29 +42,51 @@ fn bumpy() -> TriMesh {
     generators::bumpy_sphere(1.0, 3, 0.3, 5.0).unwrap()
 }
 
-/// An L-shaped prism: the union of [0,2]×[0,1]×[0,1] and [0,1]×[1,2]×[0,1], closed and
-/// consistently oriented (counter-clockwise from outside).
-fn l_prism() -> TriMesh {
-    let outline = [
-        [0.0, 0.0],
-        [2.0, 0.0],
-        [2.0, 1.0],
-        [1.0, 1.0],
-        [1.0, 2.0],
-        [0.0, 2.0],
-    ];
+/// The L's outline (counter-clockwise from +z) and its cap's triangles.
+const L_OUTLINE: [[f64; 2]; 6] = [
+    [0.0, 0.0],
+    [2.0, 0.0],
+    [2.0, 1.0],
+    [1.0, 1.0],
+    [1.0, 2.0],
+    [0.0, 2.0],
+];
+// A fan from vertex 0 is not valid for the L (vertex 0 does not see vertex 3 inside), so
+// the cap splits at the notch.
+const L_CAP: [[u32; 3]; 4] = [[0, 1, 2], [0, 2, 3], [0, 3, 5], [3, 4, 5]];
+
+/// A U's outline, 3 by 2 with a 1 by 1 notch, and its cap's triangles.
+const U_OUTLINE: [[f64; 2]; 8] = [
+    [0.0, 0.0],
+    [3.0, 0.0],
+    [3.0, 2.0],
+    [2.0, 2.0],
+    [2.0, 1.0],
+    [1.0, 1.0],
+    [1.0, 2.0],
+    [0.0, 2.0],
+];
+const U_CAP: [[u32; 3]; 6] = [
+    [0, 1, 4],
+    [1, 2, 4],
+    [2, 3, 4],
+    [0, 4, 5],
+    [0, 5, 7],
+    [5, 6, 7],
+];
+
+/// A prism over `outline` (counter-clockwise from +z, `cap` its triangles) from z = 0 to
+/// `height`, closed and consistently oriented (counter-clockwise from outside).
+fn prism(outline: &[[f64; 2]], cap: &[[u32; 3]], height: f64) -> TriMesh {
     let mut vertices = Vec::new();
-    for z in [0.0, 1.0] {
-        for [x, y] in outline {
+    for z in [0.0, height] {
+        for &[x, y] in outline {
             vertices.push(DVec3::new(x, y, z));
         }
     }
     let n = outline.len() as u32;
-    // Caps: the outline is counter-clockwise seen from +z. Fan from vertex 0 is not
-    // valid for the L (vertex 0 does not see vertex 3 inside), so split at the notch.
-    let cap = [[0, 1, 2], [0, 2, 3], [0, 3, 5], [3, 4, 5]];
     let mut triangles = Vec::new();
-    for [a, b, c] in cap {
+    for &[a, b, c] in cap {
         triangles.push([a + n, b + n, c + n]);
         triangles.push([a, c, b]);
     }
@@ -74,6 +96,11 @@ fn l_prism() -> TriMesh {
         triangles.push([i, j + n, i + n]);
     }
     TriMesh::new(vertices, triangles).unwrap()
+}
+
+/// An L-shaped prism: the union of [0,2]×[0,1]×[0,1] and [0,1]×[1,2]×[0,1].
+fn l_prism() -> TriMesh {
+    prism(&L_OUTLINE, &L_CAP, 1.0)
 }
 
 /// A random pose around the origin: `spread` wide, any rotation.
@@ -623,6 +650,95 @@ fn decomposition_covers_and_hugs_the_mesh() {
                 f.size,
                 f.reported
             );
+        }
+    }
+}
+
+/// Whether `(x, y)` lies inside the polygon `outline` (crossings of a ray along +x).
+fn in_outline(outline: &[[f64; 2]], x: f64, y: f64) -> bool {
+    let mut inside = false;
+    for (i, &[ax, ay]) in outline.iter().enumerate() {
+        let [bx, by] = outline[(i + 1) % outline.len()];
+        if (ay > y) != (by > y) && x < ax + (y - ay) * (bx - ax) / (by - ay) {
+            inside = !inside;
+        }
+    }
+    inside
+}
+
+/// Thin plates cut as an L and a U (one non-convex mesh each, 2^-7 to 2^-30 thick, their
+/// outlines 2 and 3 across) are covered whole: every point of the plate, on a grid over its outline at a
+/// quarter, half and three quarters of its thickness, lies in a piece, and a crate resting
+/// on the plate's top face touches it. The engine's hulls of its parts drop points
+/// within its own tolerance of a hull's face: the plate's top corners were dropped from
+/// a part's hull as lying on its bottom face, the pieces under an L 1e-3 thick reached
+/// half its thickness at places, and at 1e-6 a whole arm was in no piece.
+#[test]
+fn thin_plates_are_covered_whole() {
+    for (name, outline, cap) in [
+        ("L", &L_OUTLINE[..], &L_CAP[..]),
+        ("U", &U_OUTLINE[..], &U_CAP[..]),
+    ] {
+        // Powers of two, so that a crate on the top face touches it exactly.
+        for thickness in [-7, -10, -13, -20, -30].map(|e| 2f64.powi(e)) {
+            let mesh = prism(outline, cap, thickness);
+            let d = decompose::load(&mesh, &DecomposeParams::default(), &Cache::Off, &mut |_| {})
+                .unwrap_or_else(|e| panic!("{name} {thickness}: {e}"));
+            let held = |x: DVec3| {
+                d.pieces.iter().any(|p| {
+                    (0..p.num_faces()).all(|f| p.face_normal(f).dot(x) <= p.face_offset(f))
+                })
+            };
+            let n = 30;
+            let (mut points, mut cracks) = (0, Vec::new());
+            for i in 0..n {
+                for j in 0..n {
+                    let (x, y) = (
+                        3.0 * (f64::from(i) + 0.5) / f64::from(n),
+                        2.0 * (f64::from(j) + 0.5) / f64::from(n),
+                    );
+                    if !in_outline(outline, x, y) {
+                        continue;
+                    }
+                    for k in [0.25, 0.5, 0.75] {
+                        points += 1;
+                        let p = DVec3::new(x, y, k * thickness);
+                        if !held(p) {
+                            cracks.push(p);
+                        }
+                    }
+                }
+            }
+            assert!(
+                cracks.is_empty(),
+                "{name} {thickness} thick, {} pieces: {} of {points} points of the plate in \
+                 no piece, the first {}",
+                d.pieces.len(),
+                cracks.len(),
+                cracks[0]
+            );
+            // A crate on the top face of the first arm, and one sunk half the plate's
+            // thickness into it.
+            let tree = HullTree::new(d.pieces).unwrap();
+            let crate_ =
+                HullTree::from_convex(Arc::new(generators::cuboid(DVec3::splat(0.0625)).unwrap()));
+            for sunk in [0.0, 0.5 * thickness] {
+                let pose = Pose::new(
+                    DVec3::new(0.5, 0.5, thickness + 0.0625 - sunk),
+                    DQuat::IDENTITY,
+                );
+                let d =
+                    tree::distance(&tree, Pose::default(), &crate_, pose, &mut TreeCache::new());
+                assert_eq!(
+                    d.distance, 0.0,
+                    "{name} {thickness} thick, crate sunk {sunk}: {d:?}"
+                );
+                assert!(
+                    tree::collide(&tree, Pose::default(), &crate_, pose, &mut TreeCache::new())
+                        .is_some(),
+                    "{name} {thickness} thick, crate sunk {sunk}"
+                );
+            }
         }
     }
 }

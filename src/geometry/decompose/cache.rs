@@ -14,7 +14,7 @@ use super::DecomposeParams;
 use crate::geometry::TriMesh;
 
 /// Bumped whenever the decomposition or the file layout changes.
-const VERSION: u32 = 7;
+const VERSION: u32 = 8;
 const MAGIC: &[u8; 8] = b"PROXHULL";
 
 /// Where decompositions are kept.

@@ -8,12 +8,15 @@
 //! exactly. The other components go to VHACD.
 //!
 //! The engine is parry3d-f64's VHACD (voxelize at `resolution`, split the voxels into parts
-//! until each part's concavity is under `concavity`), and each part's hull is taken over
-//! the mesh's own triangles clipped to the part's voxels (`compute_exact_convex_hulls`) and
-//! the corners of its surface voxels that lie in the solid (the triangles alone hold only
-//! the surface: a part along a flat face was flat and dropped, and the solid under it lay
-//! in no piece), so every point of the solid, the mesh's vertices among them, lies in
-//! some piece. Each
+//! until each part's concavity is under `concavity`), and each part's hull is taken, by
+//! our own hull, over the mesh's own triangles clipped to the part's voxels
+//! (`compute_primitive_intersections`) and the corners of its surface voxels that lie in
+//! the solid (the triangles alone hold only the surface: a part along a flat face was flat
+//! and dropped, and the solid under it lay in no piece), so every point of the solid, the
+//! mesh's vertices among them, lies in some piece. (The engine's own hulls of those points,
+//! `compute_exact_convex_hulls`, drop a point within its tolerance of a face: a part of a
+//! plate 1e-3 of its size thick lost two of its top corners as lying on its bottom face,
+//! and half the plate's thickness at places was in no piece.) Each
 //! piece is then cut to `max_piece_vertices` by [`simplify()`] (a hull of a subset of its
 //! vertices; the largest shortfall is reported), so the walk at a leaf stays cheap.
 //! VHACD's concavity is a measure of volume: a part may bridge a narrow pit or the gap
@@ -160,8 +163,9 @@ pub fn fill_small_holes(mesh: &TriMesh) -> (Cow<'_, TriMesh>, Option<String>) {
     let mut filled = mesh.with_holes_filled(&holes);
     filled.orient();
     let line = format!(
-        "filled {} holes ({edges} boundary edges, the largest {largest:.3} of the mesh's size)",
+        "filled {} hole{} ({edges} boundary edges, the largest {largest:.3} of the mesh's size)",
         holes.len(),
+        if holes.len() == 1 { "" } else { "s" },
     );
     (Cow::Owned(filled), Some(line))
 }
@@ -299,21 +303,28 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
     // A panic inside the engine becomes a named error, never a crash of the caller.
     let parts = std::panic::catch_unwind(|| {
         let v = VHACD::decompose(&vhacd, &vertices, &triangles, true);
-        let hulls = v.compute_exact_convex_hulls(&vertices, &triangles);
-        let corners: Vec<Vec<DVec3>> = v.voxel_parts().iter().map(surface_corners).collect();
-        hulls
-            .into_iter()
-            .map(|(h, _)| h)
-            .zip(corners)
+        v.voxel_parts()
+            .iter()
+            .map(|part| {
+                let clipped = part.compute_primitive_intersections(&vertices, &triangles);
+                (distinct(clipped), surface_corners(part))
+            })
             .collect::<Vec<_>>()
     })
     .map_err(|_| Error::Geometry("the convex decomposition (VHACD) failed on this mesh".into()))?;
     let solid = Surface::new(mesh);
     let mut pieces = Vec::with_capacity(parts.len());
     let (mut deviation, mut flat) = (0.0f64, 0);
-    for (points, corners) in &parts {
-        let mut points: Vec<DVec3> = points.iter().map(|p| *p / scale).collect();
-        points.extend(corners_in_solid(&points, corners, scale, &solid));
+    for (clipped, corners) in &parts {
+        let clipped: Vec<DVec3> = clipped.iter().map(|p| *p / scale).collect();
+        // The clipped triangles' hull (an empty or flat one holds no volume: the part's
+        // corners in the solid may still make one).
+        let hull = ConvexPolytope::from_points(&clipped).ok();
+        let mut points = match &hull {
+            Some(h) => h.vertices().to_vec(),
+            None => clipped,
+        };
+        points.extend(corners_in_solid(hull.as_ref(), corners, scale, &solid));
         match simplify(&points, params.max_piece_vertices) {
             Ok(s) => {
                 deviation = deviation.max(s.deviation);
@@ -330,6 +341,15 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
         deviation: left,
         flat_dropped: flat,
     })
+}
+
+/// `points` each once (by their bits), in their first order.
+fn distinct(points: Vec<DVec3>) -> Vec<DVec3> {
+    let mut seen = std::collections::HashSet::with_capacity(points.len());
+    points
+        .into_iter()
+        .filter(|p| seen.insert(p.to_array().map(f64::to_bits)))
+        .collect()
 }
 
 /// The corners of a VHACD part's surface voxels (its voxels on the mesh or on a cut
@@ -357,14 +377,13 @@ fn surface_corners(part: &VoxelSet) -> Vec<DVec3> {
 /// and the solid under its voxels was in no piece. With the corners in the solid its hull
 /// holds what its voxels hold of the solid.
 fn corners_in_solid(
-    points: &[DVec3],
+    hull: Option<&ConvexPolytope>,
     corners: &[DVec3],
     scale: f64,
     solid: &Surface<'_>,
 ) -> Vec<DVec3> {
-    let hull = ConvexPolytope::from_points(points).ok();
     let held = |x: DVec3| {
-        hull.as_ref().is_some_and(|h| {
+        hull.is_some_and(|h| {
             (0..h.num_faces()).all(|f| h.face_normal(f).dot(x) <= h.face_offset(f))
         })
     };
