@@ -58,7 +58,8 @@ impl ScrewMotion {
         if angle > std::f64::consts::PI - HALF_TURN_MARGIN {
             return Err(Error::Motion(format!(
                 "the rotation from the start to the end pose is half a turn \
-                 ({angle} rad): the shorter arc is ambiguous; split the motion into two steps"
+                 ({angle} rad, within {HALF_TURN_MARGIN} rad of pi): the shorter arc is \
+                 ambiguous; split the motion into two steps"
             )));
         }
         // angle / sin_half tends to 2 / w as the angle goes to 0: no division by zero.

@@ -242,6 +242,12 @@ impl QueryEngine {
                 return json!({ "id": Value::Null, "error": error });
             }
         };
+        if !request.is_object() {
+            return json!({
+                "id": Value::Null,
+                "error": format!("line {number} is not a JSON object: a query is {{\"id\", \"query\", \"a\", \"b\", ...}}")
+            });
+        }
         let id = request.get("id").cloned().unwrap_or(Value::Null);
         match self.answer(&request) {
             Ok(mut fields) => {
@@ -431,8 +437,16 @@ impl QueryEngine {
                 }
             }
         };
-        // Every shape is built once per batch (a file is read once), within bounds.
-        let key = format!("{spec:?} {rounding:?}");
+        // Every shape is built once per batch (a file is read once, however its path is
+        // spelt), within bounds.
+        let key = match &spec {
+            ShapeSpec::Obj(path) | ShapeSpec::ObjHull(path) => format!(
+                "{} {:?} {rounding:?}",
+                spec.name(),
+                std::fs::canonicalize(path).unwrap_or_else(|_| path.clone())
+            ),
+            _ => format!("{spec:?} {rounding:?}"),
+        };
         if let Some(kept) = self.built.get(&key) {
             return kept.clone().map_err(bad);
         }
@@ -835,12 +849,14 @@ fn pose(value: Option<&Value>, field: &str) -> Result<Pose> {
     if let Some(k) = obj.keys().find(|k| *k != "translation" && *k != "rotation") {
         return Err(bad(format!("unknown key `{k}` (translation, rotation)")));
     }
-    let translation = match obj.get("translation") {
+    // null is absent, as for the pose itself (a serializer's None).
+    let part = |key: &str| obj.get(key).filter(|v| !v.is_null());
+    let translation = match part("translation") {
         Some(t) => vec3(t)
             .ok_or_else(|| bad("`translation` must be [x, y, z] of finite numbers".into()))?,
         None => DVec3::ZERO,
     };
-    let rotation = match obj.get("rotation") {
+    let rotation = match part("rotation") {
         Some(r) => numbers::<4>(r)
             .map(DQuat::from_array)
             .ok_or_else(|| bad("`rotation` must be [x, y, z, w] of finite numbers".into()))?,

@@ -104,11 +104,53 @@ fn broken_files_are_named_errors() {
         &temp_obj("twocorners.obj", &format!("{square}f 1 2 3\nf 1 2\n")),
         &["line 7", "a face needs 3 vertices"],
     );
+    // An index that is not a number, and index 0 (OBJ counts from 1): both read as an
+    // index past the vertices.
+    expect_mesh_error(
+        &temp_obj("letter.obj", &format!("{square}f 1 2 x\n")),
+        &["line 6", "`x` is not a vertex index"],
+    );
+    expect_mesh_error(
+        &temp_obj("zero.obj", &format!("{square}f 0 1 2\n")),
+        &["line 6", "vertex 0", "start at 1"],
+    );
+    // Bytes that are not UTF-8: in a vertex line, named by its line (the message named
+    // none); random bytes, with no vertex line, asked whether the file is OBJ at all.
+    let mut latin1 = CUBE.replace("v 1 1 1\n", "v 1 1 1 \u{e9}\n").into_bytes();
+    latin1.retain(|&b| b != 0xc3);
+    let bad_vertex = temp_obj("latin1_vertex.obj", "");
+    std::fs::write(&bad_vertex, &latin1).unwrap();
+    expect_mesh_error(&bad_vertex, &["line 8", "not UTF-8"]);
+    let random = temp_obj("random.obj", "");
+    std::fs::write(&random, [0x9f, 0x92, 0x96, 0x00, 0xff, 0x0a, 0xfe, 0x76]).unwrap();
+    expect_mesh_error(&random, &["not UTF-8", "is this an OBJ file?"]);
     let missing = Path::new("/nonexistent/proxima/missing.obj");
     match load_obj(missing) {
         Err(Error::Io { path, .. }) => assert_eq!(path, missing),
         other => panic!("{other:?}"),
     }
+}
+
+/// A comment, an object's name or a material's written in Latin-1 (as exporters write
+/// them) is no reason to refuse a file: its geometry lines are what must be UTF-8.
+#[test]
+fn latin1_comments_and_names_are_read() {
+    let mut text = format!("# cr\u{e9}\u{e9} par un outil\no w\u{fc}rfel\n{CUBE}").into_bytes();
+    // é and ü as Latin-1: one byte each, not UTF-8.
+    text = String::from_utf8(text)
+        .unwrap()
+        .chars()
+        .map(|c| u8::try_from(u32::from(c)).unwrap())
+        .collect();
+    assert!(std::str::from_utf8(&text).is_err());
+    let path = temp_obj("latin1_comment.obj", "");
+    std::fs::write(&path, &text).unwrap();
+    match load_obj_shape(&path).unwrap() {
+        MeshShape::Convex(p) => assert_eq!(p.num_vertices(), 8),
+        MeshShape::NonConvex { reason, .. } => panic!("{reason}"),
+    }
+    let points = proxima::geometry::mesh::load_obj_points(&path).unwrap();
+    assert_eq!(points.len(), 8);
 }
 
 /// A cube with a pit 1e-5 deep in its top (four triangles meeting below the face), `at`

@@ -392,6 +392,17 @@ fn obj_shapes_load_once_and_non_convex_ones_are_refused() {
         "{}",
         a[2]
     );
+    // The same file under another spelling of its path is the same shape, built once.
+    let mut engine = engine();
+    let respelt = dir.join(".").join("tetra.obj");
+    for path in [&tetra, &respelt] {
+        let line = format!(
+            "{{\"id\":1,\"query\":\"collide\",\"a\":{{\"obj\":{:?}}},\"b\":{{\"box\":[1,1,1]}}}}",
+            path.display().to_string()
+        );
+        assert_eq!(engine.answer_line(&line)["intersecting"], true);
+    }
+    assert_eq!(engine.kept_shapes(), 2);
 }
 
 #[test]
@@ -1404,7 +1415,8 @@ fn non_convex_shapes_answer_alike_at_every_scale() {
 
 /// A field the query does not read is an error naming it (a misspelt end pose answered a
 /// body standing still, an end pose on `distance` was dropped), JSON that does not parse is
-/// named by its line and column, and a byte-order mark before the first line is skipped.
+/// named by its line and column, JSON that is not an object by its line, a byte-order mark
+/// before the first line is skipped, and null is an absent pose or part.
 #[test]
 fn unread_fields_and_bad_json_are_named() {
     let input = "\u{feff}{\"id\": 1, \"query\": \"collide\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}}
@@ -1413,9 +1425,11 @@ fn unread_fields_and_bad_json_are_named() {
 {\"id\": 4, \"query\": \"distance\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}, \"pose_b\": {\"translation\": [4,0,0]}, \"pose_b_end\": {\"translation\": [-5,0,0]}}
 {\"id\": 5, \"query\": \"collide\", \"a\": {\"box\": [1,1,1]}, \"x\": NaN}
 {\"id\": 6, \"query\": \"toi\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}, \"pose_b\": {\"translation\": [4,0,0]}, \"pose_b_end\": {\"translation\": [-5,0,0]}}
+[1, 2, 3]
+{\"id\": 8, \"query\": \"distance\", \"a\": {\"box\": [1,1,1]}, \"b\": {\"box\": [1,1,1]}, \"pose_a\": null, \"pose_b\": {\"translation\": [4,0,0], \"rotation\": null}}
 ";
     let a = answers(input);
-    assert_eq!(a.len(), 5, "{a:?}");
+    assert_eq!(a.len(), 7, "{a:?}");
     assert_eq!(a[0], serde_json::json!({"id": 1, "intersecting": true}));
     let error = |k: usize| a[k]["error"].as_str().unwrap_or_else(|| panic!("{}", a[k]));
     assert!(
@@ -1438,6 +1452,10 @@ fn unread_fields_and_bad_json_are_named() {
     // third of the way.
     let toi = a[4]["toi"].as_f64().unwrap_or_else(|| panic!("{}", a[4]));
     assert!((toi - 2.0 / 9.0).abs() < 1e-6, "{}", a[4]);
+    // JSON that is not an object names its line too (it has no id to be told by).
+    assert!(error(5).contains("line 7 is not a JSON object"), "{}", a[5]);
+    // null is absent, for a pose and for either of its parts alike.
+    assert_eq!(a[6]["distance"], 2.0, "{}", a[6]);
 }
 
 /// Frames of blocks (3 × 3 with the middle missing, 4 × 4 with the middle 2 × 2) at a

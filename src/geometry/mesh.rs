@@ -621,12 +621,42 @@ fn vertex_lines(text: &str) -> std::result::Result<Vec<DVec3>, String> {
     Ok(points)
 }
 
-/// A file's text, an I/O error naming the file.
+/// An OBJ file's text, an I/O error naming the file. Its geometry lines (`v`, `vt`, `vn`,
+/// `f`, `l`, `p`) must be UTF-8 (a line that is not is named); any other line (a comment,
+/// an object's or a material's name, as exporters write them in Latin-1) is read with
+/// its bytes that are not UTF-8 replaced.
 fn read_text(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).map_err(|source| Error::Io {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_owned(),
         source,
-    })
+    })?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(text),
+        Err(e) => {
+            let bytes = e.into_bytes();
+            let mut vertex_lines = 0;
+            for (i, line) in bytes.split(|&b| b == b'\n').enumerate() {
+                let first = line
+                    .split(|b| b.is_ascii_whitespace())
+                    .find(|w| !w.is_empty());
+                let geometry = matches!(first, Some(b"v" | b"vt" | b"vn" | b"f" | b"l" | b"p"));
+                vertex_lines += usize::from(first == Some(b"v"));
+                if geometry && std::str::from_utf8(line).is_err() {
+                    return Err(Error::Mesh {
+                        path: path.to_owned(),
+                        message: format!("line {}: not UTF-8 text (is this an OBJ file?)", i + 1),
+                    });
+                }
+            }
+            if vertex_lines == 0 {
+                return Err(Error::Mesh {
+                    path: path.to_owned(),
+                    message: "not UTF-8 text, and no vertex line: is this an OBJ file?".into(),
+                });
+            }
+            Ok(String::from_utf8_lossy(&bytes).into_owned())
+        }
+    }
 }
 
 /// Every object of an OBJ file as one mesh, its triangles wound as the file winds them.
@@ -741,14 +771,32 @@ fn locate_problem(text: &str) -> Option<String> {
                             continue;
                         }
                         let n = defined[k];
+                        let (one, many) = names[k];
                         match part.parse::<i64>() {
                             Ok(x) if x > 0 && x as usize <= n => {}
-                            Ok(x) if x < 0 && (-x) as usize <= n => {}
-                            _ => {
-                                let (one, many) = names[k];
+                            Ok(x) if x < 0 && x.unsigned_abs() as usize <= n => {}
+                            Ok(0) => {
+                                return Some(format!(
+                                    "line {line_no}: face refers to {one} 0, but OBJ indices \
+                                     start at 1 (or count back from -1)"
+                                ));
+                            }
+                            Ok(_) => {
                                 return Some(format!(
                                     "line {line_no}: face refers to {one} `{part}`, but {n} \
                                      {many} are defined so far"
+                                ));
+                            }
+                            Err(_) if part == r => {
+                                return Some(format!(
+                                    "line {line_no}: face corner `{r}` is not a {one} index \
+                                     (a whole number)"
+                                ));
+                            }
+                            Err(_) => {
+                                return Some(format!(
+                                    "line {line_no}: face corner `{r}`: its {one} index \
+                                     `{part}` is not a whole number"
                                 ));
                             }
                         }
