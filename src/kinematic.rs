@@ -138,7 +138,7 @@ impl KinematicCrowd {
     /// Parts the bodies that overlap now: each round (a [`World::step`] for the contacts)
     /// moves the two bodies of every pair overlapping by more than the contact tolerance
     /// ([`contact_tolerance`]: less is a touch) apart along its normal, each by the
-    /// depth and a thousandth of the pair's size (a body in several pairs takes the sum of
+    /// depth and a thousandth of the smaller body's size (a body in several pairs takes the sum of
     /// its pushes, scaled down to the most that one of them asks of the sum; a fixed body
     /// is not moved, and two fixed bodies are left overlapping),
     /// until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
@@ -188,12 +188,13 @@ impl KinematicCrowd {
                     continue;
                 }
                 pairs.push(c.bodies);
-                // Each body is pushed the whole depth, and a thousandth of the pair's size
-                // beyond: in a cluster the pushes undo each other in part, and with half
-                // the depth each a crowd took four times the rounds to part. A fixed body
-                // stays (a floor pushed down left the crates resting on it in the air), and
-                // the other goes the same way.
-                let clear = 1e-3 * (self.reach[a] + self.reach[b]);
+                // Each body is pushed the whole depth, and a thousandth of the smaller
+                // body's size beyond (of the pair's, a floor 100 across lifted a crate 0.07
+                // clear of it, out of the speculative distance): in a cluster the pushes
+                // undo each other in part, and with half the depth each a crowd took four
+                // times the rounds to part. A fixed body stays (a floor pushed down left the
+                // crates resting on it in the air), and the other goes the same way.
+                let clear = 1e-3 * self.reach[a].min(self.reach[b]);
                 let (n, need) = (c.manifold.normal, depth + clear);
                 if !self.fixed[a] {
                     push[a] -= n * need;

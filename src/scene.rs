@@ -15,7 +15,7 @@
 //! scale_variants = 4                   # distinct scales (each one shape-table entry)
 //! region = { min = [-25, -25, -25], max = [25, 25, 25] }
 //! speed = [0.0, 2.0]                   # units per second, random direction
-//! spin = [0.0, 3.0]                    # radians per second, random axis
+//! spin = [0.0, 3.0]                    # radians per second, random axis (under 188.5)
 //! seed = 7                             # optional; defaults to the scene seed + group index
 //!
 //! [[body]]                             # bodies placed by hand (any number of entries)
@@ -46,6 +46,16 @@ use crate::crowd::{Crowd, Motion};
 use crate::rng::Rng;
 use crate::shape::{SHAPE_KEYS, ShapeGeometry, ShapeSpec, shape_form, shape_value_error};
 use crate::{Error, Result};
+
+/// The length of the main job's frames, seconds: a scene's spins must turn less than
+/// half a turn in one ([`MAX_SPIN`]).
+pub const FRAME_SECONDS: f64 = 1.0 / 60.0;
+
+/// The fastest spin a scene may give, radians per second: less than half a turn a frame
+/// (about 188.5), where the screw motion's shorter arc is ambiguous. Spins are held in
+/// f32, so the bound keeps a millionth of itself for their rounding.
+pub const MAX_SPIN: f64 =
+    (std::f64::consts::PI - crate::motion::HALF_TURN_MARGIN) / FRAME_SECONDS * (1.0 - 1e-6);
 
 /// The default scene's file name and text.
 pub const DEFAULT_SCENE: (&str, &str) = ("scenes/crowd.toml", include_str!("../scenes/crowd.toml"));
@@ -486,6 +496,13 @@ impl Scene {
             let (s_lo, s_hi) = check_range(&spec.scale, &field("scale"), true)?;
             let (v_lo, v_hi) = check_range(&spec.speed, &field("speed"), false)?;
             let (w_lo, w_hi) = check_range(&spec.spin, &field("spin"), false)?;
+            if w_hi >= MAX_SPIN {
+                return Err(scene_error(
+                    spec.spin.span(),
+                    &field("spin"),
+                    spin_too_fast(w_hi),
+                ));
+            }
             let variants = *spec.scale_variants.get_ref();
             if variants == 0 || variants > 1024 {
                 return Err(scene_error(
@@ -669,6 +686,11 @@ fn place_by_hand(
         let position = vector(Some(&spec.position), "position")?;
         let velocity = vector(spec.velocity.as_ref(), "velocity")?;
         let spin = vector(spec.spin.as_ref(), "spin")?;
+        if let Some(written) = &spec.spin
+            && spin.length() >= MAX_SPIN
+        {
+            return Err(at.error(written.span(), &field("spin"), spin_too_fast(spin.length())));
+        }
         let rotation = match &spec.rotation {
             Some(r) => {
                 Pose::new(DVec3::ZERO, DQuat::from_array(r.get_ref().0))
@@ -750,4 +772,13 @@ fn place_by_hand(
         }
     }
     Ok(fixed)
+}
+
+/// The error for a spin of `rate` rad/s at or past [`MAX_SPIN`].
+fn spin_too_fast(rate: f64) -> String {
+    format!(
+        "{} rad/s turns half a turn or more in one of the main job's frames (1/60 s), where \
+         the shorter arc is ambiguous: spins must stay under {MAX_SPIN:.1} rad/s",
+        rate
+    )
 }

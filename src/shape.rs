@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::Result;
 use crate::bodies::GpuShapeBounds;
+use crate::geometry::decompose;
 use crate::geometry::generators;
 use crate::geometry::mesh::{self, MeshShape};
 use crate::geometry::polytope::round_up;
@@ -220,7 +221,16 @@ impl ShapeGeometry {
             ShapeGeometry::Convex(p) => Ok(p.gpu_bounds()),
             // The hull of the mesh has the mesh's bounds (a World bounds a decomposed mesh
             // by its pieces, which may reach past it).
-            ShapeGeometry::Mesh(m) => Ok(ConvexPolytope::from_points(&m.vertices)?.gpu_bounds()),
+            // A flat mesh has no hull: an open one (a flat figure's surface) says so first,
+            // as its decomposition would, where its points' flatness named no cause.
+            ShapeGeometry::Mesh(m) => match ConvexPolytope::from_points(&m.vertices) {
+                Ok(hull) => Ok(hull.gpu_bounds()),
+                Err(flat) => {
+                    let (closed, _) = decompose::fill_small_holes(m);
+                    decompose::check_mesh(&closed)?;
+                    Err(flat)
+                }
+            },
             // The core's box grown by the radius; a sphere's box is exact.
             ShapeGeometry::Rounded(r) => {
                 let (center, half) = match &r.core {

@@ -252,8 +252,8 @@ fn a_start_leaves_fixed_bodies_where_they_are() {
     for i in [0, 1, 3, 4] {
         assert_eq!(at(i), poses[i].1.translation, "body {i}");
     }
-    // The crate's reach is √0.75, the slab's √200.25.
-    let clear = 1e-3 * (0.75f64.sqrt() + 200.25f64.sqrt());
+    // A thousandth of the smaller body's reach: the crate's, √0.75.
+    let clear = 1e-3 * 0.75f64.sqrt();
     assert!((at(2).z - (0.5 + clear)).abs() < 1e-12, "{}", at(2));
     let report = crowd.world.step(0.0).unwrap();
     let touching = |i: u32| report.contacts.iter().any(|c| c.bodies == [0, i]);
@@ -262,9 +262,10 @@ fn a_start_leaves_fixed_bodies_where_they_are() {
 
 /// A crate sunk 0.1 into two fixed floor tiles at once (straddling their seam), and one
 /// sunk 0.3 into two fixed slabs that overlap each other: the start lifts each out by the
-/// depth and a thousandth of the larger pair's size, and it rests on both. Each pair's
-/// push was added to the other's before, and the crates were left in the air by twice
-/// their depth, in contact with nothing.
+/// depth and a thousandth of its own size, and it rests on both. Each pair's push was
+/// added to the other's before, and the crates were left in the air by twice their depth,
+/// in contact with nothing. And a crate sunk 1e-3 into a floor 100 across rests on it: a
+/// thousandth of the pair's size lifted it 0.07 clear, past the speculative distance.
 #[test]
 fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
     use glam::{DQuat, DVec3};
@@ -276,6 +277,9 @@ fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
     let krate = world
         .add_convex(cuboid(DVec3::splat(0.5)).unwrap())
         .unwrap();
+    let floor = world
+        .add_convex(cuboid(DVec3::new(50.0, 50.0, 0.5)).unwrap())
+        .unwrap();
     let poses = [
         (tile, DVec3::new(-1.0, 0.0, -0.5)),
         (tile, DVec3::new(1.0, 0.0, -0.5)),
@@ -283,13 +287,15 @@ fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
         (tile, DVec3::new(0.0, 10.0, -0.5)),
         (tile, DVec3::new(0.5, 10.0, -0.5)),
         (krate, DVec3::new(0.0, 10.0, 0.2)),
+        (floor, DVec3::new(200.0, 0.0, -0.5)),
+        (krate, DVec3::new(200.0, 0.0, 0.499)),
     ]
     .map(|(shape, at)| (shape, Pose::new(at, DQuat::IDENTITY)));
     for &(shape, pose) in &poses {
         world.add_body(shape, pose).unwrap();
     }
     let mut crowd = KinematicCrowd::new(world, None);
-    crowd.fix(&[0, 1, 3, 4]).unwrap();
+    crowd.fix(&[0, 1, 3, 4, 6]).unwrap();
     let settled = crowd.settle(30).unwrap();
     assert_eq!(
         (
@@ -297,13 +303,14 @@ fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
             settled.overlapping,
             settled.fixed_overlapping
         ),
-        (4, 0, 1),
+        (5, 0, 1),
         "{settled:?}"
     );
-    // The crate's reach is √0.75, a tile's √2.25.
-    let clear = 1e-3 * (0.75f64.sqrt() + 2.25f64.sqrt());
+    // A thousandth of the smaller body's reach, the crate's √0.75 (of the pair's, a floor
+    // 100 across lifted a crate 0.07 clear of it, past the speculative distance).
+    let clear = 1e-3 * 0.75f64.sqrt();
     let at = |i: usize| crowd.world.bodies()[i].pose.translation;
-    for krate in [2, 5] {
+    for krate in [2, 5, 7] {
         let want = poses[krate].1.translation.truncate().extend(0.5 + clear);
         assert!(
             (at(krate) - want).length() < 1e-12,
@@ -314,7 +321,7 @@ fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
     // Resting within the speculative distance of both its tiles.
     crowd.world.set_speculative(0.01).unwrap();
     let report = crowd.world.step(0.0).unwrap();
-    for pair in [[0, 2], [1, 2], [3, 5], [4, 5]] {
+    for pair in [[0, 2], [1, 2], [3, 5], [4, 5], [6, 7]] {
         assert!(
             report.contacts.iter().any(|c| c.bodies == pair),
             "{pair:?} in contact"

@@ -265,6 +265,52 @@ fn values_beyond_f32_name_their_field() {
     );
 }
 
+/// A spin of half a turn or more a frame (1/60 s) is named at the scene's line and field,
+/// a group's range and a body's alike: the run refused it at its first frame as "body 0",
+/// which for a group names no entry of the file. Just under the limit loads.
+#[test]
+fn spins_past_half_a_turn_a_frame_name_their_field() {
+    use proxima::scene::MAX_SPIN;
+    assert!(
+        (MAX_SPIN - 60.0 * std::f64::consts::PI).abs() < 1e-3,
+        "{MAX_SPIN}"
+    );
+    expect_error(
+        &ONE_GROUP.replace("speed = [0.0, 1.0]", "spin = [150.0, 250.0]"),
+        &["line 8", "group[0].spin", "250 rad/s", "under 188.5 rad/s"],
+    );
+    let body = |spin: &str| {
+        format!(
+            "{ONE_GROUP}[[body]]\nshape = {{ box = [1, 1, 1] }}\nposition = [0, 0, 20]\nspin = {spin}\n"
+        )
+    };
+    expect_error(
+        &body("[0.0, 120.0, 160.0]"),
+        &["line 12", "body[0].spin", "200 rad/s"],
+    );
+    parse(&ONE_GROUP.replace("speed = [0.0, 1.0]", "spin = [0.0, 188.0]")).unwrap();
+    parse(&body("[0.0, 0.0, 188.0]")).unwrap();
+}
+
+/// A flat, open mesh (a figure's outline, as woody.obj is) is named as open, as its
+/// decomposition names it: the scene said only that its points were coplanar.
+#[test]
+fn a_flat_open_mesh_is_named_as_open() {
+    let dir = std::env::temp_dir().join(format!("proxima-scene-flat-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let square = dir.join("square.obj");
+    std::fs::write(
+        &square,
+        "v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n",
+    )
+    .unwrap();
+    let text = format!(
+        "[[body]]\nshape = {{ obj = {:?} }}\nposition = [0, 0, 0]\n",
+        square.display().to_string()
+    );
+    expect_error(&text, &["line 2", "body[0].shape", "the mesh is open"]);
+}
+
 /// Random scene text: every field of a valid scene replaced by odd values, and the text
 /// cut, doubled and sprinkled with bytes. Oracle: the parser's contract, a scene or a
 /// scene error naming the file, never a panic. Counts stay small (a loaded scene of

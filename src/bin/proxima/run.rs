@@ -174,12 +174,12 @@ pub fn run(args: &RunArgs) -> Result<()> {
     );
     // A body that turns half a turn or more in a frame has no motion the exact stage can
     // follow: said before any work rather than at the first frame.
-    let dt = 1.0 / 60.0;
+    let dt = proxima::scene::FRAME_SECONDS;
     crowd.world.motions(dt).map_err(|e| {
         Error::Usage(format!(
-            "scene {}: {e} (the main job's frames are 1/60 s: spins under {:.0} rad/s)",
+            "scene {}: {e} (the main job's frames are 1/60 s: spins under {:.1} rad/s)",
             scene.path.display(),
-            std::f64::consts::PI * 60.0
+            proxima::scene::MAX_SPIN
         ))
     })?;
     // A scene placed at random starts with overlapping pairs: part them first, so that no
