@@ -178,6 +178,76 @@ fn the_main_job_writes_a_report_per_frame() {
     assert!(met > 0, "no contacts in any frame");
 }
 
+/// `--poses` writes each body's state after the last frame, a JSON line each: a fixed
+/// crate where it was written, and a ball moving at 3 units/s and spinning at 2 rad/s
+/// about z, 6 frames of 1/60 s on (analytic: x = 10.3, a turn of 0.2 rad).
+#[test]
+fn the_main_job_writes_the_last_poses() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-poses");
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("ball.toml");
+    std::fs::write(
+        &scene,
+        "[[body]]\nshape = { box = [1, 1, 1] }\nposition = [0, 0, 0]\nfixed = true\n\n\
+         [[body]]\nshape = { sphere = { radius = 0.5 } }\nposition = [10, 0, 0]\n\
+         velocity = [3, 0, 0]\nspin = [0, 0, 2]\n",
+    )
+    .unwrap();
+    let path = dir.join("poses.jsonl");
+    let _ = std::fs::remove_file(&path);
+    let o = proxima(
+        &[
+            "run",
+            scene.to_str().unwrap(),
+            "--frames",
+            "6",
+            "--device",
+            "cpu",
+            "--poses",
+            path.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&path)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let vector = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect()
+    };
+    assert_eq!(lines[0]["body"], 0);
+    assert_eq!(vector(&lines[0]["position"]), [0.0; 3]);
+    assert_eq!(vector(&lines[0]["rotation"]), [0.0, 0.0, 0.0, 1.0]);
+    let ball = &lines[1];
+    assert_eq!(
+        (ball["body"].as_u64(), ball["shape"].as_u64()),
+        (Some(1), Some(1))
+    );
+    let close =
+        |got: Vec<f64>, want: &[f64]| got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-12);
+    assert!(
+        close(vector(&ball["position"]), &[10.3, 0.0, 0.0]),
+        "{ball}"
+    );
+    let half: f64 = 0.1;
+    assert!(
+        close(
+            vector(&ball["rotation"]),
+            &[0.0, 0.0, half.sin(), half.cos()]
+        ),
+        "{ball}"
+    );
+    assert_eq!(vector(&ball["velocity"]), [3.0, 0.0, 0.0]);
+    assert_eq!(vector(&ball["spin"]), [0.0, 0.0, 2.0]);
+}
+
 #[test]
 fn the_main_job_draws_its_last_frame() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli-png");

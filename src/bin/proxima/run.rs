@@ -50,6 +50,11 @@ pub struct RunArgs {
     /// overlapping; yellow: within the speculative distance), contact normals drawn.
     #[arg(long)]
     png: Option<PathBuf>,
+    /// Write every body's state after the last frame here (JSON Lines: body, shape,
+    /// position, rotation, velocity, spin; f64, each number reading back exactly): the
+    /// state the result line's hash covers.
+    #[arg(long)]
+    poses: Option<PathBuf>,
     /// Size of the `--png` picture, WIDTHxHEIGHT.
     #[arg(long, default_value = "1280x800", value_parser = parse_size)]
     png_size: (u32, u32),
@@ -57,7 +62,7 @@ pub struct RunArgs {
 
 /// Most rounds the main job spends parting a scene's overlapping bodies before its first
 /// frame (the default crowd takes 8; the boulders scene, whose rocks overlap each other
-/// and push the crowd about, 32; later rounds move few bodies and cost little).
+/// and push the crowd about, 29; later rounds move few bodies and cost little).
 const SETTLE_ROUNDS: u32 = 100;
 
 /// The main job's speculative distance: a hundredth of the default crowd's body size.
@@ -97,13 +102,14 @@ impl Default for RunArgs {
             depth_estimate: None,
             report: None,
             png: None,
+            poses: None,
             png_size: (1280, 800),
         }
     }
 }
 
 pub fn run(args: &RunArgs) -> Result<()> {
-    let outputs: Vec<&Path> = [&args.report, &args.png]
+    let outputs: Vec<&Path> = [&args.report, &args.png, &args.poses]
         .into_iter()
         .flatten()
         .map(PathBuf::as_path)
@@ -335,6 +341,10 @@ pub fn run(args: &RunArgs) -> Result<()> {
             args.png_size,
         )?;
     }
+    if let Some(path) = &args.poses {
+        write_poses(&crowd.world, path)?;
+        say!("poses: {}", path.display());
+    }
     if let Some(path) = &args.report {
         let doc = serde_json::json!({
             "scene": scene.path.display().to_string(),
@@ -432,6 +442,29 @@ fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value 
 /// FNV-1a hash of every body's final pose bits and the last frame's contact pairs. The GPU
 /// broadphase and its CPU twin give the same pair sets, and everything after them is the
 /// same f64 arithmetic, so both paths must print the same line.
+/// Every body's pose and velocity, a JSON line each, in body order.
+fn write_poses(world: &World, path: &Path) -> Result<()> {
+    use std::io::Write;
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    for (i, (b, v)) in world.bodies().iter().zip(world.velocities()).enumerate() {
+        let line = serde_json::json!({
+            "body": i,
+            "shape": b.shape,
+            "position": b.pose.translation.to_array(),
+            "rotation": b.pose.rotation.to_array(),
+            "velocity": v.linear.to_array(),
+            "spin": v.angular.to_array(),
+        });
+        serde_json::to_writer(&mut out, &line).map_err(|e| io(e.into()))?;
+        out.write_all(b"\n").map_err(io)?;
+    }
+    out.flush().map_err(io)
+}
+
 fn summarize(world: &World, last: &CrowdFrame) -> String {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     let mut eat = |x: u64| {
