@@ -296,6 +296,9 @@ pub struct SizeFigures {
     pub sweep: Option<FrameFigures>,
     /// The sampled depth estimate (k = 16) over the last frame's pairs.
     pub depth: Option<DepthFigures>,
+    /// The limit on the depth estimate's pairs, where this size's pairs passed it and the
+    /// estimate was not run (`--depth-max-pairs`).
+    pub depth_skipped_above: Option<usize>,
     /// The particle frame (spheres and capsules, hash broadphase).
     pub particles: Option<ParticleFigures>,
     /// The faster GPU method at this size.
@@ -395,6 +398,7 @@ fn size_figures(
         hash: None,
         sweep: None,
         depth: None,
+        depth_skipped_above: None,
         particles: None,
         best_method: None,
         best_ratio: None,
@@ -512,10 +516,12 @@ fn fill_size(
             Method::Sweep => f.sweep = Some(figures),
         }
     }
-    if let Some(pairs) = &last_pairs
-        && pairs.len() <= options.depth_max_pairs
-    {
-        f.depth = depth_figures(pipeline, keeper, options, &scene, pairs)?;
+    if let Some(pairs) = &last_pairs {
+        if pairs.len() <= options.depth_max_pairs {
+            f.depth = depth_figures(pipeline, keeper, options, &scene, pairs)?;
+        } else {
+            f.depth_skipped_above = Some(options.depth_max_pairs);
+        }
     }
     // A particle frame the device cannot bind even in slabs (a pile denser than a frame
     // holds): its limit error is this size's note, and the figures above stand.
@@ -1130,14 +1136,25 @@ impl GpuBenchReport {
             } else if let Some(d) = &f.depth {
                 s += &format!(
                     "{:>9}   depth estimate (k = 16) over {} pairs: gpu {:.3} ms ({:.3e} pairs/s), \
-                     cpu twin {:.3} ms (timed on {} pairs, scaled), {:.1}x\n",
+                     cpu twin {:.3} ms (timed on {} pairs{}), {:.1}x\n",
                     "",
                     d.pairs,
                     d.versus.gpu_ms,
                     d.gpu_pairs_per_s,
                     d.versus.cpu_ms,
                     d.cpu_twin_pairs,
+                    if d.cpu_twin_pairs < d.pairs {
+                        ", scaled to all"
+                    } else {
+                        ""
+                    },
                     d.versus.ratio
+                );
+            } else if let Some(limit) = f.depth_skipped_above {
+                s += &format!(
+                    "{:>9}   depth estimate (k = 16): not run, {} pairs past --depth-max-pairs {limit}\n",
+                    "",
+                    f.pairs.unwrap_or(0)
                 );
             }
             if let Some(p) = &f.particles {

@@ -80,10 +80,14 @@ pub struct Settled {
     /// Body moves over all rounds.
     pub moved: usize,
     /// The last round's pushes moved no body: each was below the rounding of its body's
-    /// coordinates, so more rounds would change nothing. A guard: a pushed pair overlaps
-    /// by more than the contact tolerance, at least 64 ulps of its coordinates, and its
-    /// push is more than that.
+    /// coordinates, or cancelled (see `pinched`), so more rounds would change nothing. A
+    /// guard: a pushed pair overlaps by more than the contact tolerance, at least 64 ulps
+    /// of its coordinates, and its push is more than that.
     pub stuck: bool,
+    /// Free bodies of the last round's overlapping pairs whose pushes cancelled (a ball
+    /// caught between two fixed walls closer than its width, pushed out of each into the
+    /// other): no round parts them.
+    pub pinched: usize,
     /// Pairs of two fixed bodies overlapping at the start: left as the scene placed them,
     /// and counted in neither `initial` nor `overlapping`.
     pub fixed_overlapping: usize,
@@ -235,6 +239,17 @@ impl KinematicCrowd {
                 pairs.dedup();
                 pairs.len()
             };
+            let pinched = {
+                let mut free: Vec<u32> = pairs
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&i| !self.fixed[i as usize] && push[i as usize] == DVec3::ZERO)
+                    .collect();
+                free.sort_unstable();
+                free.dedup();
+                free.len()
+            };
             let overlapping = count(&mut pairs);
             if round == 0 {
                 (initial, fixed_overlapping) = (overlapping, count(&mut fixed_pairs));
@@ -245,6 +260,7 @@ impl KinematicCrowd {
                 overlapping,
                 moved,
                 stuck,
+                pinched,
                 fixed_overlapping,
             };
             if overlapping == 0 || round == max_rounds {

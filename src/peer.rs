@@ -448,16 +448,17 @@ impl PeerReport {
     /// The table printed by the command.
     pub fn table(&self) -> String {
         let mut s = format!(
-            "pipeline per frame (ms, median of {} frames): bounds+broadphase | contacts\n",
-            self.frames
+            "pipeline per frame (ms, median of {} frames): bounds+broadphase | contacts; \
+             proxima gpu on {}\n",
+            self.frames, self.adapter
         );
         s += &format!(
-            "{:>9}  {:>19}  {:>19}  {:>19}  {:>15}  {:>22}  {:>21}\n",
+            "{:>9}  {:>19}  {:>19}  {:>19}  {:>17}  {:>22}  {:>21}\n",
             "bodies",
             "proxima gpu",
             "proxima cpu",
             "parry3d-f64",
-            "box pairs",
+            "box pairs ours/parry",
             "touching ours/parry/true",
             "missed ours/parry"
         );
@@ -468,7 +469,7 @@ impl PeerReport {
             }
             let pair = |v: [f64; 2]| format!("{:>8.2} | {:>8.2}", v[0], v[1]);
             s += &format!(
-                "{:>9}  {:>19}  {:>19}  {:>19}  {:>7}/{:>7}  {:>7}/{:>7}/{:>7}  {:>10}/{:>10}\n",
+                "{:>9}  {:>19}  {:>19}  {:>19}  {:>9}/{:>10}  {:>7}/{:>7}/{:>7}  {:>10}/{:>10}\n",
                 f.bodies,
                 f.gpu_ms.map_or("-".into(), pair),
                 pair(f.cpu_ms),

@@ -12,13 +12,24 @@ pub struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
-const COLORS: [&str; 6] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+/// Ten colours; past them a series is dashed as well, so no two series look alike (a
+/// bench of nine series drew three pairs in one colour).
+const COLORS: [&str; 10] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
+    "#bcbd22", "#17becf",
 ];
 
 /// Renders the series on log–log axes.
 pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) -> String {
-    let (w, h, left, right, top, bottom) = (720.0, 460.0, 80.0, 180.0, 40.0, 60.0);
+    // The legend's column is as wide as its longest label (about 7 px a character at
+    // 12 px): a long adapter name ran off a fixed one.
+    let longest = series
+        .iter()
+        .map(|s| s.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let right = (46.0 + 7.0 * longest as f64).max(180.0);
+    let (w, h, left, top, bottom) = (540.0 + right, 460.0, 80.0, 40.0, 60.0);
     let good = |&(x, y): &(f64, f64)| x > 0.0 && y > 0.0 && x.is_finite() && y.is_finite();
     let all: Vec<(f64, f64)> = series
         .iter()
@@ -82,16 +93,22 @@ pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
     );
     for (k, series) in series.iter().enumerate() {
         let color = COLORS[k % COLORS.len()];
-        let pts: Vec<String> = series
-            .points
+        let dash = if k >= COLORS.len() {
+            r#" stroke-dasharray="6 3""#
+        } else {
+            ""
+        };
+        // Joined in the order of x, whatever order the sizes were given in.
+        let mut points: Vec<(f64, f64)> = series.points.iter().copied().filter(good).collect();
+        points.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let pts: Vec<String> = points
             .iter()
-            .filter(|p| good(p))
             .map(|&(x, y)| format!("{:.1},{:.1}", px(x), py(y)))
             .collect();
         if !pts.is_empty() {
             let _ = writeln!(
                 s,
-                r#"<polyline fill="none" stroke="{color}" stroke-width="2" points="{}"/>"#,
+                r#"<polyline fill="none" stroke="{color}" stroke-width="2"{dash} points="{}"/>"#,
                 pts.join(" ")
             );
             for p in &pts {
@@ -102,14 +119,73 @@ pub fn loglog_svg(title: &str, x_label: &str, y_label: &str, series: &[Series]) 
         let ly = top + 10.0 + 18.0 * k as f64;
         let _ = writeln!(
             s,
-            r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="3"/><text x="{}" y="{}">{}</text>"#,
+            r#"<line x1="{}" y1="{ly}" x2="{}" y2="{ly}" stroke="{color}" stroke-width="3"{dash}/><text x="{}" y="{}">{}</text>"#,
             w - right + 10.0,
             w - right + 30.0,
             w - right + 36.0,
             ly + 4.0,
-            series.name
+            escaped(&series.name)
         );
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// `text` with the characters XML gives meaning to written as entities.
+fn escaped(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Twelve series look different from one another (ten colours, then dashed), each
+    /// line joins its points in the order of x, and a long label widens the legend's
+    /// column instead of running off the picture.
+    #[test]
+    fn series_are_told_apart_sorted_and_labelled_within_the_picture() {
+        let series: Vec<Series> = (0..12)
+            .map(|k| Series {
+                name: format!("series {k} <{}>", "x".repeat(4 * k)),
+                points: vec![(1e4, 1.0 + k as f64), (1e2, 2.0), (1e3, 3.0)],
+            })
+            .collect();
+        let svg = loglog_svg("t", "x", "y", &series);
+        let styles: Vec<(String, bool)> = svg
+            .lines()
+            .filter(|l| l.starts_with("<polyline"))
+            .map(|l| {
+                let stroke = l.split("stroke=\"").nth(1).unwrap();
+                (stroke[..7].to_owned(), l.contains("stroke-dasharray"))
+            })
+            .collect();
+        assert_eq!(styles.len(), 12);
+        let mut distinct = styles.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), 12, "{styles:?}");
+        // Each polyline's x coordinates increase.
+        for l in svg.lines().filter(|l| l.starts_with("<polyline")) {
+            let points = l.split("points=\"").nth(1).unwrap().trim_end_matches("\"/>");
+            let xs: Vec<f64> = points
+                .split(' ')
+                .map(|p| p.split(',').next().unwrap().parse().unwrap())
+                .collect();
+            assert!(xs.windows(2).all(|w| w[0] < w[1]), "{l}");
+        }
+        // The widest label fits: the picture is at least its text's width past the plot.
+        let width: f64 = svg
+            .split("width=\"")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .unwrap()
+            .parse()
+            .unwrap();
+        let longest = series.iter().map(|s| s.name.len()).max().unwrap() as f64;
+        assert!(width >= 540.0 + 36.0 + 7.0 * longest, "{width}");
+        assert!(svg.contains("&lt;x") && !svg.contains("<x"), "labels are escaped");
+    }
 }

@@ -552,6 +552,80 @@ fn bad_usage_is_reported() {
     }
 }
 
+/// A bench's sizes and outputs are checked before any size is timed: a billion bodies
+/// (`bench bounds` aborted allocating them; the others named it after timing the sizes
+/// before it), a size past the machine's memory, and one file for both the figures and
+/// the plot (the plot was written over the figures). With no GPU the bounds bench's GPU
+/// figures are dashes (they read NaN).
+#[test]
+fn bench_sizes_and_outputs_are_checked_before_any_work() {
+    let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));
+    let same = dir.join("bench-same.out");
+    let same = same.to_str().unwrap();
+    for (args, want) in [
+        (
+            &["bench", "bounds", "--bodies", "1000,1000000000"][..],
+            "1000000000",
+        ),
+        (
+            &["bench", "broadphase", "--bodies", "1000,1000000000"],
+            "1000000000",
+        ),
+        (
+            &[
+                "bench",
+                "pipeline",
+                "--device",
+                "cpu",
+                "--bodies",
+                "1000,1000000000",
+            ],
+            "1000000000",
+        ),
+        (
+            &["bench", "toi", "--json", same, "--svg", same],
+            "name the same file",
+        ),
+        (
+            &["bench", "penetration", "--json", same, "--svg", same],
+            "name the same file",
+        ),
+    ] {
+        let o = proxima(args, NO_DRIVER);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(
+            err.contains(want) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        // Refused before any size ran: no row was printed.
+        assert!(
+            !stdout(&o).contains("\n      1000 "),
+            "{args:?}: {}",
+            stdout(&o)
+        );
+    }
+    let o = proxima(
+        &["bench", "bounds", "--bodies", "1000", "--frames", "1"],
+        &[("PROXIMA_MEMORY", "1000")],
+    );
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--bodies 1000"),
+        "{o:?}"
+    );
+    let o = proxima(
+        &["bench", "bounds", "--bodies", "1000", "--frames", "1"],
+        NO_DRIVER,
+    );
+    assert!(o.status.success(), "{o:?}");
+    let row = stdout(&o)
+        .lines()
+        .find(|l| l.trim_start().starts_with("1000 "))
+        .unwrap_or_default()
+        .to_owned();
+    assert!(row.contains(" - ") && !row.contains("NaN"), "{row}");
+}
+
 /// Scenes the main job cannot run are named before any work: a spin past half a turn a
 /// frame, and a speed past f32 (written short).
 /// A scene larger than the machine's memory is refused by name before the work that would
@@ -635,7 +709,11 @@ fn a_scene_the_main_job_cannot_run_is_named() {
         )
     };
     for (name, extra, want) in [
-        ("spin.toml", "spin = [0.0, 400.0]", "spins under 188 rad/s"),
+        (
+            "spin.toml",
+            "spin = [0.0, 400.0]",
+            "line 6, field `group[0].spin`: 400 rad/s turns half a turn or more",
+        ),
         (
             "speed.toml",
             "speed = [0.0, 1e308]",

@@ -210,7 +210,7 @@ fn a_start_parts_overlaps_beyond_the_contact_tolerance_only() {
 
 /// A fixed floor with one crate resting on it exactly and one sunk 0.1 into it, and two
 /// fixed slabs overlapping: the start moves the sunk crate up out of the floor by the
-/// depth and a thousandth of the pair's size, and nothing else (the floor was pushed down
+/// depth and a thousandth of the smaller body's size, and nothing else (the floor was pushed down
 /// half of it before, and the resting crate left touching nothing).
 #[test]
 fn a_start_leaves_fixed_bodies_where_they_are() {
@@ -327,6 +327,42 @@ fn a_crate_sunk_into_two_fixed_tiles_comes_to_rest_on_them() {
             "{pair:?} in contact"
         );
     }
+}
+
+/// A ball caught between two fixed walls closer than it is wide is pushed out of each
+/// into the other: its pushes cancel, the start says so (`pinched`), and it stays. The
+/// run called such a body's pushes "below the rounding of their coordinates".
+#[test]
+fn a_body_pinched_between_fixed_walls_is_named_as_such() {
+    use glam::{DQuat, DVec3};
+    use proxima::geometry::generators::cuboid;
+    let mut world = World::on(Pipeline::cpu());
+    let wall = world
+        .add_convex(cuboid(DVec3::new(0.5, 5.0, 5.0)).unwrap())
+        .unwrap();
+    let ball = proxima::shape::ShapeGeometry::Rounded(std::sync::Arc::new(
+        proxima::geometry::rounded::Rounded::sphere(0.5).unwrap(),
+    ));
+    let ball = world.add_shape(&ball, &mut |_| {}).unwrap();
+    for (shape, x) in [(wall, -0.9), (wall, 0.9), (ball, 0.0), (ball, 10.0)] {
+        world
+            .add_body(shape, Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY))
+            .unwrap();
+    }
+    let mut crowd = KinematicCrowd::new(world, None);
+    crowd.fix(&[0, 1]).unwrap();
+    let settled = crowd.settle(30).unwrap();
+    assert_eq!(
+        (
+            settled.initial,
+            settled.overlapping,
+            settled.pinched,
+            settled.stuck
+        ),
+        (2, 2, 1, true),
+        "{settled:?}"
+    );
+    assert_eq!(crowd.world.bodies()[2].pose.translation, DVec3::ZERO);
 }
 
 /// Two tori overlapping by a quarter of their size overlap by several piece pairs: the

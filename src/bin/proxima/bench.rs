@@ -102,8 +102,9 @@ pub struct PipelineBenchArgs {
     /// Timed frames per size (after one warm-up frame; at least 1).
     #[arg(long, default_value_t = 3, value_parser = crate::at_least_one)]
     frames: usize,
-    /// Where the wide passes of proxima's GPU column run (`cpu`: no GPU column).
-    #[arg(long, value_enum, default_value_t = DeviceArg::Auto)]
+    /// Where the wide passes of proxima's GPU column run: `auto` takes any adapter, a
+    /// software one too (the column names it), `cpu` leaves the column out.
+    #[arg(long, value_enum, default_value_t = DeviceArg::Auto, hide_possible_values = true)]
     device: DeviceArg,
     /// Where to write the figures as JSON.
     #[arg(long, default_value = "bench-pipeline.json")]
@@ -214,6 +215,7 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
     if args.frames == 0 {
         return Err(Error::Usage("--frames must be at least 1".into()));
     }
+    check_sizes(&args.bodies)?;
     let mut gpu = open_bench_pipeline()?;
     let has_gpu = matches!(gpu.backend(), Backend::Gpu(_));
     let keeper = ClockKeeper::of(&gpu);
@@ -258,16 +260,25 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
             median(&mut pass_s),
             median(&mut frame_s),
         );
+        // With no GPU (the CPU twins only) the GPU's figures are dashes.
+        let figure = |x: f64, width: usize, digits: usize| {
+            if x.is_finite() {
+                format!("{x:>width$.digits$}")
+            } else {
+                format!("{:>width$}", "-")
+            }
+        };
         say!(
-            "{n:>10} {:>14.3} {:>14.3} {:>14.3} {:>10.2}",
+            "{n:>10} {:>14.3} {} {} {}",
             c * 1e3,
-            p * 1e3,
-            w * 1e3,
-            c / p
+            figure(p * 1e3, 14, 3),
+            figure(w * 1e3, 14, 3),
+            figure(c / p, 10, 2)
         );
     }
     say!(
-        "(medians; 'gpu pass' is the bounds dispatch alone, 'gpu frame' adds upload and readback)"
+        "(medians; 'gpu pass' is the bounds dispatch alone, 'gpu frame' adds upload and \
+         readback; cpu/gpu is the twin's time over the pass's)"
     );
     Ok(())
 }
@@ -308,6 +319,7 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
         }
         sizes
     });
+    check_sizes(&sizes)?;
     let names = ["gpu hash", "gpu sweep", "cpu hash", "cpu sweep"];
     let mut series: Vec<Series> = names
         .iter()
@@ -418,6 +430,39 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// Checks a bench's body counts before any is timed: each within the body limit and the
+/// machine's memory (a count past them was named only when its turn came, after the
+/// sizes before it had run, and `bench bounds` aborted allocating a billion bodies).
+fn check_sizes(sizes: &[usize]) -> Result<()> {
+    for &n in sizes {
+        if n > proxima::bodies::MAX_BODIES {
+            return Err(Error::Usage(format!(
+                "--bodies {n}: more than the {} bodies a world holds",
+                proxima::bodies::MAX_BODIES
+            )));
+        }
+        proxima::memory::check(|| format!("--bodies {n}"), proxima::memory::estimate(n, 0))?;
+    }
+    Ok(())
+}
+
+/// The JSON and SVG outputs must be two files: the plot written over the figures left no
+/// JSON.
+fn distinct_outputs(json: &Path, svg: &Path) -> Result<()> {
+    let same = json == svg
+        || matches!(
+            (std::fs::canonicalize(json), std::fs::canonicalize(svg)),
+            (Ok(a), Ok(b)) if a == b
+        );
+    if same {
+        return Err(Error::Usage(format!(
+            "--json and --svg name the same file ({}): the plot would be written over the figures",
+            json.display()
+        )));
+    }
+    Ok(())
+}
+
 /// Writes a benchmark's figures as JSON and its plot as SVG.
 fn write_figures(
     report: &impl serde::Serialize,
@@ -441,6 +486,8 @@ fn write_figures(
 
 fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
     writable(&[&args.json, &args.svg])?;
+    distinct_outputs(&args.json, &args.svg)?;
+    check_sizes(&args.bodies)?;
     let gpu = match args.device {
         DeviceArg::Cpu => None,
         DeviceArg::Gpu => Some(open_pipeline(DeviceArg::Gpu)?),
@@ -455,14 +502,19 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
     })?;
     say!("{}", report.table().trim_end_matches('\n'));
     write_figures(&report, &args.json, report.svg(), &args.svg)?;
-    if report.sizes.iter().all(|f| f.error.is_some()) {
-        return Err(Error::Bench("no size could run".into()));
+    let failed = report.sizes.iter().filter(|f| f.error.is_some()).count();
+    if failed > 0 {
+        return Err(Error::Bench(format!(
+            "{failed} of {} sizes could not run (their errors are above and in the JSON)",
+            report.sizes.len()
+        )));
     }
     Ok(())
 }
 
 fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
     writable(&[&args.json, &args.svg])?;
+    distinct_outputs(&args.json, &args.svg)?;
     let kinds: Vec<_> = args.kinds.iter().map(|&k| k.into()).collect();
     let report = proxima::penetration_bench::run(
         &args.vertices,
@@ -477,6 +529,7 @@ fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
 
 fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
     writable(&[&args.json, &args.svg])?;
+    distinct_outputs(&args.json, &args.svg)?;
     let options = proxima::toi_bench::ToiBenchOptions {
         vertices: args.vertices.clone(),
         pairs: args.pairs,
@@ -493,6 +546,10 @@ fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
 fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
     use proxima::bench::{GpuBenchOptions, run_gpu_bench};
     writable(&[&args.json, &args.svg])?;
+    distinct_outputs(&args.json, &args.svg)?;
+    if let Some(sizes) = &args.bodies {
+        check_sizes(sizes)?;
+    }
     let mut pipeline = open_pipeline(DeviceArg::Gpu)?;
     let hardware = match pipeline.backend() {
         Backend::Gpu(engine) => !engine.context().is_software(),

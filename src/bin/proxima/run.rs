@@ -206,11 +206,26 @@ pub fn run(args: &RunArgs) -> Result<()> {
             settled.initial,
             settled.overlapping,
             settled.rounds,
-            if settled.stuck {
+            if settled.pinched > 0 {
+                format!(
+                    ": {} pushed opposite ways at once, caught between fixed bodies closer \
+                     than {} wide",
+                    match settled.pinched {
+                        1 => "1 body is".to_owned(),
+                        n => format!("{n} bodies are"),
+                    },
+                    if settled.pinched == 1 {
+                        "it is"
+                    } else {
+                        "they are"
+                    }
+                )
+            } else if settled.stuck {
                 ": their pushes are below the rounding of their coordinates (bodies far \
                  smaller than their distance from the origin)"
+                    .into()
             } else {
-                ""
+                String::new()
             }
         );
     }
