@@ -169,7 +169,11 @@ mod tests {
         assert_eq!(distinct.len(), 12, "{styles:?}");
         // Each polyline's x coordinates increase.
         for l in svg.lines().filter(|l| l.starts_with("<polyline")) {
-            let points = l.split("points=\"").nth(1).unwrap().trim_end_matches("\"/>");
+            let points = l
+                .split("points=\"")
+                .nth(1)
+                .unwrap()
+                .trim_end_matches("\"/>");
             let xs: Vec<f64> = points
                 .split(' ')
                 .map(|p| p.split(',').next().unwrap().parse().unwrap())
@@ -186,6 +190,9 @@ mod tests {
             .unwrap();
         let longest = series.iter().map(|s| s.name.len()).max().unwrap() as f64;
         assert!(width >= 540.0 + 36.0 + 7.0 * longest, "{width}");
-        assert!(svg.contains("&lt;x") && !svg.contains("<x"), "labels are escaped");
+        assert!(
+            svg.contains("&lt;x") && !svg.contains("<x"),
+            "labels are escaped"
+        );
     }
 }
