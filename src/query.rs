@@ -198,9 +198,14 @@ impl QueryEngine {
                     "error": format!("line {number} is longer than {MAX_LINE_BYTES} bytes")
                 }),
                 LineRead::Line => match std::str::from_utf8(&line) {
-                    // A byte-order mark before the first line is not part of it.
+                    // A byte-order mark before the first line is not part of it (and a
+                    // line blank after it is blank).
                     Ok(text) if number == 1 && text.starts_with('\u{feff}') => {
-                        self.answer_numbered(&text['\u{feff}'.len_utf8()..], number)
+                        let rest = &text['\u{feff}'.len_utf8()..];
+                        if rest.trim().is_empty() {
+                            continue;
+                        }
+                        self.answer_numbered(rest, number)
                     }
                     Ok(text) if text.trim().is_empty() => continue,
                     Ok(text) => self.answer_numbered(text, number),

@@ -362,8 +362,13 @@ impl World {
         let first_shape = self.bounds.len() as u32;
         for (i, g) in scene.geometry.iter().enumerate() {
             // A shape that fails here (a mesh that cannot be decomposed) is named where
-            // the scene writes it.
-            self.add_shape(g, progress)
+            // the scene writes it, and so is a decomposition's progress.
+            let at = scene.shape_at.get(i);
+            let mut said = |line: &str| match at {
+                Some(at) => progress(&format!("scene {}, {at}: {line}", scene.path.display())),
+                None => progress(line),
+            };
+            self.add_shape(g, &mut said)
                 .map_err(|e| match scene.shape_at.get(i) {
                     Some(at) => Error::Scene {
                         path: scene.path.clone(),

@@ -552,6 +552,38 @@ fn bad_usage_is_reported() {
     }
 }
 
+/// `run` is the default command with its options and scene too: `proxima --frames 1 ...`
+/// was refused as an unexpected argument.
+#[test]
+fn the_main_jobs_options_need_no_command_word() {
+    let with = proxima(
+        &["run", "--frames", "1", "--device", "cpu", "--bodies", "500"],
+        &[],
+    );
+    let without = proxima(
+        &["--frames", "1", "--device", "cpu", "--bodies", "500"],
+        &[],
+    );
+    assert!(without.status.success(), "{without:?}");
+    assert_eq!(result_line(&with), result_line(&without));
+    let scene = proxima(
+        &["scenes/yard.toml", "--frames", "1", "--device", "cpu"],
+        &[],
+    );
+    let named = proxima(
+        &[
+            "run",
+            "scenes/yard.toml",
+            "--frames",
+            "1",
+            "--device",
+            "cpu",
+        ],
+        &[],
+    );
+    assert_eq!(result_line(&scene), result_line(&named));
+}
+
 /// A bench's sizes and outputs are checked before any size is timed: a billion bodies
 /// (`bench bounds` aborted allocating them; the others named it after timing the sizes
 /// before it), a size past the machine's memory, and one file for both the figures and

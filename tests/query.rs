@@ -1456,6 +1456,14 @@ fn unread_fields_and_bad_json_are_named() {
     assert!(error(5).contains("line 7 is not a JSON object"), "{}", a[5]);
     // null is absent, for a pose and for either of its parts alike.
     assert_eq!(a[6]["distance"], 2.0, "{}", a[6]);
+    // A byte-order mark on a first line that is otherwise blank leaves a blank line,
+    // skipped (it was answered as an error).
+    let a = answers(&format!("\u{feff}\n{}", input.lines().nth(1).unwrap()));
+    assert_eq!(a.len(), 1, "{a:?}");
+    assert!(
+        a[0]["error"].as_str().unwrap().contains("pose_b_ennd"),
+        "{a:?}"
+    );
 }
 
 /// Frames of blocks (3 × 3 with the middle missing, 4 × 4 with the middle 2 × 2) at a

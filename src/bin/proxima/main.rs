@@ -69,7 +69,7 @@ impl From<DeviceArg> for DeviceChoice {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(with_default_command(std::env::args_os().collect()));
     let result = match cli.command {
         None => run::run(&run::RunArgs::default()),
         Some(Command::Run(args)) => run::run(&args),
@@ -88,6 +88,20 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+/// `run` is the default command: `proxima --frames 2` and `proxima scene.toml` are
+/// `proxima run --frames 2` and `proxima run scene.toml` (they were refused as an
+/// unexpected argument). Help and version stay the top level's.
+fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    let first = args.get(1).map(|a| a.to_string_lossy().into_owned());
+    if let Some(first) = first {
+        let top = matches!(first.as_str(), "-h" | "--help" | "-V" | "--version");
+        if (first.starts_with('-') && !top) || first.ends_with(".toml") {
+            args.insert(1, "run".into());
+        }
+    }
+    args
 }
 
 pub fn open_pipeline(device: DeviceArg) -> Result<Pipeline> {
