@@ -334,6 +334,14 @@ pub struct GpuBenchReport {
     pub pass_timestamps: bool,
     /// Whether every dispatch had a compute pass of its own.
     pub pass_per_dispatch: bool,
+    /// Whether the look-back sorts were timed beside the three-dispatch one.
+    pub lookback_sort: bool,
+    /// The look-back sorts' patience (`--sort-patience`).
+    pub sort_patience: u32,
+    /// The most pairs the depth estimate runs on (`--depth-max-pairs`).
+    pub depth_max_pairs: usize,
+    /// The broadphase methods timed (`--methods`).
+    pub methods: Vec<&'static str>,
     /// One entry per size.
     pub sizes: Vec<SizeFigures>,
 }
@@ -372,6 +380,10 @@ pub fn run_gpu_bench(
         pair_staging: options.pair_staging,
         pass_timestamps: options.pass_timestamps,
         pass_per_dispatch: options.pass_per_dispatch,
+        lookback_sort: options.lookback_sort,
+        sort_patience: options.sort_patience,
+        depth_max_pairs: options.depth_max_pairs,
+        methods: options.methods.iter().map(|m| m.name()).collect(),
         sizes: Vec::new(),
     };
     let keeper = ClockKeeper::new(engine);

@@ -888,6 +888,11 @@ fn bench_gpu_writes_every_figure_and_names_a_size_it_cannot_run() {
             serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         assert!(!report["adapter"].as_str().unwrap().is_empty());
         assert_eq!(report["pair_staging"], staging);
+        // The settings an A/B run compares are in the figures.
+        assert_eq!(report["lookback_sort"], staging);
+        assert_eq!(report["depth_max_pairs"], if staging { 2000 } else { 0 });
+        assert_eq!(report["methods"], serde_json::json!(["hash", "sweep"]));
+        assert!(report["sort_patience"].as_u64().is_some(), "{report}");
         let sizes = report["sizes"].as_array().unwrap();
         assert_eq!(sizes.len(), 2);
         for (s, n) in sizes.iter().zip([1500, 3000]) {
