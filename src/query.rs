@@ -572,10 +572,16 @@ fn rounded_answer(
         }
         _ => {
             let (motion_a, motion_b) = motions.expect("parsed for toi");
-            toi(
-                out,
-                &rounded_toi::time_of_impact(&ra, motion_a, &rb, motion_b, None, None),
-            );
+            let hit = rounded_toi::time_of_impact(&ra, motion_a, &rb, motion_b, None, None);
+            toi(out, &hit);
+            // Overlapping at the start with cores that meet (concentric balls, a ball on a
+            // capsule's axis): any normal square to the cores serves, as penetration says.
+            if hit.state == ToiState::Overlapping
+                && rounded::penetration(&ra, &pose_a, &rb, &pose_b)
+                    .is_some_and(|p| p.arbitrary_normal)
+            {
+                out.insert("arbitrary_normal".into(), Value::Bool(true));
+            }
         }
     }
     Ok(())

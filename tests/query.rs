@@ -1554,3 +1554,26 @@ fn a_box_touching_a_block_model_is_touching_for_every_query() {
     );
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `toi` of balls overlapping at the start: concentric ones have no normal of their own
+/// and say so as penetration does (`"arbitrary_normal": true`; toi said nothing), offset
+/// ones do not.
+#[test]
+fn toi_of_concentric_balls_says_its_normal_is_arbitrary() {
+    let a = answers(
+        "{\"id\":1,\"query\":\"toi\",\"a\":{\"sphere\":{\"radius\":1}},\"b\":{\"sphere\":{\"radius\":0.5}},\"pose_b_end\":{\"translation\":[3,0,0]}}\n\
+         {\"id\":2,\"query\":\"toi\",\"a\":{\"sphere\":{\"radius\":1}},\"b\":{\"sphere\":{\"radius\":0.5}},\"pose_b\":{\"translation\":[1,0,0]},\"pose_b_end\":{\"translation\":[3,0,0]}}\n\
+         {\"id\":3,\"query\":\"penetration\",\"a\":{\"sphere\":{\"radius\":1}},\"b\":{\"sphere\":{\"radius\":0.5}}}\n",
+    );
+    for k in 0..2 {
+        assert_eq!(
+            (&a[k]["toi"], &a[k]["overlapping"]),
+            (&Value::from(0.0), &Value::Bool(true)),
+            "{}",
+            a[k]
+        );
+    }
+    assert_eq!(a[0]["arbitrary_normal"], true, "{}", a[0]);
+    assert!(a[1].get("arbitrary_normal").is_none(), "{}", a[1]);
+    assert_eq!(a[2]["arbitrary_normal"], true, "{}", a[2]);
+}
