@@ -1565,12 +1565,11 @@ fn toi_of_concentric_balls_says_its_normal_is_arbitrary() {
          {\"id\":2,\"query\":\"toi\",\"a\":{\"sphere\":{\"radius\":1}},\"b\":{\"sphere\":{\"radius\":0.5}},\"pose_b\":{\"translation\":[1,0,0]},\"pose_b_end\":{\"translation\":[3,0,0]}}\n\
          {\"id\":3,\"query\":\"penetration\",\"a\":{\"sphere\":{\"radius\":1}},\"b\":{\"sphere\":{\"radius\":0.5}}}\n",
     );
-    for k in 0..2 {
+    for answer in &a[..2] {
         assert_eq!(
-            (&a[k]["toi"], &a[k]["overlapping"]),
+            (&answer["toi"], &answer["overlapping"]),
             (&Value::from(0.0), &Value::Bool(true)),
-            "{}",
-            a[k]
+            "{answer}"
         );
     }
     assert_eq!(a[0]["arbitrary_normal"], true, "{}", a[0]);
