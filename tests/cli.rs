@@ -290,6 +290,24 @@ fn the_main_job_draws_its_last_frame() {
         &[],
     );
     assert!(!bad.status.success());
+    // A side past u32 is too large, not "not a positive whole number".
+    let bad = proxima(
+        &[
+            "run",
+            "--bodies",
+            "10",
+            "--png",
+            png,
+            "--png-size",
+            "4294967296x5",
+        ],
+        &[],
+    );
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert!(
+        !bad.status.success() && err.contains("past what a picture can have"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -72,12 +72,10 @@ fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
     let (w, h) = text
         .split_once('x')
         .ok_or_else(|| format!("`{text}`: expected WIDTHxHEIGHT, e.g. 1280x800"))?;
-    let side = |s: &str| {
-        s.trim()
-            .parse::<u32>()
-            .ok()
-            .filter(|&v| v > 0)
-            .ok_or_else(|| format!("`{text}`: sides must be positive whole numbers"))
+    let side = |s: &str| match s.trim().parse::<u64>() {
+        Ok(v) if v > 0 => u32::try_from(v)
+            .map_err(|_| format!("`{text}`: a side of {v} pixels is past what a picture can have")),
+        _ => Err(format!("`{text}`: sides must be positive whole numbers")),
     };
     Ok((side(w)?, side(h)?))
 }
