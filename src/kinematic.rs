@@ -142,13 +142,15 @@ impl KinematicCrowd {
     /// Parts the bodies that overlap now: each round (a [`World::step`] for the contacts)
     /// moves the two bodies of every pair overlapping by more than the contact tolerance
     /// ([`contact_tolerance`]: less is a touch) apart along its normal, each by the
-    /// depth and a thousandth of the smaller body's size (a body in several pairs takes the sum of
-    /// its pushes, scaled down to the most that one of them asks of the sum; a fixed body
-    /// is not moved, and two fixed bodies are left overlapping),
-    /// until no pair overlaps or `max_rounds` ran. Bodies are placed, not moved:
-    /// this is for a scene's start, before the first frame. Returns the rounds run and
-    /// the pairs still overlapping after the last (0 when settled); it stops early, `stuck`,
-    /// when a round's pushes move no body (each below its coordinates' rounding).
+    /// depth and a thousandth of the smaller body's size (two non-convex bodies overlapping
+    /// by several pairs of pieces by the push that meets each of them, `pair_push`; a
+    /// body in several pairs takes the sum of its pushes, scaled down to the most that one
+    /// of them asks of the sum; a fixed body is not moved, and two fixed bodies are left
+    /// overlapping), until no pair overlaps or `max_rounds` ran. Bodies are placed, not
+    /// moved: this is for a scene's start, before the first frame. Returns the rounds run
+    /// and the pairs still overlapping after the last (0 when settled); it stops early,
+    /// `stuck`, when a round's pushes move no body (each below its coordinates' rounding,
+    /// or cancelled: `pinched`).
     ///
     /// The rounds run without the depth estimate ([`World::set_depth_estimate`]), which
     /// is put back after: they need only the contacts, the same with it or without, and on
@@ -205,37 +207,12 @@ impl KinematicCrowd {
                 let need = depth + clear;
                 by_pair.entry(c.bodies).or_default().push((k as u32, need));
             }
-            // A pair of bodies pushes once, by the push that meets each of its contacts'
-            // needs along its normal (several contacts for two non-convex bodies, one
-            // piece pair each): projected onto each contact's half-space in turn, from
-            // none, a few sweeps (Kaczmarz). The sum of every piece pair's push took two
-            // tori 0.4 deep 3.2 each way; the deepest piece pair's alone sent a cow and a
-            // thin plate back and forth between two piece pairs for a hundred rounds. One
-            // contact is pushed by its need along its normal, as it is. In the contacts'
-            // order, whatever the map's: the same sums every run.
+            // A pair of bodies pushes once ([`pair_push`]), in the contacts' order, whatever
+            // the map's: the same sums every run.
             let mut chosen: Vec<Vec<(u32, f64)>> = by_pair.into_values().collect();
             chosen.sort_unstable_by_key(|contacts| contacts[0].0);
             for contacts in chosen {
-                let normal = |k: u32| report.contacts[k as usize].manifold.normal;
-                let mut along = normal(contacts[0].0) * contacts[0].1;
-                if contacts.len() > 1 {
-                    along = DVec3::ZERO;
-                    for _ in 0..PAIR_SWEEPS {
-                        let mut met = true;
-                        for &(k, need) in &contacts {
-                            let n = normal(k);
-                            // Short by more than the rounding of the last projection.
-                            let short = need - along.dot(n);
-                            if short > 1e-9 * need {
-                                along += short * n;
-                                met = false;
-                            }
-                        }
-                        if met {
-                            break;
-                        }
-                    }
-                }
+                let along = pair_push(&contacts, |k| report.contacts[k as usize].manifold.normal);
                 // The deepest contact stands for the pair in a body's own scaling below.
                 let bind = contacts
                     .iter()
@@ -492,6 +469,36 @@ impl KinematicCrowd {
 /// Sweeps over a pair's contacts when the start works out the push that meets them all
 /// (two non-convex bodies' piece pairs); the next round sees what is left.
 const PAIR_SWEEPS: usize = 16;
+
+/// The start's push of a pair of bodies (b's way; a goes the other), from its `contacts`
+/// (contact index, need) and their normals: the push that meets each need along its own
+/// normal, projected onto each contact's half-space in turn from none, a few sweeps
+/// (Kaczmarz). The sum of every piece pair's push took two tori 0.4 deep 3.2 each way; the
+/// deepest piece pair's alone sent a cow and a thin plate back and forth between two piece
+/// pairs for a hundred rounds. One contact is pushed by its need along its normal, as it
+/// is.
+fn pair_push(contacts: &[(u32, f64)], normal: impl Fn(u32) -> DVec3) -> DVec3 {
+    if let [(k, need)] = contacts {
+        return normal(*k) * *need;
+    }
+    let mut along = DVec3::ZERO;
+    for _ in 0..PAIR_SWEEPS {
+        let mut met = true;
+        for &(k, need) in contacts {
+            let n = normal(k);
+            // Short by more than the rounding of the last projection.
+            let short = need - along.dot(n);
+            if short > 1e-9 * need {
+                along += short * n;
+                met = false;
+            }
+        }
+        if met {
+            break;
+        }
+    }
+    along
+}
 
 /// Bodies a thread checks against the walls at least (a chunk smaller than this costs
 /// more to hand out than to check).

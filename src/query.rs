@@ -247,14 +247,14 @@ impl QueryEngine {
                 return json!({ "id": Value::Null, "error": error });
             }
         };
-        if !request.is_object() {
+        let Some(obj) = request.as_object() else {
             return json!({
                 "id": Value::Null,
                 "error": format!("line {number} is not a JSON object: a query is {{\"id\", \"query\", \"a\", \"b\", ...}}")
             });
-        }
-        let id = request.get("id").cloned().unwrap_or(Value::Null);
-        match self.answer(&request) {
+        };
+        let id = obj.get("id").cloned().unwrap_or(Value::Null);
+        match self.answer(obj) {
             Ok(mut fields) => {
                 let mut answer = Map::new();
                 answer.insert("id".into(), id);
@@ -265,10 +265,7 @@ impl QueryEngine {
         }
     }
 
-    fn answer(&mut self, request: &Value) -> Result<Map<String, Value>> {
-        let obj = request
-            .as_object()
-            .ok_or_else(|| Error::Query("a query must be a JSON object".into()))?;
+    fn answer(&mut self, obj: &Map<String, Value>) -> Result<Map<String, Value>> {
         let kind = obj.get("query").and_then(Value::as_str).ok_or_else(|| {
             Error::Query("missing `query` (collide, distance, penetration, toi)".into())
         })?;

@@ -777,8 +777,7 @@ fn place_by_hand(
 /// The error for a spin of `rate` rad/s at or past [`MAX_SPIN`].
 fn spin_too_fast(rate: f64) -> String {
     format!(
-        "{} rad/s turns half a turn or more in one of the main job's frames (1/60 s), where \
-         the shorter arc is ambiguous: spins must stay under {MAX_SPIN:.1} rad/s",
-        rate
+        "{rate} rad/s turns half a turn or more in one of the main job's frames (1/60 s), \
+         where the shorter arc is ambiguous: spins must stay under {MAX_SPIN:.1} rad/s"
     )
 }

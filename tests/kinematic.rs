@@ -443,21 +443,7 @@ fn a_cow_sunk_into_a_thin_plate_is_parted_in_a_few_rounds() {
         [0.375, 1.5],
         [0.0, 1.5],
     ];
-    let mut vertices = Vec::new();
-    for z in [0.0, 0.0015] {
-        vertices.extend(outline.map(|[x, y]| DVec3::new(x, y, z)));
-    }
-    let mut triangles: Vec<[u32; 3]> = Vec::new();
-    for [a, b, c] in [[0, 1, 2], [0, 2, 3], [0, 3, 5], [3, 4, 5]] {
-        triangles.push([a + 6, b + 6, c + 6]);
-        triangles.push([a, c, b]);
-    }
-    for i in 0..6 {
-        let j = (i + 1) % 6;
-        triangles.push([i, j, j + 6]);
-        triangles.push([i, j + 6, i + 6]);
-    }
-    let plate = TriMesh::new(vertices, triangles).unwrap();
+    let plate = common::prism(&outline, &common::L_CAP, 0.0015);
     let mut world = World::on(Pipeline::cpu());
     let mut shape = |mesh: TriMesh| {
         world

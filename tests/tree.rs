@@ -42,65 +42,9 @@ fn bumpy() -> TriMesh {
     generators::bumpy_sphere(1.0, 3, 0.3, 5.0).unwrap()
 }
 
-/// The L's outline (counter-clockwise from +z) and its cap's triangles.
-const L_OUTLINE: [[f64; 2]; 6] = [
-    [0.0, 0.0],
-    [2.0, 0.0],
-    [2.0, 1.0],
-    [1.0, 1.0],
-    [1.0, 2.0],
-    [0.0, 2.0],
-];
-// A fan from vertex 0 is not valid for the L (vertex 0 does not see vertex 3 inside), so
-// the cap splits at the notch.
-const L_CAP: [[u32; 3]; 4] = [[0, 1, 2], [0, 2, 3], [0, 3, 5], [3, 4, 5]];
-
-/// A U's outline, 3 by 2 with a 1 by 1 notch, and its cap's triangles.
-const U_OUTLINE: [[f64; 2]; 8] = [
-    [0.0, 0.0],
-    [3.0, 0.0],
-    [3.0, 2.0],
-    [2.0, 2.0],
-    [2.0, 1.0],
-    [1.0, 1.0],
-    [1.0, 2.0],
-    [0.0, 2.0],
-];
-const U_CAP: [[u32; 3]; 6] = [
-    [0, 1, 4],
-    [1, 2, 4],
-    [2, 3, 4],
-    [0, 4, 5],
-    [0, 5, 7],
-    [5, 6, 7],
-];
-
-/// A prism over `outline` (counter-clockwise from +z, `cap` its triangles) from z = 0 to
-/// `height`, closed and consistently oriented (counter-clockwise from outside).
-fn prism(outline: &[[f64; 2]], cap: &[[u32; 3]], height: f64) -> TriMesh {
-    let mut vertices = Vec::new();
-    for z in [0.0, height] {
-        for &[x, y] in outline {
-            vertices.push(DVec3::new(x, y, z));
-        }
-    }
-    let n = outline.len() as u32;
-    let mut triangles = Vec::new();
-    for &[a, b, c] in cap {
-        triangles.push([a + n, b + n, c + n]);
-        triangles.push([a, c, b]);
-    }
-    for i in 0..n {
-        let j = (i + 1) % n;
-        triangles.push([i, j, j + n]);
-        triangles.push([i, j + n, i + n]);
-    }
-    TriMesh::new(vertices, triangles).unwrap()
-}
-
 /// An L-shaped prism: the union of [0,2]×[0,1]×[0,1] and [0,1]×[1,2]×[0,1].
 fn l_prism() -> TriMesh {
-    prism(&L_OUTLINE, &L_CAP, 1.0)
+    common::prism(&common::L_OUTLINE, &common::L_CAP, 1.0)
 }
 
 /// A random pose around the origin: `spread` wide, any rotation.
@@ -676,12 +620,12 @@ fn in_outline(outline: &[[f64; 2]], x: f64, y: f64) -> bool {
 #[test]
 fn thin_plates_are_covered_whole() {
     for (name, outline, cap) in [
-        ("L", &L_OUTLINE[..], &L_CAP[..]),
-        ("U", &U_OUTLINE[..], &U_CAP[..]),
+        ("L", &common::L_OUTLINE[..], &common::L_CAP[..]),
+        ("U", &common::U_OUTLINE[..], &common::U_CAP[..]),
     ] {
         // Powers of two, so that a crate on the top face touches it exactly.
         for thickness in [-7, -10, -13, -20, -30].map(|e| 2f64.powi(e)) {
-            let mesh = prism(outline, cap, thickness);
+            let mesh = common::prism(outline, cap, thickness);
             let d = decompose::load(&mesh, &DecomposeParams::default(), &Cache::Off, &mut |_| {})
                 .unwrap_or_else(|e| panic!("{name} {thickness}: {e}"));
             let held = |x: DVec3| {

@@ -253,3 +253,59 @@ pub fn blocks(cells: &[[i32; 3]]) -> proxima::geometry::TriMesh {
     }
     proxima::geometry::TriMesh::new(vertices, triangles).unwrap()
 }
+
+/// The L's outline (counter-clockwise from +z) and its cap's triangles.
+pub const L_OUTLINE: [[f64; 2]; 6] = [
+    [0.0, 0.0],
+    [2.0, 0.0],
+    [2.0, 1.0],
+    [1.0, 1.0],
+    [1.0, 2.0],
+    [0.0, 2.0],
+];
+// A fan from vertex 0 is not valid for the L (vertex 0 does not see vertex 3 inside), so
+// the cap splits at the notch.
+pub const L_CAP: [[u32; 3]; 4] = [[0, 1, 2], [0, 2, 3], [0, 3, 5], [3, 4, 5]];
+
+/// A U's outline, 3 by 2 with a 1 by 1 notch, and its cap's triangles.
+pub const U_OUTLINE: [[f64; 2]; 8] = [
+    [0.0, 0.0],
+    [3.0, 0.0],
+    [3.0, 2.0],
+    [2.0, 2.0],
+    [2.0, 1.0],
+    [1.0, 1.0],
+    [1.0, 2.0],
+    [0.0, 2.0],
+];
+pub const U_CAP: [[u32; 3]; 6] = [
+    [0, 1, 4],
+    [1, 2, 4],
+    [2, 3, 4],
+    [0, 4, 5],
+    [0, 5, 7],
+    [5, 6, 7],
+];
+
+/// A prism over `outline` (counter-clockwise from +z, `cap` its triangles) from z = 0 to
+/// `height`, closed and consistently oriented (counter-clockwise from outside).
+pub fn prism(outline: &[[f64; 2]], cap: &[[u32; 3]], height: f64) -> proxima::geometry::TriMesh {
+    let mut vertices = Vec::new();
+    for z in [0.0, height] {
+        for &[x, y] in outline {
+            vertices.push(glam::DVec3::new(x, y, z));
+        }
+    }
+    let n = outline.len() as u32;
+    let mut triangles = Vec::new();
+    for &[a, b, c] in cap {
+        triangles.push([a + n, b + n, c + n]);
+        triangles.push([a, c, b]);
+    }
+    for i in 0..n {
+        let j = (i + 1) % n;
+        triangles.push([i, j, j + n]);
+        triangles.push([i, j + n, i + n]);
+    }
+    proxima::geometry::TriMesh::new(vertices, triangles).unwrap()
+}

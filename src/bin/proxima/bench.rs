@@ -260,14 +260,6 @@ fn bench_bounds(args: &BenchArgs) -> Result<()> {
             median(&mut pass_s),
             median(&mut frame_s),
         );
-        // With no GPU (the CPU twins only) the GPU's figures are dashes.
-        let figure = |x: f64, width: usize, digits: usize| {
-            if x.is_finite() {
-                format!("{x:>width$.digits$}")
-            } else {
-                format!("{:>width$}", "-")
-            }
-        };
         say!(
             "{n:>10} {:>14.3} {} {} {}",
             c * 1e3,
@@ -393,14 +385,6 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
                 format!("{:>11}", "-")
             }
         };
-        // With no GPU timed (the CPU twins only) the GPU's figures are dashes.
-        let figure = |x: f64, width: usize, digits: usize| {
-            if x.is_finite() {
-                format!("{x:>width$.digits$}")
-            } else {
-                format!("{:>width$}", "-")
-            }
-        };
         say!(
             "{n:>9} {pairs:>10} {} {} {} {} {} {}",
             ms(times[0]),
@@ -430,6 +414,16 @@ fn bench_broadphase(args: &BroadphaseBenchArgs) -> Result<()> {
     Ok(())
 }
 
+/// `x` right-aligned in `width` with `digits` decimals; a dash where nothing was timed (a
+/// GPU figure on the CPU twins alone).
+fn figure(x: f64, width: usize, digits: usize) -> String {
+    if x.is_finite() {
+        format!("{x:>width$.digits$}")
+    } else {
+        format!("{:>width$}", "-")
+    }
+}
+
 /// Checks a bench's body counts before any is timed: each within the body limit and the
 /// machine's memory (a count past them was named only when its turn came, after the
 /// sizes before it had run, and `bench bounds` aborted allocating a billion bodies).
@@ -446,9 +440,10 @@ fn check_sizes(sizes: &[usize]) -> Result<()> {
     Ok(())
 }
 
-/// The JSON and SVG outputs must be two files: the plot written over the figures left no
-/// JSON.
-fn distinct_outputs(json: &Path, svg: &Path) -> Result<()> {
+/// Checks a bench's figures and plot outputs before any work: each writable where asked,
+/// and two files (the plot written over the figures left no JSON).
+fn check_outputs(json: &Path, svg: &Path) -> Result<()> {
+    writable(&[json, svg])?;
     let same = json == svg
         || matches!(
             (std::fs::canonicalize(json), std::fs::canonicalize(svg)),
@@ -485,8 +480,7 @@ fn write_figures(
 }
 
 fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
-    writable(&[&args.json, &args.svg])?;
-    distinct_outputs(&args.json, &args.svg)?;
+    check_outputs(&args.json, &args.svg)?;
     check_sizes(&args.bodies)?;
     let gpu = match args.device {
         DeviceArg::Cpu => None,
@@ -513,8 +507,7 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
 }
 
 fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
-    writable(&[&args.json, &args.svg])?;
-    distinct_outputs(&args.json, &args.svg)?;
+    check_outputs(&args.json, &args.svg)?;
     let kinds: Vec<_> = args.kinds.iter().map(|&k| k.into()).collect();
     let report = proxima::penetration_bench::run(
         &args.vertices,
@@ -528,8 +521,7 @@ fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
 }
 
 fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
-    writable(&[&args.json, &args.svg])?;
-    distinct_outputs(&args.json, &args.svg)?;
+    check_outputs(&args.json, &args.svg)?;
     let options = proxima::toi_bench::ToiBenchOptions {
         vertices: args.vertices.clone(),
         pairs: args.pairs,
@@ -545,8 +537,7 @@ fn bench_toi(args: &ToiBenchArgs) -> Result<()> {
 
 fn bench_gpu(args: &GpuBenchArgs) -> Result<()> {
     use proxima::bench::{GpuBenchOptions, run_gpu_bench};
-    writable(&[&args.json, &args.svg])?;
-    distinct_outputs(&args.json, &args.svg)?;
+    check_outputs(&args.json, &args.svg)?;
     if let Some(sizes) = &args.bodies {
         check_sizes(sizes)?;
     }

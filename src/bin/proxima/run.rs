@@ -204,19 +204,15 @@ pub fn run(args: &RunArgs) -> Result<()> {
             settled.initial,
             settled.overlapping,
             settled.rounds,
-            if settled.pinched > 0 {
+            if settled.pinched == 1 {
+                ": 1 body is pushed opposite ways at once, caught between fixed bodies closer \
+                 than it is wide"
+                    .into()
+            } else if settled.pinched > 1 {
                 format!(
-                    ": {} pushed opposite ways at once, caught between fixed bodies closer \
-                     than {} wide",
-                    match settled.pinched {
-                        1 => "1 body is".to_owned(),
-                        n => format!("{n} bodies are"),
-                    },
-                    if settled.pinched == 1 {
-                        "it is"
-                    } else {
-                        "they are"
-                    }
+                    ": {} bodies are pushed opposite ways at once, caught between fixed bodies \
+                     closer than they are wide",
+                    settled.pinched
                 )
             } else if settled.stuck {
                 ": their pushes are below the rounding of their coordinates (bodies far \
@@ -452,9 +448,6 @@ fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value 
 }
 
 /// A backend-independent summary of the run: the last frame's pairs and contacts and an
-/// FNV-1a hash of every body's final pose bits and the last frame's contact pairs. The GPU
-/// broadphase and its CPU twin give the same pair sets, and everything after them is the
-/// same f64 arithmetic, so both paths must print the same line.
 /// Every body's pose and velocity, a JSON line each, in body order.
 fn write_poses(world: &World, path: &Path) -> Result<()> {
     use std::io::Write;
@@ -478,6 +471,9 @@ fn write_poses(world: &World, path: &Path) -> Result<()> {
     out.flush().map_err(io)
 }
 
+/// FNV-1a hash of every body's final pose bits and the last frame's contact pairs. The GPU
+/// broadphase and its CPU twin give the same pair sets, and everything after them is the
+/// same f64 arithmetic, so both paths must print the same line.
 fn summarize(world: &World, last: &CrowdFrame) -> String {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     let mut eat = |x: u64| {
