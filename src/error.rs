@@ -17,6 +17,19 @@ pub enum Error {
         reason: String,
     },
 
+    /// Adapters are present, but none has the name asked for (`WGPU_ADAPTER_NAME`, or
+    /// [`crate::gpu::ContextOptions::adapter_name`]).
+    #[error(
+        "no GPU adapter: no adapter name contains `{name}` (WGPU_ADAPTER_NAME); present: {}",
+        present.join(", ")
+    )]
+    NoAdapterNamed {
+        /// The name asked for.
+        name: String,
+        /// The adapters present, each with its backend.
+        present: Vec<String>,
+    },
+
     /// The adapter refused to create a device.
     #[error("could not create a GPU device: {0}")]
     RequestDevice(String),
@@ -149,7 +162,7 @@ impl Error {
     /// True for the errors that mean "there is no usable GPU here", after which the caller
     /// may fall back to the CPU twins.
     pub fn is_no_adapter(&self) -> bool {
-        matches!(self, Error::NoAdapter { .. })
+        matches!(self, Error::NoAdapter { .. } | Error::NoAdapterNamed { .. })
     }
 
     /// The error of frame `k`'s poses (of several handed over at once), saying which frame.

@@ -131,7 +131,7 @@ impl Pipeline {
                 }),
                 Ok(ctx) => Ok(Self::on_gpu(ctx)),
                 Err(e) if e.is_no_adapter() => Ok(Self {
-                    fallback_notice: Some(format!("{} [{e}]", crate::gpu::NO_ADAPTER_HINT)),
+                    fallback_notice: Some(crate::gpu::fallback_line(&e)),
                     ..Self::cpu()
                 }),
                 Err(e) => Err(e),

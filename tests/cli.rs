@@ -1100,3 +1100,38 @@ fn a_picture_named_other_than_png_is_refused() {
     assert!(!o.status.success());
     assert!(!stdout(&o).contains("result:"), "{}", stdout(&o));
 }
+
+/// A misspelt `WGPU_BACKEND` is named (wgpu skips names it does not know, which left no
+/// backend to try and read "no suitable adapter"), and an adapter name that matches none of
+/// the adapters present says so rather than asking for a driver.
+#[test]
+fn adapter_variables_that_match_nothing_are_named() {
+    let o = proxima(&["info"], &[("WGPU_BACKEND", "vulkn")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{o:?}");
+    assert!(
+        err.contains("WGPU_BACKEND") && err.contains("`vulkn` is not a backend"),
+        "{err}"
+    );
+    let o = proxima(
+        &["run", "--bodies", "10", "--frames", "1"],
+        &[("WGPU_BACKEND", "vulkan, gl")],
+    );
+    assert!(o.status.success(), "{o:?}");
+    // With an adapter present, a name matching none of them is named as such.
+    let o = proxima(
+        &["info"],
+        &[("WGPU_ADAPTER_NAME", "no-such-adapter-anywhere")],
+    );
+    let err = stdout(&o) + &String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{o:?}");
+    if err.contains("present: none") {
+        assert!(!common::gpu_required(), "{err}");
+    } else {
+        assert!(
+            err.contains("no GPU adapter's name contains `no-such-adapter-anywhere`")
+                && !err.contains("mesa-vulkan-drivers"),
+            "{err}"
+        );
+    }
+}

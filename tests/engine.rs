@@ -488,27 +488,37 @@ fn a_missing_adapter_is_an_error_or_a_cpu_fallback() {
         adapter_name: Some("no-such-adapter-anywhere".into()),
         ..Default::default()
     };
-    match GpuContext::new(&options) {
-        Err(e @ Error::NoAdapter { .. }) => {
+    // With adapters present the error names them; with none, a driver is what is missing.
+    let adapters_present = match GpuContext::new(&options) {
+        Err(e @ (Error::NoAdapter { .. } | Error::NoAdapterNamed { .. })) => {
             let text = e.to_string();
             assert!(
                 text.contains("no-such-adapter-anywhere") && text.contains("present:"),
                 "{text}"
             );
+            matches!(e, Error::NoAdapterNamed { .. })
         }
         other => panic!("expected NoAdapter, got {other:?}"),
-    }
+    };
     assert!(matches!(
         Pipeline::new(DeviceChoice::Gpu, &options),
-        Err(Error::NoAdapter { .. })
+        Err(e) if e.is_no_adapter()
     ));
     let mut pipeline = Pipeline::new(DeviceChoice::Auto, &options).expect("falls back");
     assert!(matches!(pipeline.backend(), Backend::Cpu));
     let notice = pipeline.fallback_notice.clone().expect("a notice");
-    assert!(
-        notice.contains("mesa-vulkan-drivers") && !notice.contains('\n'),
-        "{notice}"
-    );
+    assert!(!notice.contains('\n'), "{notice}");
+    if adapters_present {
+        // Not "no GPU adapter found ... install a driver": one is there, named otherwise.
+        assert!(
+            notice.contains("no-such-adapter-anywhere")
+                && notice.contains("present:")
+                && !notice.contains("mesa-vulkan-drivers"),
+            "{notice}"
+        );
+    } else {
+        assert!(notice.contains("mesa-vulkan-drivers"), "{notice}");
+    }
     let world = Crowd::random(100, 1);
     let r = pipeline.bounds(&world).expect("cpu frame");
     let mut want = Vec::new();

@@ -47,6 +47,40 @@ pub const NO_ADAPTER_HINT: &str = "no GPU adapter found: running the CPU twins o
 (for the GPU path install the GPU's Vulkan driver; Mesa's lavapipe, `apt-get install mesa-vulkan-drivers`, \
 is a software adapter that `--device gpu` runs on)";
 
+/// The line printed when proxima falls back to the CPU twins because `e` (an error for
+/// which [`Error::is_no_adapter`] holds) found no adapter to run on.
+pub fn fallback_line(e: &Error) -> String {
+    match e {
+        Error::NoAdapterNamed { name, present } => format!(
+            "no GPU adapter's name contains `{name}` (WGPU_ADAPTER_NAME): running the CPU twins \
+             of the GPU passes (present: {}; name one of them, or unset the variable)",
+            present.join(", ")
+        ),
+        _ => format!("{NO_ADAPTER_HINT} [{e}]"),
+    }
+}
+
+/// `WGPU_BACKEND`, when set, names backends wgpu knows: wgpu skips a name it does not know,
+/// and a misspelt one would leave no backend to try ("no suitable adapter") where the
+/// variable is what is wrong.
+fn check_backend_variable() -> Result<()> {
+    const KNOWN: [&str; 11] = [
+        "vulkan", "vk", "dx12", "d3d12", "metal", "mtl", "opengl", "gles", "gl", "webgpu", "noop",
+    ];
+    let Ok(value) = std::env::var("WGPU_BACKEND") else {
+        return Ok(());
+    };
+    for name in value.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if !KNOWN.contains(&name.to_lowercase().as_str()) {
+            return Err(Error::Usage(format!(
+                "WGPU_BACKEND=`{value}`: `{name}` is not a backend (vulkan, metal, dx12, gl, \
+                 webgpu; several separated by commas)"
+            )));
+        }
+    }
+    Ok(())
+}
+
 /// The one line a pipeline left to choose ([`crate::DeviceChoice::Auto`]) gives when the
 /// only adapter is a software one, `name`.
 pub fn software_adapter_notice(name: &str) -> String {
@@ -66,6 +100,7 @@ impl GpuContext {
     pub async fn new_async(options: &ContextOptions) -> Result<Self> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
         desc.backends = options.backends.unwrap_or(wgpu::Backends::PRIMARY);
+        check_backend_variable()?;
         let desc = desc.with_env();
         let backends = desc.backends;
         let instance = wgpu::Instance::new(desc);
@@ -257,15 +292,19 @@ async fn pick_adapter(
         return adapters
             .into_iter()
             .find(|a| a.get_info().name.to_lowercase().contains(&needle))
-            .ok_or_else(|| Error::NoAdapter {
-                reason: format!(
-                    "no adapter name contains `{name}` (WGPU_ADAPTER_NAME); present: {}",
-                    if names.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        names.join(", ")
+            .ok_or_else(|| {
+                if names.is_empty() {
+                    Error::NoAdapter {
+                        reason: format!(
+                            "no adapter name contains `{name}` (WGPU_ADAPTER_NAME); present: none"
+                        ),
                     }
-                ),
+                } else {
+                    Error::NoAdapterNamed {
+                        name,
+                        present: names,
+                    }
+                }
             });
     }
     let power_preference = wgpu::PowerPreference::from_env().unwrap_or_default();

@@ -8,5 +8,7 @@ pub mod layout;
 pub mod progress;
 pub mod sizes;
 
-pub use context::{ContextOptions, GpuContext, NO_ADAPTER_HINT, software_adapter_notice};
+pub use context::{
+    ContextOptions, GpuContext, NO_ADAPTER_HINT, fallback_line, software_adapter_notice,
+};
 pub use engine::{Engine, FrameOutput, PendingFrame, TimingMode};

@@ -163,7 +163,7 @@ fn info() -> Result<()> {
             Ok(())
         }
         Err(e) if e.is_no_adapter() => {
-            say!("proxima: {} [{e}]", proxima::gpu::NO_ADAPTER_HINT);
+            say!("proxima: {}", proxima::gpu::fallback_line(&e));
             Ok(())
         }
         Err(e) => Err(e),
