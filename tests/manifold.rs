@@ -12,7 +12,7 @@ use proxima::exact::depth;
 use proxima::exact::manifold::{self, ContactId, Manifold, ManifoldCache};
 use proxima::geometry::generators::{cuboid, random_hull};
 use proxima::geometry::rounded::Rounded;
-use proxima::geometry::{ConvexPolytope, FeatureId};
+use proxima::geometry::{ConvexPolytope, FeatureId, brute};
 use proxima::rng::Rng;
 
 fn boxed(x: f64, y: f64, z: f64) -> ConvexPolytope {
@@ -491,6 +491,163 @@ fn a_cache_lets_go_of_its_depth_certificate_when_the_pair_parts() {
         } else {
             assert!(warm.is_some_and(|m| m.min_separation() < 0.0));
             assert!(full + settled > 0, "step {k}: a certificate");
+        }
+    }
+}
+
+/// A rounded body's points lie on its surface, and each point's separation is the gap
+/// along the normal there, however the body is tilted: the radius moves a point of a
+/// tilted core face by `r / cos θ`, not `r` (a rounded box resting on an edge had its far
+/// points inside itself, by 2.3e-2 at 40°, and read them up to 3.1e-2 farther from the
+/// floor than they are). Oracle: the analytic signed distance of a box swept by a ball and
+/// of a capsule.
+#[test]
+fn rounded_points_lie_on_the_surfaces_at_any_tilt() {
+    let box_sd = |h: DVec3, r: f64, pose: &Pose, x: DVec3| {
+        let q = (pose.rotation.inverse() * (x - pose.translation)).abs() - h;
+        q.max(DVec3::ZERO).length() + q.max_element().min(0.0) - r
+    };
+    let capsule_sd = |hh: f64, r: f64, pose: &Pose, x: DVec3| {
+        let l = pose.rotation.inverse() * (x - pose.translation);
+        (l - DVec3::new(0.0, 0.0, l.z.clamp(-hh, hh))).length() - r
+    };
+    type Sd<'a> = &'a dyn Fn(DVec3) -> f64;
+    let check = |what: &str,
+                 a: &Rounded,
+                 pa: &Pose,
+                 sd_a: Sd,
+                 b: &Rounded,
+                 pb: &Pose,
+                 sd_b: Sd,
+                 want: usize| {
+        for (m, swapped) in [
+            (manifold::rounded(a, pa, b, pb, 1.0), false),
+            (
+                manifold::rounded(b, pb, a, pa, 1.0).map(Manifold::swapped),
+                true,
+            ),
+        ] {
+            let m = m.unwrap_or_else(|| panic!("{what}: no contact"));
+            assert_eq!(m.points.len(), want, "{what} (swapped {swapped}): {m:?}");
+            let n = m.normal;
+            for p in &m.points {
+                let (on_a, on_b) = (sd_a(p.point_a), sd_b(p.point_b));
+                let along = (p.point_b - p.point_a).dot(n);
+                let across = (p.point_b - p.point_a - n * along).length();
+                assert!(
+                    on_a.abs() < 1e-12 && on_b.abs() < 1e-12,
+                    "{what} (swapped {swapped}): off the surfaces by {on_a:e} / {on_b:e}: {p:?}"
+                );
+                assert!(
+                    (along - p.separation).abs() < 1e-12 && across < 1e-12,
+                    "{what} (swapped {swapped}): {along} {across:e} {p:?}"
+                );
+            }
+        }
+    };
+    let h = DVec3::new(0.5, 0.4, 0.3);
+    let r = 0.1;
+    let rounded_box = Rounded::polytope(Arc::new(cuboid(h).unwrap()), r).unwrap();
+    let floor_h = DVec3::new(2.0, 2.0, 0.4);
+    let floors = [
+        (
+            manifold_rounded_plain(Arc::new(cuboid(floor_h + 0.1).unwrap())),
+            0.0,
+        ),
+        (
+            Rounded::polytope(Arc::new(cuboid(floor_h).unwrap()), 0.1).unwrap(),
+            0.1,
+        ),
+    ];
+    for (floor, floor_r) in &floors {
+        let floor_sd = |x: DVec3| box_sd(floor_h + 0.1 - *floor_r, *floor_r, &Pose::IDENTITY, x);
+        for degrees in [0.0, 0.5, 5.0, 20.0, 40.0] {
+            for azimuth in [0.0, 0.3, 1.0] {
+                for gap in [-0.01, 0.0, 0.02] {
+                    let axis = DVec3::new(f64::cos(azimuth), f64::sin(azimuth), 0.0);
+                    let rotation = DQuat::from_axis_angle(axis, f64::to_radians(degrees));
+                    let reach = (0..3)
+                        .map(|i| (rotation * DVec3::AXES[i]).z.abs() * h[i])
+                        .sum::<f64>();
+                    let pose = Pose::new(DVec3::new(0.2, -0.1, 0.5 + gap + reach + r), rotation);
+                    // Face down within 1.1°: four points; an edge or a corner down: the
+                    // floor's face is the reference, clipped against the box's most
+                    // opposed face (four points too, the far ones high over the floor).
+                    check(
+                        &format!(
+                            "rounded box at {degrees}° about {azimuth}, gap {gap}, floor radius {floor_r}"
+                        ),
+                        floor,
+                        &Pose::IDENTITY,
+                        &floor_sd,
+                        &rounded_box,
+                        &pose,
+                        &|x| box_sd(h, r, &pose, x),
+                        4,
+                    );
+                }
+            }
+        }
+        // Rounded random hulls in any orientation resting on the floor (its top face the
+        // reference, clipped against the hull's most opposed face): every point on both
+        // surfaces, the hull's by enumeration over its core.
+        let mut rng = Rng::new(0x50f7);
+        let mut clipped = 0;
+        for trial in 0..400 {
+            let points = 8 + rng.below(24) as usize;
+            let core = Arc::new(random_hull(&mut rng, points, 0.5).unwrap());
+            let radius = rng.range(0.02, 0.3);
+            let hull = Rounded::polytope(core.clone(), radius).unwrap();
+            let rotation = rng.rotation();
+            let low = core
+                .vertices()
+                .iter()
+                .map(|&v| (rotation * v).z)
+                .fold(f64::INFINITY, f64::min);
+            let at = DVec3::new(
+                rng.range(-1.0, 1.0),
+                rng.range(-1.0, 1.0),
+                0.5 + rng.range(-0.02, 0.02) + radius - low,
+            );
+            let pose = Pose::new(at, rotation);
+            let sd = |x: DVec3| {
+                brute::closest_feature(&core, pose.rotation.inverse() * (x - pose.translation)).1
+                    - radius
+            };
+            let m = manifold::rounded(floor, &Pose::IDENTITY, &hull, &pose, 1.0)
+                .unwrap_or_else(|| panic!("trial {trial}: no contact"));
+            clipped += usize::from(m.points.len() > 1);
+            for p in &m.points {
+                let (on_a, on_b) = (floor_sd(p.point_a), sd(p.point_b));
+                let along = (p.point_b - p.point_a).dot(m.normal);
+                assert!(
+                    on_a.abs() < 1e-12
+                        && on_b.abs() < 1e-12
+                        && (along - p.separation).abs() < 1e-12,
+                    "trial {trial}: off the surfaces by {on_a:e} / {on_b:e}, {along} {p:?}"
+                );
+            }
+        }
+        assert!(clipped > 300, "{clipped}");
+        // A capsule lying along x tilted within the face rule's 1.1°: two points.
+        let capsule = Rounded::capsule(0.6, 0.2).unwrap();
+        for degrees in [0.0, 0.3, 1.0] {
+            let tilt = f64::to_radians(degrees);
+            let rotation = DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2 + tilt);
+            let pose = Pose::new(
+                DVec3::new(0.3, 0.1, 0.5 + 0.2 + 0.6 * tilt.sin() - 0.01),
+                rotation,
+            );
+            check(
+                &format!("capsule at {degrees}°, floor radius {floor_r}"),
+                floor,
+                &Pose::IDENTITY,
+                &floor_sd,
+                &capsule,
+                &pose,
+                &|x| capsule_sd(0.6, 0.2, &pose, x),
+                2,
+            );
         }
     }
 }

@@ -31,7 +31,10 @@
 //! Curved bodies. A capsule's core segment is its incident "face" when it lies across
 //! the normal (clipped against the reference face's side planes as a segment); two
 //! parallel capsules clip one segment against the other's end planes. A sphere gives one
-//! point. The radii move each point from the core to the surface along the normal.
+//! point. Each point moves from its core to the surface along the normal: by the radius
+//! where the core under it lies square to the normal, and by up to `r / cos θ` over a core
+//! face or segment tilted by θ (solved along the line on the core's features), so every
+//! point lies on both surfaces and its separation is the gap along the normal there.
 //!
 //! What this does not do: a box edge lying along a capsule gives one point, not two (the
 //! segment against an edge has no face to clip against); hull trees get one manifold per
@@ -41,10 +44,12 @@ use glam::DVec3;
 
 use super::depth::DepthCache;
 use super::placement::Placement;
+use super::point_walk;
 use super::rounded::{self, Contact};
 use super::sat;
 use super::walk::{self, WalkCache, WalkState};
 use crate::bodies::Pose;
+use crate::geometry::closest::closest_on_segment;
 use crate::geometry::rounded::{Core, Rounded};
 use crate::geometry::{ConvexPolytope, FeatureId, brute};
 
@@ -394,6 +399,146 @@ impl<'a> Side<'a> {
     }
 }
 
+impl Side<'_> {
+    /// How far the body's surface lies from `p`, a world point on its core's patch `start`,
+    /// along the world unit direction `u` out of the body: the `t` at which `p + t·u` is
+    /// the radius from the core. That is the radius where the core under `p` lies square
+    /// to `u` (a face across it, a corner whose region holds it), and up to `r / cos θ` over
+    /// a face or segment tilted by θ (a rounded box resting on an edge: its far corners'
+    /// points, moved by the radius alone, lay inside it and read farther from the floor
+    /// than they are).
+    ///
+    /// Along the line the distance to the core is solved exactly on one feature at a time
+    /// (a face's plane, an edge's line, a vertex), the feature the core's closest point to
+    /// the last answer lies on, until the answer's closest feature is the one solved on;
+    /// a walk that does not settle in a few steps bisects between `r` (the distance from
+    /// `p` grows no faster than `t`) and the patch plane's answer (the core lies behind it).
+    fn surface_offset(&self, p: DVec3, u: DVec3, start: FeatureId) -> f64 {
+        let r = self.radius;
+        if r == 0.0 {
+            return 0.0;
+        }
+        let (x0, u) = (self.frame.inverse_point(p), self.frame.inverse_vector(u));
+        // The core's closest feature to `x` (outside it), its hull and its closest point.
+        let closest = |x: DVec3, from: FeatureId| -> (FeatureId, Hull, DVec3) {
+            match self.core {
+                CoreRef::Point => (FeatureId::Vertex(0), Hull::Point(DVec3::ZERO), DVec3::ZERO),
+                CoreRef::Segment(h) => {
+                    let (a, b) = (DVec3::new(0.0, 0.0, -h), DVec3::new(0.0, 0.0, h));
+                    let (q, s) = closest_on_segment(a, b, x);
+                    if s <= 0.0 {
+                        (FeatureId::Vertex(0), Hull::Point(a), q)
+                    } else if s >= 1.0 {
+                        (FeatureId::Vertex(1), Hull::Point(b), q)
+                    } else {
+                        (FeatureId::Edge(0), Hull::Line(a, DVec3::Z), q)
+                    }
+                }
+                CoreRef::Polytope(poly) => {
+                    let tol = walk::TOL_REL * (poly.reach() + x.abs().max_element());
+                    let (f, q) =
+                        point_walk::closest_to_point(poly, x, from, tol).unwrap_or_else(|| {
+                            let (f, _, q) = brute::closest_feature(poly, x);
+                            (f, q)
+                        });
+                    (f, Hull::of(poly, f), q)
+                }
+            }
+        };
+        // The patch's own hull first: a face's plane, a segment's line; either is an upper
+        // bound, the core lying behind the plane and on the line.
+        let first = match self.core {
+            CoreRef::Polytope(poly) => Hull::of(poly, start),
+            CoreRef::Segment(_) => Hull::Line(DVec3::ZERO, DVec3::Z),
+            CoreRef::Point => return r,
+        };
+        let Some(high) = first.reach(x0, u, r).filter(|&t| t >= r) else {
+            return r;
+        };
+        let (mut t, mut feature) = (high, start);
+        for _ in 0..8 {
+            let (f, hull, _) = closest(x0 + u * t, feature);
+            if f == feature {
+                return t;
+            }
+            // Between the two bounds (a root may fall past one by rounding).
+            match hull.reach(x0, u, r) {
+                Some(next) => t = next.clamp(r, high),
+                None => break,
+            }
+            feature = f;
+        }
+        // Bisection on the distance, which grows along the line.
+        let (mut low, mut high) = (r, high);
+        for _ in 0..60 {
+            let mid = 0.5 * (low + high);
+            if !(low < mid && mid < high) {
+                break;
+            }
+            let (f, _, q) = closest(x0 + u * mid, feature);
+            feature = f;
+            if (x0 + u * mid - q).length() < r {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+}
+
+/// The affine hull of a core feature, body frame: what the distance along a line is solved
+/// on.
+#[derive(Clone, Copy)]
+enum Hull {
+    Plane(DVec3, f64),
+    Line(DVec3, DVec3),
+    Point(DVec3),
+}
+
+impl Hull {
+    fn of(poly: &ConvexPolytope, f: FeatureId) -> Self {
+        match f {
+            FeatureId::Face(k) => {
+                Hull::Plane(poly.face_normal(k as usize), poly.face_offset(k as usize))
+            }
+            FeatureId::Edge(e) => {
+                let [a, b] = poly.edge_vertices(e as usize);
+                let (a, b) = (poly.vertex(a), poly.vertex(b));
+                Hull::Line(a, (b - a).normalize())
+            }
+            FeatureId::Vertex(v) => Hull::Point(poly.vertex(v)),
+        }
+    }
+
+    /// The `t ≥ 0` at which `x0 + t·u` is `r` from the hull, on the side `u` leads away
+    /// to; `None` where `u` does not lead away from it.
+    fn reach(self, x0: DVec3, u: DVec3, r: f64) -> Option<f64> {
+        // |w + t v|² = r² for a line or a point, its larger root.
+        let root = |w: DVec3, v: DVec3| -> Option<f64> {
+            let (a, b, c) = (v.length_squared(), w.dot(v), w.length_squared() - r * r);
+            if a <= 0.0 {
+                return None;
+            }
+            let d = (b * b - a * c).max(0.0).sqrt();
+            // The larger root without cancellation.
+            let t = if b < 0.0 { (d - b) / a } else { -c / (b + d) };
+            (t.is_finite() && t >= 0.0).then_some(t)
+        };
+        match self {
+            Hull::Plane(n, offset) => {
+                let rate = n.dot(u);
+                (rate > 0.0).then(|| (r - (n.dot(x0) - offset)) / rate)
+            }
+            Hull::Line(a, d) => {
+                let across = |v: DVec3| v - d * d.dot(v);
+                root(across(x0 - a), across(u))
+            }
+            Hull::Point(v) => root(x0 - v, u),
+        }
+    }
+}
+
 /// The manifold around an exact answer.
 fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Manifold {
     let n = exact.normal;
@@ -413,11 +558,19 @@ fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Ma
         return single();
     };
     let mut points = clip(&reference, &incident, a_is_reference, n);
-    let radii = a.radius + b.radius;
+    let (patch_a, patch_b) = if a_is_reference {
+        (reference.feature, incident.feature)
+    } else {
+        (incident.feature, reference.feature)
+    };
     points.retain_mut(|p| {
-        p.point_a += n * a.radius;
-        p.point_b -= n * b.radius;
-        p.separation -= radii;
+        let (ta, tb) = (
+            a.surface_offset(p.point_a, n, patch_a),
+            b.surface_offset(p.point_b, -n, patch_b),
+        );
+        p.point_a += n * ta;
+        p.point_b -= n * tb;
+        p.separation -= ta + tb;
         p.separation <= speculative
     });
     if points.is_empty() {
