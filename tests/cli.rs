@@ -1135,3 +1135,80 @@ fn adapter_variables_that_match_nothing_are_named() {
         );
     }
 }
+
+/// What a user gets wrong on the command line is named before any work: a scene file not
+/// named `.toml` runs as one; `--bodies` past what a world holds names `--bodies` (it blamed
+/// a line of the built-in scene it resized); negative counts say what they must be (clap
+/// read `-3` as a flag); `--png-size` without `--png` is refused (it was ignored); an
+/// output the run could not write is refused before the frames (found after them); and a
+/// folder given to `query` is named.
+#[test]
+fn command_line_mistakes_are_named_before_any_work() {
+    let dir = std::env::temp_dir().join(format!("proxima-cli-mistakes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let scene = dir.join("myscene");
+    std::fs::write(
+        &scene,
+        "[[body]]\nshape = { box = [1, 1, 1] }\nposition = [0, 0, 0]\n",
+    )
+    .unwrap();
+    let scene = scene.to_str().unwrap();
+    let o = proxima(&[scene, "--frames", "1", "--device", "cpu"], &[]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(stdout(&o).contains("result:"), "{o:?}");
+    let refused = |args: &[&str], want: &[&str]| {
+        let o = proxima(args, &[]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?} should fail");
+        assert!(
+            want.iter().all(|w| err.contains(w)) && !err.contains("panicked"),
+            "{args:?}: {err}"
+        );
+        assert!(!stdout(&o).contains("result:"), "{args:?} ran");
+    };
+    refused(
+        &["run", "--bodies", "300000000"],
+        &["--bodies", "268435456 bodies a world holds"],
+    );
+    refused(&["run", "--bodies", "-3"], &["--bodies", "at least 1"]);
+    refused(&["run", "--frames", "-1"], &["--frames"]);
+    refused(
+        &["run", "--speculative", "-1"],
+        &["speculative distance", "non-negative"],
+    );
+    refused(&["run", "--png-size", "641x481"], &["--png"]);
+    refused(
+        &["run", "--png-size", "-640x480", "--png", "x.png"],
+        &["-640x480", "positive whole numbers"],
+    );
+    // sysfs takes no new files, root or not.
+    refused(
+        &[
+            "run",
+            scene,
+            "--frames",
+            "1",
+            "--device",
+            "cpu",
+            "--poses",
+            "/sys/proxima-poses.jsonl",
+        ],
+        &["/sys/proxima-poses.jsonl"],
+    );
+    let folder = dir.to_str().unwrap();
+    refused(&["query", folder], &[folder, "folder"]);
+    // The check made no file where there was none.
+    let poses = dir.join("poses.jsonl");
+    let o = proxima(
+        &[
+            "run",
+            "/nonexistent/scene.toml",
+            "--poses",
+            poses.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(!o.status.success());
+    assert!(!poses.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

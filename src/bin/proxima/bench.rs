@@ -50,6 +50,7 @@ pub fn run(which: BenchCommand) -> Result<()> {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct ToiBenchArgs {
     /// Vertices per hull, comma separated.
     #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32, 128, 512])]
@@ -72,6 +73,7 @@ pub struct ToiBenchArgs {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct PenetrationBenchArgs {
     /// Vertices per hull, comma separated.
     #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32, 128, 512, 2048])]
@@ -95,6 +97,7 @@ pub struct PenetrationBenchArgs {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct PipelineBenchArgs {
     /// Body counts, comma separated (each at least 1).
     #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_values_t = [10_000usize, 100_000])]
@@ -115,6 +118,7 @@ pub struct PipelineBenchArgs {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct GpuBenchArgs {
     /// Body counts, comma separated (each at least 1) [default: 10k to 16M on a hardware
     /// GPU, 10k to 1M on a software adapter]
@@ -161,6 +165,7 @@ pub struct GpuBenchArgs {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct BroadphaseBenchArgs {
     /// Body counts, comma separated (each at least 1) [default: 10000,100000,1000000, and
     /// 4000000 on a hardware adapter]
@@ -202,6 +207,7 @@ enum MethodArg {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
     /// Body counts, comma separated (each at least 1).
     #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_values_t = [10_000usize, 100_000, 1_000_000])]

@@ -15,7 +15,7 @@ mod run;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
 
 use proxima::gpu::{ContextOptions, GpuContext};
 use proxima::query::QueryEngine;
@@ -97,7 +97,13 @@ fn with_default_command(mut args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsSt
     let first = args.get(1).map(|a| a.to_string_lossy().into_owned());
     if let Some(first) = first {
         let top = matches!(first.as_str(), "-h" | "--help" | "-V" | "--version");
-        if (first.starts_with('-') && !top) || first.ends_with(".toml") {
+        let command = Cli::command()
+            .get_subcommands()
+            .any(|c| c.get_name() == first || c.get_all_aliases().any(|a| a == first))
+            || first == "help";
+        // A scene file by any name (`proxima ./myscene`), a subcommand's name aside.
+        let scene = first.ends_with(".toml") || (!command && Path::new(&first).is_file());
+        if (first.starts_with('-') && !top) || scene {
             args.insert(1, "run".into());
         }
     }
@@ -129,6 +135,12 @@ fn query(file: Option<&Path>) -> Result<()> {
     let out = std::io::BufWriter::new(stdout);
     let stats = match file {
         Some(path) if path != Path::new("-") => {
+            if path.is_dir() {
+                return Err(Error::Io {
+                    path: path.to_owned(),
+                    source: std::io::Error::other("it is a folder, not a file of queries"),
+                });
+            }
             let f = std::fs::File::open(path).map_err(|source| Error::Io {
                 path: path.to_owned(),
                 source,
@@ -191,6 +203,20 @@ pub fn writable(paths: &[&Path]) -> Result<()> {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, problem),
             });
         }
+        // Opened for writing as the run will (a folder or file without write permission),
+        // the file left as it was: one made here is removed again.
+        let existed = path.exists();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|source| Error::Io {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        if !existed {
+            let _ = std::fs::remove_file(path);
+        }
     }
     Ok(())
 }
@@ -202,7 +228,7 @@ fn at_least_one(text: &str) -> std::result::Result<usize, String> {
     match text.parse::<usize>() {
         Ok(0) => Err("must be at least 1".into()),
         Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
+        Err(_) => Err("must be a whole number, at least 1".into()),
     }
 }
 

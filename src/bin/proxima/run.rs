@@ -15,6 +15,7 @@ use proxima::world::World;
 use proxima::{Error, Result};
 
 #[derive(clap::Args, Debug, Clone)]
+#[command(allow_negative_numbers = true)]
 pub struct RunArgs {
     /// Scene file (TOML); the built-in scenes/crowd.toml when absent.
     scene_file: Option<PathBuf>,
@@ -24,7 +25,7 @@ pub struct RunArgs {
     /// Resize the scene to about this many bodies (the groups' counts, their regions and
     /// the wrap box scale together, keeping the density; bodies placed by hand stay; at
     /// least 1).
-    #[arg(long, value_parser = |text: &str| crate::at_least_one(text).map(|n| n as u64))]
+    #[arg(long, value_parser = body_count)]
     bodies: Option<u64>,
     /// Frames to run (at least 1).
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
@@ -56,7 +57,13 @@ pub struct RunArgs {
     #[arg(long)]
     poses: Option<PathBuf>,
     /// Size of the `--png` picture, WIDTHxHEIGHT.
-    #[arg(long, default_value = "1280x800", value_parser = parse_size)]
+    #[arg(
+        long,
+        default_value = "1280x800",
+        value_parser = parse_size,
+        requires = "png",
+        allow_hyphen_values = true
+    )]
     png_size: (u32, u32),
 }
 
@@ -67,6 +74,19 @@ const SETTLE_ROUNDS: u32 = 100;
 
 /// The main job's speculative distance: a hundredth of the default crowd's body size.
 const DEFAULT_SPECULATIVE: f64 = 0.01;
+
+/// `--bodies`: at least 1, and at most what a world holds (it blamed a line of the scene
+/// it resized, the built-in one included).
+fn body_count(text: &str) -> std::result::Result<u64, String> {
+    let n = crate::at_least_one(text)? as u64;
+    if n > proxima::bodies::MAX_BODIES as u64 {
+        return Err(format!(
+            "more than the {} bodies a world holds",
+            proxima::bodies::MAX_BODIES
+        ));
+    }
+    Ok(n)
+}
 
 fn parse_size(text: &str) -> std::result::Result<(u32, u32), String> {
     let (w, h) = text
