@@ -80,26 +80,35 @@ impl GpuShapeBounds {
 
     /// Checks that the bounds are finite and non-negative; `index` names the shape.
     pub fn validate(&self, index: u32) -> crate::Result<()> {
+        // The bounds pass sizes a body's margin by the sums of the center's and the half
+        // extents' magnitudes, which must stay finite in f32 (a sphere of 2e38 passed here,
+        // its half extents finite, and its box at a body overflowed in the first frame).
+        let sum = |v: [f32; 3]| Vec3::from(v).as_dvec3().abs().element_sum();
+        let total = sum(self.center) + sum(self.half_extents);
+        // NaN is the check below's.
+        let fits = total <= f64::from(f32::MAX) || total.is_nan();
         let finite = self.center.iter().all(|v| v.is_finite())
             && self.half_extents.iter().all(|v| v.is_finite() && *v >= 0.0)
             && self.radius.is_finite()
-            && self.radius >= 0.0;
+            && self.radius >= 0.0
+            && fits;
         // A shape's own coordinates are checked finite (and within ±1e75) before its bounds
         // are made, so bounds that are not finite in f32 are a shape past f32's range.
-        let overflowed = self
-            .center
-            .iter()
-            .chain(&self.half_extents)
-            .chain([&self.radius])
-            .any(|v| !v.is_finite());
+        let overflowed = !fits
+            || self
+                .center
+                .iter()
+                .chain(&self.half_extents)
+                .chain([&self.radius])
+                .any(|v| !v.is_finite());
         if finite {
             Ok(())
         } else if overflowed {
             // A shape's error, not a body's: it was said of "body {index}" before any body.
             Err(crate::Error::Geometry(format!(
                 "shape {index}'s bounds are not finite in f32 (±3.4e38), in which the GPU \
-                 passes hold them (center {:?}, half extents {:?}, radius {}): the shape is too \
-                 large for them; scale the scene down",
+                 passes hold them and the sums of their magnitudes (center {:?}, half extents \
+                 {:?}, radius {}): the shape is too large for them; scale the scene down",
                 self.center, self.half_extents, self.radius
             )))
         } else {

@@ -270,8 +270,27 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-fn line_text(text: &str, line: usize) -> &str {
-    text.lines().nth(line - 1).unwrap_or("").trim()
+/// The line holding byte `offset` of `text`, trimmed, as an error quotes it: a long line
+/// (a million digits) is quoted by the 80 characters about the offset.
+fn line_excerpt(text: &str, offset: usize) -> String {
+    const HALF: usize = 40;
+    let offset = offset.min(text.len());
+    let start = text[..offset].rfind('\n').map_or(0, |i| i + 1);
+    let end = text[offset..].find('\n').map_or(text.len(), |i| offset + i);
+    let line = &text[start..end];
+    if line.chars().count() <= 2 * HALF {
+        return line.trim().to_owned();
+    }
+    let at = line[..offset - start].chars().count();
+    let from = at.saturating_sub(HALF);
+    let chars: String = line.chars().skip(from).take(2 * HALF).collect();
+    let before = if from > 0 { "…" } else { "" };
+    let after = if from + 2 * HALF < line.chars().count() {
+        "…"
+    } else {
+        ""
+    };
+    format!("{before}{}{after}", chars.trim())
 }
 
 impl Scene {
@@ -282,9 +301,23 @@ impl Scene {
 
     /// Loads a scene file resized to about `bodies` (see [`Scene::parse_resized`]).
     pub fn load_resized(path: &Path, bodies: Option<u64>) -> Result<Scene> {
-        let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
             path: path.to_owned(),
             source,
+        })?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            let bytes = e.as_bytes();
+            let message = if bytes.starts_with(&[0xff, 0xfe]) || bytes.starts_with(&[0xfe, 0xff]) {
+                "the file is UTF-16 text; a scene is UTF-8 (TOML): save it as UTF-8".to_owned()
+            } else {
+                let at = e.utf8_error().valid_up_to();
+                let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+                format!("line {line}: not UTF-8 text (a scene is UTF-8, as TOML is)")
+            };
+            Error::Scene {
+                path: path.to_owned(),
+                message,
+            }
         })?;
         let base = path.parent().unwrap_or(Path::new("."));
         Self::parse_resized(path, base, &text, bodies)
@@ -323,7 +356,7 @@ impl Scene {
                 path: path.to_owned(),
                 message: format!(
                     "line {line} (`{}`): {}",
-                    line_text(text, line),
+                    line_excerpt(text, span.start),
                     e.message().trim_end()
                 ),
             }
@@ -334,8 +367,10 @@ impl Scene {
                 message: "no [[group]] or [[body]] of bodies".into(),
             });
         }
-        // The bodies placed by hand, every grid's counts multiplied out checked.
+        // The bodies placed by hand, every grid's counts multiplied out checked; the largest
+        // grid named where they are too many.
         let mut placed = Some(0u64);
+        let mut largest_grid: Option<(usize, Option<u64>, std::ops::Range<usize>)> = None;
         for (b, body) in file.body.iter().enumerate() {
             let n = match &body.get_ref().grid {
                 Some(g) => {
@@ -347,7 +382,14 @@ impl Scene {
                             format!("count [{x}, {y}, {z}]: each must be at least 1"),
                         ));
                     }
-                    x.checked_mul(y).and_then(|xy| xy.checked_mul(z))
+                    let n = x.checked_mul(y).and_then(|xy| xy.checked_mul(z));
+                    if largest_grid
+                        .as_ref()
+                        .is_none_or(|l| l.1.is_some() && n.is_none_or(|n| Some(n) > l.1))
+                    {
+                        largest_grid = Some((b, n, g.span()));
+                    }
+                    n
                 }
                 None => Some(1),
             };
@@ -400,13 +442,26 @@ impl Scene {
                     let count = &group.get_ref().count;
                     scene_error(count.span(), &field, message)
                 }
-                _ => Error::Scene {
-                    path: path.to_owned(),
-                    message: format!("field `body`: {message}"),
+                _ => match largest_grid {
+                    Some((b, _, span)) => scene_error(span, &format!("body[{b}].grid"), message),
+                    None => Error::Scene {
+                        path: path.to_owned(),
+                        message: format!("field `body`: {message}"),
+                    },
                 },
             });
         }
-        let grow = factor.cbrt();
+        // A scene of that many bodies is checked against the machine's memory before any
+        // is made (a quarter of a billion took all 24 GB before the world's check).
+        if let Some(all) = all {
+            crate::memory::check(
+                || format!("the scene's {all} bodies"),
+                crate::memory::estimate(all as usize, 0),
+            )?;
+        }
+        // Groups resized to no bodies leave the regions and the wrap box as they are (the
+        // wrap box shrank to a point about the bodies placed by hand).
+        let grow = if factor > 0.0 { factor.cbrt() } else { 1.0 };
         let check_region = |r: &Spanned<RegionSpec>, field: &str| -> Result<(DVec3, DVec3)> {
             let (lo, hi) = (
                 DVec3::from_array(r.get_ref().min.0),

@@ -737,14 +737,18 @@ fn a_scene_past_the_machines_memory_is_named() {
             && !err.contains("panicked"),
         "{err}"
     );
-    // Bodies alone past it: refused before any frame (the built-in crowd resized).
+    // Bodies alone past it: refused before any frame, and before the scene makes them (a
+    // quarter of a billion took all 24 GB first).
     let o = proxima(
         &["run", "--device", "cpu", "--bodies", "30000"],
         &[("PROXIMA_MEMORY", "1000000")],
     );
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{o:?}");
-    assert!(err.contains("its 30000 bodies need about 18 MB"), "{err}");
+    assert!(
+        err.contains("the scene's 30000 bodies need about 18 MB"),
+        "{err}"
+    );
     let o = proxima(&args, &[("PROXIMA_MEMORY", "lots")]);
     assert!(String::from_utf8_lossy(&o.stderr).contains("PROXIMA_MEMORY=\"lots\" is not a number"));
 }

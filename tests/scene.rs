@@ -868,3 +868,65 @@ fn a_mesh_that_cannot_be_decomposed_is_named_where_the_scene_writes_it() {
         assert!(m.contains(needle), "`{m}` does not say `{needle}`");
     }
 }
+
+/// Scene files as users get them wrong, each named where it is: bytes that are not UTF-8
+/// by their line (the message was the reader's, naming no line), a UTF-16 file as such, a
+/// line a million characters long quoted by the part about the error (it was echoed
+/// whole), a grid past the body limit by its body (no line, no field), and a shape whose
+/// box overflows f32 once turned (a sphere of 2e38 loaded and failed in the first frame
+/// naming no line). Groups resized to no bodies keep their wrap box (it shrank to a point
+/// and blamed the body placed by hand).
+#[test]
+fn scene_files_users_get_wrong_are_named_where_they_are() {
+    let dir = std::env::temp_dir().join(format!("proxima-scene-wrong-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let load = |name: &str, bytes: &[u8]| {
+        let path = dir.join(name);
+        std::fs::write(&path, bytes).unwrap();
+        Scene::load(&path)
+            .map(|s| s.crowd.len())
+            .map_err(|e| e.to_string())
+    };
+    let body = "[[body]]\nshape = { box = [1, 1, 1] }\nposition = [0, 0, 0]\n";
+    let mut latin1 = body.as_bytes().to_vec();
+    latin1.extend_from_slice(b"# caf\xe9\n");
+    let e = load("latin1.toml", &latin1).unwrap_err();
+    assert!(
+        e.contains("latin1.toml") && e.contains("line 4") && e.contains("not UTF-8"),
+        "{e}"
+    );
+    let e = load("utf16.toml", b"\xff\xfe[\x00[\x00").unwrap_err();
+    assert!(e.contains("UTF-16"), "{e}");
+    let long = format!("{body}scale = 1{}x\n", "0".repeat(1_000_000));
+    let e = load("long.toml", long.as_bytes()).unwrap_err();
+    assert!(
+        e.contains("line 4") && e.len() < 500,
+        "{}",
+        &e[..e.len().min(600)]
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+
+    expect_error(
+        &format!(
+            "{body}[[body]]\nshape = {{ box = [1, 1, 1] }}\nposition = [5, 0, 0]\n\
+             grid = {{ count = [100000, 100000, 100000], step = [2, 2, 2] }}\n"
+        ),
+        &["line 7", "body[1].grid", "1000000000000001 bodies in all"],
+    );
+    for shape in [
+        "sphere = { radius = 2e38 }",
+        "box = [1.9e38, 1.9e38, 1.9e38]",
+    ] {
+        expect_error(
+            &body.replace("box = [1, 1, 1]", shape),
+            &["line 2", "body[0].shape", "not finite in f32"],
+        );
+    }
+    let walled = "wrap = { min = [-10, -10, -10], max = [10, 10, 10] }\n\
+        [[group]]\ncount = 100\nshape = { box = [0.1, 0.1, 0.1] }\n\
+        region = { min = [-5, -5, -5], max = [5, 5, 5] }\n\
+        [[body]]\nshape = { box = [1, 1, 1] }\nposition = [9, 0, 0]\n";
+    let scene =
+        Scene::parse_resized(Path::new("test.toml"), Path::new("."), walled, Some(1)).unwrap();
+    assert_eq!(scene.crowd.len(), 1);
+}
