@@ -1182,6 +1182,15 @@ impl World {
                 )));
             }
         }
+        // Each pair once: a pair given twice was reported twice.
+        let mut sorted = pairs.to_vec();
+        sorted.sort_unstable();
+        if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
+            let [a, b] = w[0];
+            return Err(Error::Usage(format!(
+                "impacts: pair [{a}, {b}] is given more than once"
+            )));
+        }
         if dt == 0.0 || !self.moving() || pairs.is_empty() {
             return Ok(Vec::new());
         }

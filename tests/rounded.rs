@@ -237,10 +237,137 @@ fn bad_radii_are_named_errors() {
     );
     let cube = Arc::new(generators::cuboid(DVec3::ONE).unwrap());
     assert!(
-        Rounded::polytope(cube, -0.1)
+        Rounded::polytope(cube.clone(), -0.1)
             .unwrap_err()
             .to_string()
             .contains("rounding radius")
+    );
+    // Below a hull's least extent, as a hull is: a capsule of 1e-85 answered distances 30%
+    // off and balls of 1e-200 passed through each other. 0 is a point (a segment).
+    for tiny in [1e-85, 1e-200, 5e-324] {
+        for e in [
+            Rounded::sphere(tiny).map(|_| ()),
+            Rounded::capsule(1.0, tiny).map(|_| ()),
+            Rounded::capsule(tiny, 1.0).map(|_| ()),
+            Rounded::polytope(cube.clone(), tiny).map(|_| ()),
+        ] {
+            let e = e.unwrap_err().to_string();
+            assert!(e.contains("below 1e-70"), "{e}");
+        }
+    }
+    assert!(Rounded::sphere(0.0).is_ok() && Rounded::capsule(0.0, 1e-70).is_ok());
+}
+
+/// Rounded bodies apart, touching and overlapping answer alike in `distance`, `collide` and
+/// `penetration`, near the origin and far from it. Far out, cores a few units apart were
+/// within their coordinates' rounding (14 at 1e15) and penetrated by both radii where
+/// `distance` found them 1 apart; a capsule standing on a box at z = 0.4 (its core's end
+/// placed at 0.4 − 0.1, rounded up) was 2.8e-17 apart where the doubles as written touch
+/// exactly. Oracle: the positions' exact differences (Sterbenz) and exact sums of the
+/// doubles as written (scaled to integers).
+#[test]
+fn far_and_touching_rounded_bodies_answer_alike_in_every_query() {
+    let ball = Rounded::sphere(0.5).unwrap();
+    let capsule = Rounded::capsule(0.5, 0.25).unwrap();
+    let cube = Rounded::polytope(
+        Arc::new(generators::cuboid(DVec3::splat(0.5)).unwrap()),
+        0.0,
+    )
+    .unwrap();
+    let at = |x: f64| Pose::new(DVec3::new(x, 0.0, 0.0), DQuat::IDENTITY);
+    for far in [1e8, 1e14, 1e15] {
+        for (a, b, reach) in [
+            (&ball, &ball, 1.0),
+            (&capsule, &ball, 0.75),
+            (&cube, &ball, 1.0),
+        ] {
+            // Capsules lie along x here, so their reach along it is their half height too.
+            let (a, pose_a) = if std::ptr::eq(a, &capsule) {
+                (
+                    a,
+                    Pose::new(
+                        DVec3::new(far, 0.0, 0.0),
+                        DQuat::from_rotation_y(std::f64::consts::FRAC_PI_2),
+                    ),
+                )
+            } else {
+                (a, at(far))
+            };
+            let reach = if std::ptr::eq(a, &capsule) {
+                reach + 0.5
+            } else {
+                reach
+            };
+            for apart in [2.0, 1.25] {
+                let pose_b = at(far + reach + apart);
+                let gap = (pose_b.translation.x - far) - reach;
+                let d = rounded::distance(a, &pose_a, b, &pose_b);
+                assert_eq!(d.contact, Contact::Separated, "{far} {apart}");
+                assert!(
+                    (d.distance - gap).abs() <= 1e-3 * gap,
+                    "{far} {apart}: {d:?}"
+                );
+                assert!(!rounded::collide(a, &pose_a, b, &pose_b));
+                let p = rounded::penetration(a, &pose_a, b, &pose_b);
+                assert!(p.is_none(), "{far} {apart}: {p:?}");
+            }
+        }
+    }
+    // Sunk in a little at 1e8: the depth is the radius less the centre's height over the
+    // face, not the whole radius (the centre 0.9e-6 out was within the rounding).
+    let (half, r) = (1e-6, 3e-6);
+    let tiny_box = Rounded::polytope(
+        Arc::new(generators::cuboid(DVec3::splat(half)).unwrap()),
+        0.0,
+    )
+    .unwrap();
+    let pose_b = at(1e8 + 1.9e-6);
+    let truth = r - ((pose_b.translation.x - 1e8) - half);
+    let p = rounded::penetration(&tiny_box, &at(1e8), &Rounded::sphere(r).unwrap(), &pose_b)
+        .expect("overlapping");
+    assert!(
+        (p.depth - truth).abs() < 1e-7,
+        "{} against {truth}",
+        p.depth
+    );
+
+    // Standing on a box, touching exactly as written.
+    let scaled = |x: f64| (x * 2f64.powi(60)) as i128;
+    let decimals = [0.1, 0.2, 0.3, 0.5, 0.7];
+    let (mut touching, mut checked) = (0, 0);
+    for hb in decimals {
+        let floor = Rounded::polytope(Arc::new(generators::cuboid(DVec3::splat(hb)).unwrap()), 0.0)
+            .unwrap();
+        for hh in [0.1, 0.2, 0.3] {
+            for r in [0.1, 0.2, 0.3] {
+                // The height as a user writes it: the decimal sum, parsed.
+                let z: f64 = format!("{:.1}", hb + hh + r).parse().unwrap();
+                if scaled(z) != scaled(hb) + scaled(hh) + scaled(r) {
+                    continue;
+                }
+                let pose = Pose::new(DVec3::new(0.0, 0.0, z), DQuat::IDENTITY);
+                let rounded_box = Rounded::polytope(
+                    Arc::new(generators::cuboid(DVec3::new(0.3, 0.2, hh)).unwrap()),
+                    r,
+                )
+                .unwrap();
+                for body in [Rounded::capsule(hh, r).unwrap(), rounded_box] {
+                    checked += 1;
+                    let d = rounded::distance(&floor, &Pose::IDENTITY, &body, &pose);
+                    assert_eq!(d.contact, Contact::Touching, "{hb} {hh} {r} at {z}: {d:?}");
+                    assert_eq!(d.distance, 0.0);
+                    assert!(rounded::collide(&floor, &Pose::IDENTITY, &body, &pose));
+                    let p = rounded::penetration(&floor, &Pose::IDENTITY, &body, &pose)
+                        .expect("touching");
+                    assert_eq!(p.depth, 0.0, "{hb} {hh} {r}");
+                    touching += 1;
+                }
+            }
+        }
+    }
+    assert!(
+        checked >= 20 && touching == checked,
+        "{touching} of {checked}"
     );
 }
 

@@ -830,6 +830,14 @@ fn bad_meshes_and_parameters_are_named_errors() {
             .unwrap_err()
             .to_string()
     };
+    // Empty: named as such (it read "no piece with volume (is the mesh flat?)").
+    for mesh in [
+        TriMesh::new(vec![], vec![]).unwrap(),
+        TriMesh::new(vec![DVec3::ZERO, DVec3::X, DVec3::Y], vec![]).unwrap(),
+    ] {
+        let e = error(&mesh, &params);
+        assert!(e.contains("the mesh has no triangles"), "{e}");
+    }
     // Open: a torus with the top of its tube cut away, two rims as large as the torus
     // (small holes are filled: see `small_holes_are_filled_and_large_ones_named`).
     let mut open = torus();

@@ -1436,6 +1436,12 @@ fn a_library_users_mistakes_are_named() {
         assert!(e.contains("lower index first"), "{pair:?}: {e}");
     }
     assert_eq!(world.impacts_among(1.5, &[[0, 1]]).unwrap().len(), 1);
+    // A pair given twice was reported twice.
+    let e = world
+        .impacts_among(1.5, &[[0, 1], [0, 1]])
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("[0, 1] is given more than once"), "{e}");
     // A hull and a mesh 1e9 from their own origin.
     let far = DVec3::splat(1e9);
     let corners: Vec<DVec3> = (0..8)

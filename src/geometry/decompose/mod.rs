@@ -190,6 +190,13 @@ fn largest_hole(mesh: &TriMesh, holes: &[Vec<u32>]) -> f64 {
 /// Checks that `mesh` can be decomposed: closed, consistently oriented, within the size
 /// limit and the coordinates' range.
 pub fn check_mesh(mesh: &TriMesh) -> Result<()> {
+    // Named as such: an empty mesh was "no piece with volume (is the mesh flat?)".
+    if mesh.triangles.is_empty() {
+        return Err(Error::Geometry(format!(
+            "the mesh has no triangles ({} vertices): a non-convex body needs a closed mesh",
+            mesh.vertices.len()
+        )));
+    }
     crate::geometry::hull::check_range(&mesh.vertices, "the mesh's vertices")?;
     if mesh.triangles.len() > MAX_TRIANGLES {
         return Err(Error::Geometry(format!(
