@@ -736,3 +736,23 @@ fn closest_points_on_triangles_match_sampling() {
         }
     }
 }
+
+/// A cylinder of the most sides a scene or a query may ask for builds whole: its two rings
+/// of points made the hull join them by long fans (quadratic: 65,536 sides took 12 GB and
+/// 49 s, past what a test machine gives). Oracle: the prism's own faces, edges and
+/// vertices.
+#[test]
+fn a_cylinder_of_the_most_sides_builds_whole() {
+    use proxima::geometry::generators::{MAX_SIDES, cylinder};
+    let n = MAX_SIDES as usize;
+    let c = cylinder(MAX_SIDES, 1.0, 1.0).unwrap();
+    assert_eq!(c.num_vertices(), 2 * n);
+    assert_eq!(c.num_faces(), n + 2);
+    assert_eq!(c.num_edges(), 3 * n);
+    assert!(
+        cylinder(MAX_SIDES + 1, 1.0, 1.0)
+            .unwrap_err()
+            .to_string()
+            .contains("sides")
+    );
+}

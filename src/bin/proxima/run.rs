@@ -69,7 +69,7 @@ pub struct RunArgs {
 
 /// Most rounds the main job spends parting a scene's overlapping bodies before its first
 /// frame (the default crowd takes 8; the boulders scene, whose rocks overlap each other
-/// and push the crowd about, 29; later rounds move few bodies and cost little).
+/// and push the crowd about, 32; later rounds move few bodies and cost little).
 const SETTLE_ROUNDS: u32 = 100;
 
 /// The main job's speculative distance: a hundredth of the default crowd's body size.
