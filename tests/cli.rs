@@ -538,6 +538,7 @@ fn counts_of_nothing_are_refused() {
         &["bench", "gpu", "--bodies", "0"],
         &["bench", "pipeline", "--bodies", "0"],
         &["bench", "pipeline", "--frames", "0"],
+        &["bench", "bounds", "--frames", "0"],
     ] {
         let o = proxima(args, &[]);
         assert!(!o.status.success(), "{args:?} should fail");
@@ -1181,6 +1182,9 @@ fn command_line_mistakes_are_named_before_any_work() {
         &["speculative distance", "non-negative"],
     );
     refused(&["run", "--png-size", "641x481"], &["--png"]);
+    // A list's default reads as a list is written (it read "10000 100000 1000000").
+    let help = stdout(&proxima(&["bench", "bounds", "--help"], &[]));
+    assert!(help.contains("[default: 10000,100000,1000000]"), "{help}");
     refused(
         &["run", "--png-size", "-640x480", "--png", "x.png"],
         &["-640x480", "positive whole numbers"],

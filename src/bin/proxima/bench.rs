@@ -53,7 +53,7 @@ pub fn run(which: BenchCommand) -> Result<()> {
 #[command(allow_negative_numbers = true)]
 pub struct ToiBenchArgs {
     /// Vertices per hull, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32, 128, 512])]
+    #[arg(long, value_delimiter = ',', default_value = "8,32,128,512")]
     vertices: Vec<usize>,
     /// Pairs in a batch that stays in cache (the out-of-cache batch has ten times as many).
     #[arg(long, default_value_t = 200)]
@@ -76,7 +76,7 @@ pub struct ToiBenchArgs {
 #[command(allow_negative_numbers = true)]
 pub struct PenetrationBenchArgs {
     /// Vertices per hull, comma separated.
-    #[arg(long, value_delimiter = ',', default_values_t = [8usize, 32, 128, 512, 2048])]
+    #[arg(long, value_delimiter = ',', default_value = "8,32,128,512,2048")]
     vertices: Vec<usize>,
     /// Frames per sequence (those where the hulls overlap are queried).
     #[arg(long, default_value_t = 200)]
@@ -86,7 +86,12 @@ pub struct PenetrationBenchArgs {
     rounds: usize,
     /// How the hulls overlap, comma separated: B resting on A pressed in (shallow),
     /// centres 0.9 apart (deep), one centre (centred: bodies spawned at one point).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [KindArg::Shallow, KindArg::Deep, KindArg::Centred])]
+    #[arg(
+        long,
+        value_enum,
+        value_delimiter = ',',
+        default_value = "shallow,deep,centred"
+    )]
     kinds: Vec<KindArg>,
     /// Where to write the figures as JSON.
     #[arg(long, default_value = "bench-penetration.json")]
@@ -100,7 +105,7 @@ pub struct PenetrationBenchArgs {
 #[command(allow_negative_numbers = true)]
 pub struct PipelineBenchArgs {
     /// Body counts, comma separated (each at least 1).
-    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_values_t = [10_000usize, 100_000])]
+    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_value = "10000,100000")]
     bodies: Vec<usize>,
     /// Timed frames per size (after one warm-up frame; at least 1).
     #[arg(long, default_value_t = 3, value_parser = crate::at_least_one)]
@@ -160,7 +165,7 @@ pub struct GpuBenchArgs {
     #[arg(long)]
     depth_max_pairs: Option<usize>,
     /// Broadphase methods to run frames with, comma separated.
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MethodArg::Hash, MethodArg::Sweep])]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "hash,sweep")]
     methods: Vec<MethodArg>,
 }
 
@@ -178,7 +183,7 @@ pub struct BroadphaseBenchArgs {
     #[arg(long, default_value = "broadphase-scaling.svg")]
     svg: PathBuf,
     /// Methods to time, comma separated (GPU and CPU twin each).
-    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [MethodArg::Hash, MethodArg::Sweep])]
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "hash,sweep")]
     methods: Vec<MethodArg>,
 }
 
@@ -210,17 +215,14 @@ enum MethodArg {
 #[command(allow_negative_numbers = true)]
 pub struct BenchArgs {
     /// Body counts, comma separated (each at least 1).
-    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_values_t = [10_000usize, 100_000, 1_000_000])]
+    #[arg(long, value_delimiter = ',', value_parser = crate::at_least_one, default_value = "10000,100000,1000000")]
     bodies: Vec<usize>,
-    /// Timed frames per size (after one warm-up frame).
-    #[arg(long, default_value_t = 10)]
+    /// Timed frames per size (after one warm-up frame; at least 1).
+    #[arg(long, default_value_t = 10, value_parser = crate::at_least_one)]
     frames: usize,
 }
 
 fn bench_bounds(args: &BenchArgs) -> Result<()> {
-    if args.frames == 0 {
-        return Err(Error::Usage("--frames must be at least 1".into()));
-    }
     check_sizes(&args.bodies)?;
     let mut gpu = open_bench_pipeline()?;
     let has_gpu = matches!(gpu.backend(), Backend::Gpu(_));
@@ -514,7 +516,14 @@ fn bench_pipeline(args: &PipelineBenchArgs) -> Result<()> {
 
 fn bench_penetration(args: &PenetrationBenchArgs) -> Result<()> {
     check_outputs(&args.json, &args.svg)?;
-    let kinds: Vec<_> = args.kinds.iter().map(|&k| k.into()).collect();
+    // Each kind once (`--kinds deep,deep` ran it twice).
+    let mut kinds: Vec<_> = Vec::new();
+    for &k in &args.kinds {
+        if !kinds.contains(&k) {
+            kinds.push(k);
+        }
+    }
+    let kinds: Vec<_> = kinds.into_iter().map(|k| k.into()).collect();
     let report = proxima::penetration_bench::run(
         &args.vertices,
         &kinds,
