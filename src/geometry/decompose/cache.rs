@@ -13,8 +13,11 @@ use glam::DVec3;
 use super::DecomposeParams;
 use crate::geometry::TriMesh;
 
-/// Bumped whenever the decomposition or the file layout changes.
-const VERSION: u32 = 8;
+/// Bumped whenever the decomposition or the file layout changes (9: the hull builder
+/// takes its faces first in first out, so a piece's vertices come in another order, and a
+/// file of the old order would number a body's features otherwise than a fresh
+/// decomposition).
+const VERSION: u32 = 9;
 const MAGIC: &[u8; 8] = b"PROXHULL";
 
 /// Where decompositions are kept.
