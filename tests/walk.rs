@@ -736,7 +736,8 @@ fn thin_sheets_stacked_face_to_face_touch() {
 fn round_hulls_sunk_a_little_are_told_overlapping_as_the_axis_test_tells() {
     let mut rng = Rng::new(0x1c05);
     let mut overlapping = 0;
-    for subdivisions in [2, 3, 4] {
+    // (4 subdivisions and more are right too, but the oracle's every edge pair is slow.)
+    for subdivisions in [2, 3] {
         let a = generators::icosphere(1.0, subdivisions).unwrap();
         let b = generators::icosphere(0.7, subdivisions).unwrap();
         for _ in 0..40 {
@@ -767,5 +768,24 @@ fn round_hulls_sunk_a_little_are_told_overlapping_as_the_axis_test_tells() {
         }
     }
     // Placed by the supports along the line of centres, most of the sunk ones overlap.
-    assert!(overlapping > 100, "{overlapping}");
+    assert!(overlapping > 60, "{overlapping}");
+    // A pose where the walk stopped at two edges 5.6e-17 apart without touching (a probe's:
+    // the test over every edge pair took 4.2 s): overlapping, as the test says.
+    let a = generators::icosphere(1.0, 5).unwrap();
+    let pose_b = Pose::new(
+        DVec3::new(
+            -1.4685520990118055,
+            -1.0724941093441434,
+            -0.8277168102135736,
+        ),
+        DQuat::IDENTITY,
+    );
+    let w = walk(&WalkInput::new(&a, Pose::IDENTITY, &a, pose_b));
+    let truth = max_separation(&a, &Pose::IDENTITY, &a, &pose_b).distance;
+    assert_eq!(
+        w.state == WalkState::Penetrating,
+        truth < 0.0,
+        "{:?} {truth}",
+        w.state
+    );
 }
