@@ -367,10 +367,8 @@ impl Scene {
                 message: "no [[group]] or [[body]] of bodies".into(),
             });
         }
-        // The bodies placed by hand, every grid's counts multiplied out checked; the largest
-        // grid named where they are too many.
+        // The bodies placed by hand, every grid's counts multiplied out checked.
         let mut placed = Some(0u64);
-        let mut largest_grid: Option<(usize, Option<u64>, std::ops::Range<usize>)> = None;
         for (b, body) in file.body.iter().enumerate() {
             let n = match &body.get_ref().grid {
                 Some(g) => {
@@ -382,14 +380,7 @@ impl Scene {
                             format!("count [{x}, {y}, {z}]: each must be at least 1"),
                         ));
                     }
-                    let n = x.checked_mul(y).and_then(|xy| xy.checked_mul(z));
-                    if largest_grid
-                        .as_ref()
-                        .is_none_or(|l| l.1.is_some() && n.is_none_or(|n| Some(n) > l.1))
-                    {
-                        largest_grid = Some((b, n, g.span()));
-                    }
-                    n
+                    grid_count(g.get_ref())
                 }
                 None => Some(1),
             };
@@ -442,8 +433,17 @@ impl Scene {
                     let count = &group.get_ref().count;
                     scene_error(count.span(), &field, message)
                 }
-                _ => match largest_grid {
-                    Some((b, _, span)) => scene_error(span, &format!("body[{b}].grid"), message),
+                // The largest grid (one past u64 largest of all; the first of equals), by
+                // its line.
+                _ => match file
+                    .body
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(b, body)| Some((b, body.get_ref().grid.as_ref()?)))
+                    .rev()
+                    .max_by_key(|(_, g)| grid_count(g.get_ref()).unwrap_or(u64::MAX))
+                {
+                    Some((b, g)) => scene_error(g.span(), &format!("body[{b}].grid"), message),
                     None => Error::Scene {
                         path: path.to_owned(),
                         message: format!("field `body`: {message}"),
@@ -649,6 +649,12 @@ impl Scene {
             fixed,
         })
     }
+}
+
+/// The bodies a grid places, `None` past u64.
+fn grid_count(grid: &GridSpec) -> Option<u64> {
+    let [x, y, z] = grid.count.0;
+    x.checked_mul(y).and_then(|xy| xy.checked_mul(z))
 }
 
 /// Whether `p` lies outside the wrap box, as the GPU holds both (in f32).

@@ -1182,9 +1182,15 @@ impl World {
                 )));
             }
         }
-        // Each pair once: a pair given twice was reported twice.
-        let mut sorted = pairs.to_vec();
-        sorted.sort_unstable();
+        // Each pair once: a pair given twice was reported twice. The broadphase's pairs come
+        // sorted and are checked where they lie; others are sorted in a copy.
+        let sorted: std::borrow::Cow<[[u32; 2]]> = if pairs.is_sorted() {
+            pairs.into()
+        } else {
+            let mut copy = pairs.to_vec();
+            copy.sort_unstable();
+            copy.into()
+        };
         if let Some(w) = sorted.windows(2).find(|w| w[0] == w[1]) {
             let [a, b] = w[0];
             return Err(Error::Usage(format!(

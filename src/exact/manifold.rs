@@ -44,7 +44,6 @@ use glam::DVec3;
 
 use super::depth::DepthCache;
 use super::placement::Placement;
-use super::point_walk;
 use super::rounded::{self, Contact};
 use super::sat;
 use super::walk::{self, WalkCache, WalkState};
@@ -435,12 +434,7 @@ impl Side<'_> {
                     }
                 }
                 CoreRef::Polytope(poly) => {
-                    let tol = walk::TOL_REL * (poly.reach() + x.abs().max_element());
-                    let (f, q) =
-                        point_walk::closest_to_point(poly, x, from, tol).unwrap_or_else(|| {
-                            let (f, _, q) = brute::closest_feature(poly, x);
-                            (f, q)
-                        });
+                    let (f, q) = rounded::closest_on_polytope(poly, x, from);
                     (f, Hull::of(poly, f), q)
                 }
             }

@@ -235,6 +235,19 @@ fn walk_tolerance(poly: &ConvexPolytope, x: DVec3) -> f64 {
     walk::TOL_REL * (poly.reach() + x.abs().max_element())
 }
 
+/// The feature of `poly` closest to the body-frame point `x` outside it and its closest
+/// point: the Voronoi walk from `start`, enumeration where it gives up.
+pub(crate) fn closest_on_polytope(
+    poly: &ConvexPolytope,
+    x: DVec3,
+    start: FeatureId,
+) -> (FeatureId, DVec3) {
+    point_walk::closest_to_point(poly, x, start, walk_tolerance(poly, x)).unwrap_or_else(|| {
+        let (feature, _, q) = brute::closest_feature(poly, x);
+        (feature, q)
+    })
+}
+
 fn point_polytope(p: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClosest {
     let x = frame.inverse_point(p);
     let (above, face) = height(poly, x);
@@ -248,12 +261,7 @@ fn point_polytope(p: DVec3, poly: &ConvexPolytope, frame: &Placement) -> CoreClo
         };
     }
     // From the face the point is highest over, which it is outside of.
-    let start = FeatureId::Face(face);
-    let (feature, q) = point_walk::closest_to_point(poly, x, start, walk_tolerance(poly, x))
-        .unwrap_or_else(|| {
-            let (feature, _, q) = brute::closest_feature(poly, x);
-            (feature, q)
-        });
+    let (feature, q) = closest_on_polytope(poly, x, FeatureId::Face(face));
     closest_pair(p, frame.point(q), (FeatureId::Vertex(0), feature))
 }
 

@@ -275,6 +275,26 @@ pub(crate) fn arcs_cross(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
     arcs_cross_on_planes((a, b, b.cross(a)), (c, d, d.cross(c)))
 }
 
+/// True when the great arcs (a, b) and (c, d) clearly do not cross: the tests of
+/// [`arcs_cross_on_planes`], each decided only where an arc's end lies beyond 1e-9 (the sine
+/// of an angle) of the other's plane; `false` where any is that close.
+pub(crate) fn arcs_clearly_apart(a: DVec3, b: DVec3, c: DVec3, d: DVec3) -> bool {
+    const MARGIN: f64 = 1e-9;
+    let (bxa, dxc) = (b.cross(a), d.cross(c));
+    let (ma, mc) = (MARGIN * bxa.length(), MARGIN * dxc.length());
+    let (cba, dba) = (c.dot(bxa), d.dot(bxa));
+    let (adc, bdc) = (a.dot(dxc), b.dot(dxc));
+    let same = |x: f64, y: f64, m: f64| (x > m && y > m) || (x < -m && y < -m);
+    if same(cba, dba, ma) || same(adc, bdc, mc) {
+        // One arc wholly on a side of the other's great circle.
+        return true;
+    }
+    // The great circles cross at two antipodal points; the arcs meet at neither when the
+    // ends' sides say the crossing is the far one.
+    let opposite = |x: f64, y: f64, mx: f64, my: f64| (x > mx && y < -my) || (x < -mx && y > my);
+    opposite(cba, dba, ma, ma) && opposite(adc, bdc, mc, mc) && opposite(cba, bdc, ma, mc)
+}
+
 /// [`arcs_cross`] with each arc's plane normal (`b × a`, `d × c`) given: an arc met by many
 /// others computes it once.
 #[inline]

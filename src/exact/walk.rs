@@ -631,12 +631,6 @@ fn unproved(
     )
 }
 
-/// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
-/// or one beside the edge or around the vertex) along which the bodies are apart by at
-/// least `floor`, and that separation, each by the separating-axis test's own face gap
-/// (`sat::face_gap_a`, `face_gap_b`: with `floor` 0 that test would find them touching
-/// too): crates touching at a face, an edge or a corner need no more. `None` when no such
-/// face shows it.
 /// Whether two edges that meet (the walk's features at distance 0) show the bodies
 /// overlapping: their Gauss arcs (A's, and B's negated) clearly do not cross, so no plane
 /// through the point they share has both bodies on its sides (a plane supporting a body at
@@ -654,31 +648,22 @@ fn edges_cannot_touch(
     let (FeatureId::Edge(ea), FeatureId::Edge(eb)) = (fa, fb) else {
         return false;
     };
-    /// How clearly (the sine of an angle) an arc's end must lie on a side of the other's
-    /// plane.
-    const MARGIN: f64 = 1e-9;
     let [a0, a1] = a.edge_faces(ea as usize);
     let [b0, b1] = b.edge_faces(eb as usize);
-    let (na, nb) = (a.face_normal(a0 as usize), a.face_normal(a1 as usize));
-    let (nc, nd) = (
+    sat::arcs_clearly_apart(
+        a.face_normal(a0 as usize),
+        a.face_normal(a1 as usize),
         -place.vector(b.face_normal(b0 as usize)),
         -place.vector(b.face_normal(b1 as usize)),
-    );
-    let (bxa, dxc) = (nb.cross(na), nd.cross(nc));
-    let (ma, mc) = (MARGIN * bxa.length(), MARGIN * dxc.length());
-    let (cba, dba) = (nc.dot(bxa), nd.dot(bxa));
-    let (adc, bdc) = (na.dot(dxc), nb.dot(dxc));
-    let same = |x: f64, y: f64, m: f64| (x > m && y > m) || (x < -m && y < -m);
-    if same(cba, dba, ma) || same(adc, bdc, mc) {
-        // One arc wholly on a side of the other's great circle.
-        return true;
-    }
-    // The great circles cross at two antipodal points; the arcs meet at neither when the
-    // ends' sides say the crossing is the far one (as `sat::arcs_cross` reads them).
-    let opposite = |x: f64, y: f64, mx: f64, my: f64| (x > mx && y < -my) || (x < -mx && y > my);
-    opposite(cba, dba, ma, ma) && opposite(adc, bdc, mc, mc) && opposite(cba, bdc, ma, mc)
+    )
 }
 
+/// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
+/// or one beside the edge or around the vertex) along which the bodies are apart by at
+/// least `floor`, and that separation, each by the separating-axis test's own face gap
+/// (`sat::face_gap_a`, `face_gap_b`: with `floor` 0 that test would find them touching
+/// too): crates touching at a face, an edge or a corner need no more. `None` when no such
+/// face shows it.
 pub(crate) fn face_apart(
     a: &ConvexPolytope,
     b: &ConvexPolytope,

@@ -467,7 +467,6 @@ fn frame_row(frame: &CrowdFrame, index: u32, seconds: f64) -> serde_json::Value 
     })
 }
 
-/// A backend-independent summary of the run: the last frame's pairs and contacts and an
 /// Every body's pose and velocity, a JSON line each, in body order.
 fn write_poses(world: &World, path: &Path) -> Result<()> {
     use std::io::Write;
@@ -491,6 +490,7 @@ fn write_poses(world: &World, path: &Path) -> Result<()> {
     out.flush().map_err(io)
 }
 
+/// A backend-independent summary of the run: the last frame's pairs and contacts and an
 /// FNV-1a hash of every body's final pose bits and the last frame's contact pairs. The GPU
 /// broadphase and its CPU twin give the same pair sets, and everything after them is the
 /// same f64 arithmetic, so both paths must print the same line.
