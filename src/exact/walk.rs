@@ -30,8 +30,8 @@
 //! rounding: every move is one exact arithmetic would make too, so noise cannot send the
 //! walk round a cycle. At a terminal pair within the tolerance, exact predicates
 //! (`super::touch`) decide whether the features touch, and a face at them with the other
-//! body beyond its plane (`face_apart`), else the separating-axis test, tells touching
-//! from overlap.
+//! body beyond its plane (`face_apart`), else the separating-axis test over the candidates
+//! where they meet (`sat::max_separation_around`), tells touching from overlap.
 
 use glam::DVec3;
 use smallvec::SmallVec;
@@ -446,8 +446,11 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                         // on round hulls of 10,242 vertices.
                         if face_apart(input.a, input.b, &b.place, (fa, fb), 0.0).is_none()
                             && (edges_cannot_touch(input.a, input.b, &b.place, (fa, fb))
-                                || sat::max_separation_placed(input.a, input.b, &b.place).distance
-                                    < 0.0)
+                                || (separation_around(input, (&a, fa, pa), (&b, fb, pb)).distance
+                                    < 0.0
+                                    && sat::max_separation_placed(input.a, input.b, &b.place)
+                                        .distance
+                                        < 0.0))
                         {
                             return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
                         }
@@ -468,14 +471,12 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                 // At distance 0 the features alone cannot tell touching from overlap
                 // (identical bodies at identical poses touch at every feature): a face at
                 // them with the other body beyond its plane shows them touching (crates
-                // at a face, an edge or a corner), else the separating-axis test decides.
+                // at a face, an edge or a corner), else the separating-axis test over the
+                // candidates where they meet decides, as the whole test would.
                 let axis = match face_apart(input.a, input.b, &b.place, (fa, fb), 0.0) {
                     Some((axis, _)) => axis,
                     None => {
-                        if edges_cannot_touch(input.a, input.b, &b.place, (fa, fb)) {
-                            return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
-                        }
-                        let best = sat::max_separation_placed(input.a, input.b, &b.place);
+                        let best = separation_around(input, (&a, fa, pa), (&b, fb, pb));
                         if best.distance < 0.0 {
                             return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
                         }
@@ -631,14 +632,14 @@ fn unproved(
     )
 }
 
-/// Whether two edges that meet (the walk's features at distance 0) show the bodies
-/// overlapping: their Gauss arcs (A's, and B's negated) clearly do not cross, so no plane
-/// through the point they share has both bodies on its sides (a plane supporting a body at
-/// a point of an edge has its normal on the edge's arc), and convex bodies sharing a point
-/// that no plane separates overlap. Where the arcs cross, or nearly, the separating-axis
-/// test decides as before: two round hulls of 10,242 vertices sunk 0.001 into each other
-/// stopped at two such edges, and the test took every one of their E_A × E_B edge pairs
-/// (6 s a query; 40,962 vertices, 95 s).
+/// Whether two edges the walk stopped at within [`NEAR`] tolerances of each other show
+/// the bodies overlapping: their Gauss arcs (A's, and B's negated) clearly do not cross,
+/// so no plane between their closest points has both bodies on its sides (a plane
+/// supporting a body at a point of an edge has its normal on the edge's arc). Where the
+/// arcs cross, or nearly, the candidates there and then the separating-axis test decide:
+/// two round hulls of 10,242 vertices sunk 0.001 into each other stopped at two such
+/// edges 5.6e-17 apart, and the test took every one of their E_A × E_B edge pairs (4.2 s
+/// a query).
 fn edges_cannot_touch(
     a: &ConvexPolytope,
     b: &ConvexPolytope,
@@ -656,6 +657,19 @@ fn edges_cannot_touch(
         -place.vector(b.face_normal(b0 as usize)),
         -place.vector(b.face_normal(b1 as usize)),
     )
+}
+
+/// The separating-axis test over the candidates where the features `fa`, `fb` meet at
+/// `pa`, `pb` (the walk's frame; see [`sat::max_separation_around`]), each feature's
+/// ends and sides within [`NEAR`] tolerances of its point counted in.
+fn separation_around(
+    input: &WalkInput<'_>,
+    (a, fa, pa): (&Body<'_>, FeatureId, DVec3),
+    (b, fb, pb): (&Body<'_>, FeatureId, DVec3),
+) -> sat::Separation {
+    let at_a = sat::Around::at(input.a, fa, a.local(pa), NEAR * a.tol);
+    let at_b = sat::Around::at(input.b, fb, b.local(pb), NEAR * b.tol);
+    sat::max_separation_around(input.a, input.b, &b.place, (&at_a, &at_b), a.tol)
 }
 
 /// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
@@ -739,9 +753,11 @@ fn features_touch(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> b
             touch::segments_touch(p0, p1, q0, q1)
         }
         (FeatureId::Edge(e), FeatureId::Face(f)) => {
+            // An edge resting on the face, or touching it at an end (a corner on a face,
+            // where the walk stopped at an edge from the corner: its closest point there).
             let (t, h) = a.edge(e);
             let r = ring(b, f);
-            touch::on_plane(&r, t) && touch::on_plane(&r, h)
+            touch::on_plane(&r, t) || touch::on_plane(&r, h)
         }
         (FeatureId::Face(_), FeatureId::Face(_)) => false,
         // The mirrors: touching is symmetric.
@@ -1191,8 +1207,10 @@ pub fn points_rounding(
 /// nearer, their
 /// difference is mostly rounding and gives no direction: a face's normal where a face is
 /// among the features, else a face beside them along which the bodies are apart by at
-/// least minus the walk's tolerance (`face_apart`), else the separating-axis test's best
-/// axis (two edges' cross product has no sign there, parallel ones not even a direction).
+/// least minus the walk's tolerance (`face_apart`), else the best axis among the
+/// candidates where they meet (`sat::max_separation_around`) where it shows them that
+/// near, else the separating-axis test's best axis (two edges' cross product has no sign
+/// there, parallel ones not even a direction).
 #[allow(clippy::too_many_arguments)]
 pub fn touch_normal(
     a: &ConvexPolytope,
@@ -1205,24 +1223,35 @@ pub fn touch_normal(
     near: f64,
 ) -> DVec3 {
     if distance > near {
-        return contact_normal(
-            a,
-            pose_a,
-            b,
-            pose_b,
-            features,
-            (point_b - point_a) / distance,
-        );
+        // The points' own difference made unit: `distance` was measured in A's frame, and
+        // the world points' rounding over it (1e-7 apart, 5e-9) would be the normal's
+        // error in length.
+        let between = point_b - point_a;
+        let between = between / gap(point_a, point_b);
+        return contact_normal(a, pose_a, b, pose_b, features, between);
     }
     if let (FeatureId::Face(_), _) | (_, FeatureId::Face(_)) = features {
         return contact_normal(a, pose_a, b, pose_b, features, DVec3::ZERO);
     }
     let (place, world_a) = Placement::pair(pose_a, pose_b);
-    let floor = -TOL_REL * place.scale(a, b);
-    face_apart(a, b, &place, features, floor).map_or_else(
-        || sat::max_separation(a, pose_a, b, pose_b).axis,
-        |(n, _)| world_a.vector(n),
-    )
+    let tol = TOL_REL * place.scale(a, b);
+    if let Some((n, _)) = face_apart(a, b, &place, features, -tol) {
+        return world_a.vector(n);
+    }
+    // The candidates where the features meet (bodies touching at corners of round hulls:
+    // the whole test took 65 s at 40,962 vertices), else the whole test.
+    let (pa, pb) = (
+        world_a.inverse_point(point_a),
+        world_a.inverse_point(point_b),
+    );
+    let at_a = sat::Around::at(a, features.0, pa, NEAR * tol);
+    let at_b = sat::Around::at(b, features.1, place.inverse_point(pb), NEAR * tol);
+    let best = sat::max_separation_around(a, b, &place, (&at_a, &at_b), tol);
+    if best.distance >= -tol {
+        world_a.vector(best.axis)
+    } else {
+        sat::max_separation(a, pose_a, b, pose_b).axis
+    }
 }
 
 /// The contact normal (unit, A to B) of closest features (a walk's, at its poses): a
