@@ -34,7 +34,9 @@ pub struct ScrewMotion {
 }
 
 impl ScrewMotion {
-    /// A body that does not move.
+    /// A body that does not move. The pose is taken as given (as the exact queries take
+    /// theirs: see [`crate::exact`]); check it with [`Pose::checked`] first where it comes
+    /// from outside.
     pub fn resting(pose: Pose) -> Self {
         Self {
             start: pose,
@@ -82,6 +84,12 @@ impl ScrewMotion {
     /// [`Self::between`] the two poses would work out again from the end's quaternion, to
     /// rounding, with an arctangent and three square roots a body more).
     pub fn from_velocity(start: Pose, linear: DVec3, angular: DVec3, dt: f64) -> Result<Self> {
+        // As the world's steps: a negative one ran the motion backward.
+        if !(dt.is_finite() && dt >= 0.0) {
+            return Err(Error::Motion(format!(
+                "the step must be finite and non-negative, got {dt}"
+            )));
+        }
         let turn = angular * dt;
         if !(linear * dt).is_finite() || !turn.is_finite() {
             return Err(Error::Motion(format!(

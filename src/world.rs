@@ -264,6 +264,16 @@ impl World {
         progress: &mut dyn FnMut(&str),
     ) -> Result<ShapeId> {
         let id = self.bounds.len() as u32;
+        // The constructors' rules, for shapes built from their public fields.
+        match geometry {
+            ShapeGeometry::Convex(_) => Ok(()),
+            ShapeGeometry::Mesh(m) => m.check(),
+            ShapeGeometry::Rounded(r) => r.check(),
+        }
+        .map_err(|e| match e {
+            Error::Geometry(m) => Error::Geometry(format!("shape {id}: {m}")),
+            e => e,
+        })?;
         // The rule the OBJ loader and a scene's `points` apply, for shapes built in code
         // too: a hull 1e9 from its own origin passed, and its contacts came out 0.1 apart
         // at a speculative distance of 0.
@@ -1143,6 +1153,21 @@ impl World {
                 origin,
             )
         });
+        // A box past f32 is the motion's, named as such (a velocity of 1e40 read as a box
+        // the broadphase could not take).
+        if let Some(i) = boxes
+            .iter()
+            .position(|b| !b.min.iter().chain(&b.max).all(|x| x.is_finite()))
+        {
+            let motion = &made[i].motion;
+            return Err(Error::Usage(format!(
+                "body {i}: its motion over the step of {dt:e} (from {} to {}) sweeps a box past \
+                 f32's range (±3.4e38) from the world's origin, in which the broadphase holds \
+                 the swept boxes: its velocity is too large for the step",
+                motion.start().translation,
+                motion.end().translation
+            )));
+        }
         match self.pipeline.box_pairs(&boxes) {
             Err(e) if self.pipeline.gpu_gone(&e) => {
                 self.pipeline.fall_back_to_cpu(&e);
@@ -1168,17 +1193,18 @@ impl World {
         pairs: &[[u32; 2]],
     ) -> Result<Vec<Impact>> {
         for &[a, b] in pairs {
-            if a as usize >= bodies.len() || b as usize >= bodies.len() {
-                return Err(Error::Usage(format!(
-                    "impacts: pair [{a}, {b}] names a body past the {}",
-                    bodies.len()
-                )));
-            }
             // As every pair is given and reported: [0, 0] answered nothing, and [1, 0]
             // an impact whose bodies were not lower index first.
             if a >= b {
                 return Err(Error::Usage(format!(
                     "impacts: pair [{a}, {b}] must name two bodies, the lower index first"
+                )));
+            }
+            if b as usize >= bodies.len() {
+                return Err(Error::Usage(format!(
+                    "impacts: pair [{a}, {b}] names body {b}, and the world has {} (ids 0 to {})",
+                    bodies.len(),
+                    bodies.len().saturating_sub(1)
                 )));
             }
         }

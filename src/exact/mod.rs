@@ -1,5 +1,10 @@
 //! Exact CPU algorithms on convex polytopes, separate from the per-query entry points
 //! that use them (`crate::query`).
+//!
+//! These take poses and motions as given, for speed: a pose here must have passed
+//! [`Pose::checked`](crate::bodies::Pose::checked) (finite, within ±1e75, a unit
+//! quaternion), as the world, scenes and `proxima query` check every pose on the way in.
+//! A NaN pose answers nonsense here (two boxes one of them NaN "intersect"), not an error.
 
 pub mod advance;
 pub mod depth;

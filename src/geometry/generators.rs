@@ -208,6 +208,15 @@ pub fn torus(major: f64, minor: f64, n_major: u32, n_minor: u32) -> Result<TriMe
              major {major}, {n_major} × {n_minor} segments)"
         )));
     }
+    // As a cylinder's sides: 65,536 × 65,536 segments asked for 4.3e9 vertices (100 GB),
+    // past the triangles' 32-bit indices too.
+    if u64::from(n_major) * u64::from(n_minor) > u64::from(MAX_SIDES) * 16 {
+        return Err(Error::Geometry(format!(
+            "a torus has at most {} vertices (segments around times across), got {n_major} × \
+             {n_minor}",
+            u64::from(MAX_SIDES) * 16
+        )));
+    }
     let mut vertices = Vec::new();
     for i in 0..n_major {
         let u = TAU * f64::from(i) / f64::from(n_major);
@@ -239,6 +248,14 @@ pub fn bumpy_sphere(
     if !(amplitude.is_finite() && (0.0..1.0).contains(&amplitude)) {
         return Err(Error::Geometry(format!(
             "bump amplitude must be in [0, 1), got {amplitude}"
+        )));
+    }
+    // A negative radius turned the sphere inside out, and a NaN one or frequency made NaN
+    // vertices, named later as a shape too large.
+    positive("bumpy sphere radius", radius)?;
+    if !frequency.is_finite() {
+        return Err(Error::Geometry(format!(
+            "bump frequency must be finite, got {frequency}"
         )));
     }
     let mut mesh = icosphere_mesh(1.0, subdivisions)?;

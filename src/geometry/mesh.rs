@@ -53,13 +53,27 @@ pub struct MeshTopology {
 impl TriMesh {
     /// A mesh; checks indices and finiteness.
     pub fn new(vertices: Vec<DVec3>, triangles: Vec<[u32; 3]>) -> Result<Self> {
+        let mesh = Self {
+            vertices,
+            triangles,
+        };
+        mesh.check()?;
+        Ok(mesh)
+    }
+
+    /// [`Self::new`]'s rules, for a mesh built from its fields (one whose triangle indexed
+    /// past its vertices panicked in the decomposition): finite vertices, and triangles
+    /// that index them.
+    pub fn check(&self) -> Result<()> {
+        let vertices = &self.vertices;
         if let Some(i) = vertices.iter().position(|v| !v.is_finite()) {
             return Err(Error::Geometry(format!(
                 "mesh vertex {i} is not finite: {:?}",
                 vertices[i]
             )));
         }
-        if let Some((t, tri)) = triangles
+        if let Some((t, tri)) = self
+            .triangles
             .iter()
             .enumerate()
             .find(|(_, t)| t.iter().any(|&i| i as usize >= vertices.len()))
@@ -69,10 +83,7 @@ impl TriMesh {
                 vertices.len()
             )));
         }
-        Ok(Self {
-            vertices,
-            triangles,
-        })
+        Ok(())
     }
 
     /// This mesh with the vertices that repeat another's position welded into it, where the

@@ -881,7 +881,11 @@ impl ConvexPolytope {
         let faces: Vec<Vec<u32>> = (0..self.num_faces())
             .map(|f| self.face_vertices(f).collect())
             .collect();
-        Self::from_faces(self.vertices.iter().map(|v| *v * s).collect(), &faces)
+        let vertices: Vec<DVec3> = self.vertices.iter().map(|v| *v * s).collect();
+        // The hull's range, named as such: scaled by 1e300 or 1e-300 a box read "face 0 has
+        // zero area".
+        hull::check_range(&vertices, &format!("the polytope scaled by {s:e}"))?;
+        Self::from_faces(vertices, &faces)
     }
 
     /// Bounds for the GPU bounds pass, rounded outward to f32: the local box and the

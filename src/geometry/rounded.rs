@@ -47,22 +47,26 @@ impl Rounded {
 
     /// A capsule along z: a segment of half length `half_height` swept by `radius`.
     pub fn capsule(half_height: f64, radius: f64) -> Result<Self> {
-        if !(half_height.is_finite() && (0.0..=MAX_COORDINATE).contains(&half_height)) {
-            return Err(Error::Geometry(format!(
-                "capsule half height must be finite, non-negative and at most \
-                 {MAX_COORDINATE:e}, got {half_height:?}"
-            )));
-        }
-        if half_height > 0.0 && half_height < MIN_EXTENT {
-            return Err(Error::Geometry(format!(
-                "capsule half height {half_height:e} is below {MIN_EXTENT:e} (0 makes a \
-                 sphere): the closest points take squares of it, which sink into the subnormals"
-            )));
-        }
+        check_half_height(half_height)?;
         Ok(Rounded {
             core: Core::Segment { half_height },
             radius: check_radius(radius, "capsule radius")?,
         })
+    }
+
+    /// The constructors' rules, for one built from its fields (a capsule of half height −1
+    /// was bounded as flat and its pairs dropped): the radius and a segment's half height
+    /// finite, not negative, 0 or at least 1e-70, and at most 1e75.
+    pub fn check(&self) -> Result<()> {
+        let what = match self.core {
+            Core::Point => "sphere radius",
+            Core::Segment { half_height } => {
+                check_half_height(half_height)?;
+                "capsule radius"
+            }
+            Core::Polytope(_) => "rounding radius",
+        };
+        check_radius(self.radius, what).map(|_| ())
     }
 
     /// A polytope swept by `radius`.
@@ -124,6 +128,24 @@ impl Rounded {
             (self.radius + core).next_up()
         }
     }
+}
+
+/// A capsule's half height: finite, not negative, 0 or at least [`MIN_EXTENT`], at most
+/// [`MAX_COORDINATE`].
+fn check_half_height(half_height: f64) -> Result<()> {
+    if !(half_height.is_finite() && (0.0..=MAX_COORDINATE).contains(&half_height)) {
+        return Err(Error::Geometry(format!(
+            "capsule half height must be finite, non-negative and at most \
+             {MAX_COORDINATE:e}, got {half_height:?}"
+        )));
+    }
+    if half_height > 0.0 && half_height < MIN_EXTENT {
+        return Err(Error::Geometry(format!(
+            "capsule half height {half_height:e} is below {MIN_EXTENT:e} (0 makes a \
+             sphere): the closest points take squares of it, which sink into the subnormals"
+        )));
+    }
+    Ok(())
 }
 
 /// A radius: finite and non-negative, or a named error.
