@@ -712,6 +712,7 @@ fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> 
         }
         poly
     };
+    let polygon = corners_named(polygon, reference, incident, toward, size);
     // Measured along the pair normal from the reference plane to the incident point.
     let (m, origin) = (reference.normal, reference.corners[0].0);
     let slope = m.dot(toward);
@@ -733,6 +734,53 @@ fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> 
             }
         })
         .collect()
+}
+
+/// How near (a fraction of the patches' size) a clipped point must lie to a corner of
+/// either patch to be named by it.
+const CORNER_SNAP: f64 = 1e-6;
+
+/// The clipped points named by the corners they lie at, whichever step of the clipping
+/// made them: equal crates stacked corner on corner had each corner named as an incident
+/// vertex inside the reference face, a reference corner inside the incident face or two
+/// edges crossing, as a nudge of 1e-9 decided, and a solver matching last frame's points
+/// by id lost most of them every frame. A point within [`CORNER_SNAP`] of the patches'
+/// size of a reference corner and an incident corner (measured across the normal) is
+/// (corner, corner), of one of them (corner, other patch), else it keeps the features
+/// that made it; of points that come to share an id, the first is kept.
+fn corners_named(
+    polygon: Vec<Corner>,
+    reference: &Patch,
+    incident: &Patch,
+    toward: DVec3,
+    size: f64,
+) -> Vec<Corner> {
+    let snap = CORNER_SNAP * size;
+    let across = |v: DVec3| v - toward * (toward.dot(v) / toward.length_squared());
+    let near = |patch: &Patch, x: DVec3| {
+        patch
+            .corners
+            .iter()
+            .filter(|c| matches!(c.1, FeatureId::Vertex(_)))
+            .map(|c| (across(c.0 - x).length(), c.1))
+            .filter(|&(d, _)| d <= snap)
+            .min_by(|p, q| p.0.total_cmp(&q.0))
+            .map(|(_, f)| f)
+    };
+    let mut named: Vec<Corner> = Vec::with_capacity(polygon.len());
+    for mut c in polygon {
+        let (r, i) = (near(reference, c.point), near(incident, c.point));
+        c.id = match (r, i) {
+            (Some(r), Some(i)) => (r, i),
+            (Some(r), None) => (r, incident.feature),
+            (None, Some(i)) => (reference.feature, i),
+            (None, None) => c.id,
+        };
+        if !named.iter().any(|k| k.id == c.id) {
+            named.push(c);
+        }
+    }
+    named
 }
 
 /// One Sutherland–Hodgman step: the polygon's part on the inner side of plane `j`, into
@@ -842,34 +890,40 @@ fn clip_segment(segment: &Patch, reference: &Patch, planes: &[Cut], tol: f64) ->
 }
 
 /// At most [`MAX_POINTS`]: the deepest, the farthest from it, then the largest triangle
-/// on each side of the line between them; kept in their clipping order.
+/// on each side of the line between them (each within [`CORNER_SNAP`] of the points'
+/// spread of the best, the smallest id); kept in their clipping order.
 fn reduce(points: Vec<ContactPoint>, n: DVec3) -> Vec<ContactPoint> {
     if points.len() <= MAX_POINTS {
         return points;
     }
     let at = |i: usize| points[i].point_b;
-    let deepest = (0..points.len())
-        .min_by(|&i, &j| points[i].separation.total_cmp(&points[j].separation))
-        .expect("points");
     let flat = |v: DVec3| v - n * n.dot(v);
-    let farthest = (0..points.len())
-        .max_by(|&i, &j| {
-            flat(at(i) - at(deepest))
-                .length_squared()
-                .total_cmp(&flat(at(j) - at(deepest)).length_squared())
-        })
-        .expect("points");
+    let size = (0..points.len())
+        .map(|i| flat(at(i) - at(0)).length())
+        .fold(0.0, f64::max);
+    // The best by `score`, a tie within `slack` going to the smallest id: on faces a hair
+    // from parallel (a layer of crates turned on the one below, tilted by 1e-10), the
+    // deepest point was whichever the tilt made deepest, and another four were kept each
+    // frame.
+    let best = |score: &dyn Fn(usize) -> f64, slack: f64| {
+        let top = (0..points.len())
+            .map(score)
+            .fold(f64::NEG_INFINITY, f64::max);
+        (0..points.len())
+            .filter(|&i| score(i) >= top - slack)
+            .min_by_key(|&i| points[i].id.key())
+            .expect("points")
+    };
+    let slack = CORNER_SNAP * size;
+    let deepest = best(&|i| -points[i].separation, slack);
+    let farthest = best(&|i| flat(at(i) - at(deepest)).length(), slack);
     let area = |i: usize| {
         (at(farthest) - at(deepest))
             .cross(at(i) - at(deepest))
             .dot(n)
     };
-    let left = (0..points.len())
-        .max_by(|&i, &j| area(i).total_cmp(&area(j)))
-        .expect("points");
-    let right = (0..points.len())
-        .min_by(|&i, &j| area(i).total_cmp(&area(j)))
-        .expect("points");
+    let left = best(&area, slack * size);
+    let right = best(&|i| -area(i), slack * size);
     let mut keep = [deepest, farthest, left, right];
     keep.sort_unstable();
     let mut out: Vec<ContactPoint> = Vec::with_capacity(MAX_POINTS);

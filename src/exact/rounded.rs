@@ -461,8 +461,8 @@ pub fn penetration(
 }
 
 /// How far apart (or into each other) surfaces may be computed and still touch: the
-/// rounding of placing the cores and adding the radii, 4 ulps of the largest magnitude
-/// involved (a capsule resting on a box, its core's end at 0.4 − 0.1 as placed, came out
+/// rounding of placing the cores and adding the radii, 4ε of the largest magnitude
+/// involved (4 to 8 ulps of it) (a capsule resting on a box, its core's end at 0.4 − 0.1 as placed, came out
 /// 2.8e-17 apart where the doubles as written touch exactly).
 fn touch_rounding(c: &CoreClosest, radii: f64) -> f64 {
     4.0 * f64::EPSILON * (c.pa.abs().max_element().max(c.pb.abs().max_element()) + radii)
