@@ -1124,6 +1124,14 @@ fn edge_face(p: &Body<'_>, x: &mut FeatureId, q: &Body<'_>, y: &mut FeatureId) -
             // read as parallel, and the walk stopped twice the distance apart; see
             // `clip_rate`).
             let change = side * q.slope(normal, dir);
+            if change == 0.0 && side < 0.0 {
+                // Parallel to the face and behind it over the part inside the face's
+                // prism: inside q's body or past another of its faces, as a vertex below a
+                // face is (equal crates stacked 5e-10 into each other, 4e-10 apart across,
+                // stopped here at a side face and its neighbour's bottom edge 1.5e-10
+                // behind it, and were called apart by that much).
+                return local_minimum(q, y, (pl + ph) * 0.5);
+            }
             if change == 0.0 {
                 // Parallel to the face over the whole clipped part: a closest pair when
                 // the face's point is in the edge's region too (crossed planks, a plank on
