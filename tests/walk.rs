@@ -985,3 +985,56 @@ fn crates_at_rest_under_noise_are_told_as_the_axis_test_tells() {
     }
     assert!(told[0] > 400 && told[1] > 400, "{told:?}");
 }
+
+/// A crate resting a gap of 1e-12 to 1e-6 above another, corner over corner, then tipped
+/// by 1e-7 to 0.1 rad about the line through those corners (either way: into the other
+/// or clear of it), the walk warm-started from the corner pair: the answer the
+/// separating-axis test gives wherever it is clear of rounding. A crate 1e-11 above, tipped
+/// 0.03 rad into the other (its far side 3% of its width deep), passed every region's test
+/// within the tolerance at the corners and was called 1e-11 apart (22 of 126 such poses).
+#[test]
+fn a_crate_tipped_about_a_corner_it_nearly_touches_is_told_as_the_axis_test_tells() {
+    let k = generators::cuboid(DVec3::splat(0.5)).unwrap();
+    let vertex = |p: DVec3| {
+        let v = k.vertices().iter().position(|&v| v == p).unwrap();
+        proxima::geometry::FeatureId::Vertex(v as u32)
+    };
+    let corners = (
+        vertex(DVec3::splat(0.5)),
+        vertex(DVec3::new(0.5, 0.5, -0.5)),
+    );
+    let pa = at(DVec3::ZERO, DQuat::IDENTITY);
+    let mut told = [0; 2];
+    for gap in [1e-12, 1e-11, 1e-10, 1e-9, 1e-8, 1e-7, 1e-6] {
+        for turn in [1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1] {
+            for (sign, edge_on) in [(1.0, false), (-1.0, false), (-1.0, true)] {
+                // About the line through the corners (along y), or about B's edge along x.
+                let pivot = DVec3::new(0.5, 0.5, 0.5 + gap / 2.0);
+                let q = if edge_on {
+                    DQuat::from_rotation_x(sign * turn)
+                } else {
+                    DQuat::from_rotation_y(sign * turn)
+                };
+                let rest = DVec3::new(0.0, 0.0, 1.0 + gap);
+                let pb = at(pivot + q * (rest - pivot), q);
+                let mut cache = WalkCache {
+                    features: Some(corners),
+                };
+                let w = cache.query(&k, pa, &k, pb);
+                let truth = max_separation(&k, &pa, &k, &pb).distance;
+                let label = format!(
+                    "gap {gap:e} turn {:e} {edge_on}: {w:?}, separation {truth}",
+                    sign * turn
+                );
+                if truth > 1e-12 {
+                    assert_eq!(w.state, WalkState::Separated, "{label}");
+                    told[0] += 1;
+                } else if truth < -1e-12 {
+                    assert_eq!(w.state, WalkState::Penetrating, "{label}");
+                    told[1] += 1;
+                }
+            }
+        }
+    }
+    assert!(told[0] > 100 && told[1] > 50, "{told:?}");
+}

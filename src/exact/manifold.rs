@@ -227,10 +227,28 @@ pub fn polytope_normal(
             features,
         });
     }
-    let p = cache
+    let Some(p) = cache
         .depth
         .query(a, *pose_a, b, *pose_b)
-        .or_else(|| super::depth::enumerate(a, pose_a, b, pose_b))?;
+        .or_else(|| super::depth::enumerate(a, pose_a, b, pose_b))
+    else {
+        // The walk found them touching or overlapping within rounding, and the depth's
+        // candidates a hair apart (crates corner to corner at 1e3, 1e-16 apart): a contact
+        // all the same, along the separating-axis test's best axis (it was dropped).
+        let s = sat::max_separation(a, pose_a, b, pose_b);
+        if s.distance > speculative {
+            return None;
+        }
+        let c = brute::polytope_closest_pair(a, pose_a, b, pose_b);
+        cache.distance = c.distance;
+        return Some(PairNormal {
+            normal: s.axis,
+            separation: c.distance,
+            point_a: c.point_a,
+            point_b: c.point_b,
+            features: c.features,
+        });
+    };
     Some(PairNormal {
         normal: p.normal,
         separation: -p.depth,

@@ -266,7 +266,7 @@ impl Around {
                 }
             }
         }
-        around
+        around.dedup()
     }
 
     /// The point of `p`'s edge `e` nearest the point, an end exactly where it is nearest.
@@ -308,12 +308,18 @@ impl Around {
     }
 
     fn add(&mut self, e: u32, f: u32) {
-        if !self.edges.contains(&e) {
-            self.edges.push(e);
+        self.edges.push(e);
+        self.faces.push(f);
+    }
+
+    /// Each face and edge once (a vertex's come once each, but an edge's and its end's
+    /// share some; a cone's apex has 65,536 of them, too many to look for each in turn).
+    fn dedup(mut self) -> Self {
+        for list in [&mut self.faces, &mut self.edges] {
+            list.sort_unstable();
+            list.dedup();
         }
-        if !self.faces.contains(&f) {
-            self.faces.push(f);
-        }
+        self
     }
 }
 
