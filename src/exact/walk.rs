@@ -692,9 +692,21 @@ fn separation_around(
     (a, fa, pa): (&Body<'_>, FeatureId, DVec3),
     (b, fb, pb): (&Body<'_>, FeatureId, DVec3),
 ) -> sat::Separation {
-    let at_a = sat::Around::at(input.a, fa, a.local(pa), NEAR * a.tol);
-    let at_b = sat::Around::at(input.b, fb, b.local(pb), NEAR * b.tol);
-    sat::max_separation_around(input.a, input.b, &b.place, (&at_a, &at_b), a.tol)
+    let points = (a.local(pa), b.local(pb));
+    separation_at((input.a, input.b, &b.place), (fa, fb), points, a.tol)
+}
+
+/// [`separation_around`] of bodies placed by `place`, at points each in its own body's
+/// frame, with the walk's tolerance `tol`.
+fn separation_at(
+    (a, b, place): (&ConvexPolytope, &ConvexPolytope, &Placement),
+    (fa, fb): (FeatureId, FeatureId),
+    (pa, pb): (DVec3, DVec3),
+    tol: f64,
+) -> sat::Separation {
+    let at_a = sat::Around::at(a, fa, pa, NEAR * tol);
+    let at_b = sat::Around::at(b, fb, pb, NEAR * tol);
+    sat::max_separation_around(a, b, place, (&at_a, &at_b), tol)
 }
 
 /// The normal (A's frame, A to B) of a face at the features `fa`, `fb` (a face itself,
@@ -1273,13 +1285,11 @@ pub fn touch_normal(
     }
     // The candidates where the features meet (bodies touching at corners of round hulls:
     // the whole test took 65 s at 40,962 vertices), else the whole test.
-    let (pa, pb) = (
+    let points = (
         world_a.inverse_point(point_a),
-        world_a.inverse_point(point_b),
+        place.inverse_point(world_a.inverse_point(point_b)),
     );
-    let at_a = sat::Around::at(a, features.0, pa, NEAR * tol);
-    let at_b = sat::Around::at(b, features.1, place.inverse_point(pb), NEAR * tol);
-    let best = sat::max_separation_around(a, b, &place, (&at_a, &at_b), tol);
+    let best = separation_at((a, b, &place), features, points, tol);
     if best.distance >= -tol {
         world_a.vector(best.axis)
     } else {
