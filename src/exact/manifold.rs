@@ -589,6 +589,28 @@ fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Ma
         // Clipping lost the contact to rounding (a vertex on a side plane): the exact one.
         return single();
     }
+    // The exact closest (or deepest) points where clipping made none as near: faces a
+    // hair from parallel whose nearest corner lies outside the other face's prism (a
+    // cube 2.64e-6 above another, tilted by 1e-6, read 3.33e-6 apart at its nearest
+    // clipped point, and a solver would have let it close by the difference).
+    let nearest = points
+        .iter()
+        .map(|p| p.separation)
+        .fold(f64::INFINITY, f64::min);
+    let scale = exact
+        .point_a
+        .abs()
+        .max_element()
+        .max(exact.point_b.abs().max_element());
+    let id = ContactId {
+        a: exact.features.0,
+        b: exact.features.1,
+    };
+    if nearest > exact.separation + 1e-12 * scale + 1e-9 * exact.separation.abs()
+        && !points.iter().any(|p| p.id == id)
+    {
+        points.push(single().points[0]);
+    }
     Manifold {
         normal: n,
         points: reduce(points, n),
@@ -758,6 +780,10 @@ fn clip(reference: &Patch, incident: &Patch, a_is_reference: bool, n: DVec3) -> 
 /// either patch to be named by it.
 const CORNER_SNAP: f64 = 1e-6;
 
+/// Points whose depths differ by less than this share of their spread tie for the
+/// deepest (a tilt of 1e-10 decided it), the smallest id going first.
+const DEPTH_TIE: f64 = 1e-9;
+
 /// The clipped points named by the corners they lie at, whichever step of the clipping
 /// made them: equal crates stacked corner on corner had each corner named as an incident
 /// vertex inside the reference face, a reference corner inside the incident face or two
@@ -908,8 +934,9 @@ fn clip_segment(segment: &Patch, reference: &Patch, planes: &[Cut], tol: f64) ->
 }
 
 /// At most [`MAX_POINTS`]: the deepest, the farthest from it, then the largest triangle
-/// on each side of the line between them (each within [`CORNER_SNAP`] of the points'
-/// spread of the best, the smallest id); kept in their clipping order.
+/// on each side of the line between them (ties, the smallest id first: depths within
+/// [`DEPTH_TIE`] of the points' spread, distances and areas within [`CORNER_SNAP`]); kept
+/// in their clipping order.
 fn reduce(points: Vec<ContactPoint>, n: DVec3) -> Vec<ContactPoint> {
     if points.len() <= MAX_POINTS {
         return points;
@@ -933,7 +960,9 @@ fn reduce(points: Vec<ContactPoint>, n: DVec3) -> Vec<ContactPoint> {
             .expect("points")
     };
     let slack = CORNER_SNAP * size;
-    let deepest = best(&|i| -points[i].separation, slack);
+    // Depth ties only within DEPTH_TIE of the spread: a point deeper than that is the one
+    // a solver must have (a tie at the corners' snap let a point 1e-6 nearer go).
+    let deepest = best(&|i| -points[i].separation, DEPTH_TIE * size);
     let farthest = best(&|i| flat(at(i) - at(deepest)).length(), slack);
     let area = |i: usize| {
         (at(farthest) - at(deepest))
