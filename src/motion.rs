@@ -85,11 +85,7 @@ impl ScrewMotion {
     /// rounding, with an arctangent and three square roots a body more).
     pub fn from_velocity(start: Pose, linear: DVec3, angular: DVec3, dt: f64) -> Result<Self> {
         // As the world's steps: a negative one ran the motion backward.
-        if !(dt.is_finite() && dt >= 0.0) {
-            return Err(Error::Motion(format!(
-                "the step must be finite and non-negative, got {dt}"
-            )));
-        }
+        step_length(dt)?;
         let turn = angular * dt;
         if !(linear * dt).is_finite() || !turn.is_finite() {
             return Err(Error::Motion(format!(
@@ -192,4 +188,17 @@ impl ScrewMotion {
 fn checked(pose: Pose, which: &str) -> Result<Pose> {
     pose.checked()
         .map_err(|fault| Error::Motion(format!("the {which} {fault}")))
+}
+
+/// A step's length, `dt` seconds, when it is finite and not negative; else the named error,
+/// for the world's steps and a motion made from velocities alike (`advance` moved bodies
+/// backward along their velocities, and a NaN step was blamed on body 0's velocity).
+pub(crate) fn step_length(dt: f64) -> Result<()> {
+    if dt.is_finite() && dt >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::Usage(format!(
+            "the step must be finite and non-negative, got {dt} s"
+        )))
+    }
 }

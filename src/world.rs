@@ -51,7 +51,7 @@ use crate::geometry::decompose::{Cache, DecomposeParams};
 use crate::geometry::polytope::{round_down, round_up};
 use crate::geometry::{ConvexPolytope, HullTree, TriMesh};
 use crate::gpu::{ContextOptions, GpuContext};
-use crate::motion::ScrewMotion;
+use crate::motion::{ScrewMotion, step_length};
 use crate::narrowphase::{ContactState, ExactBody, ExactShape, Narrowphase, PairContact};
 use crate::parallel::{self, par_chunks, par_chunks_mut, par_map};
 use crate::passes::broadphase::Method;
@@ -1299,19 +1299,6 @@ impl World {
 
 /// The largest speculative distance ([`World::set_speculative`]).
 pub const MAX_SPECULATIVE: f64 = 1e36;
-
-/// A step's length, `dt` seconds, when it is finite and not negative; else the named error
-/// (`advance` moved bodies backward along their velocities, and a NaN step was blamed on
-/// body 0's velocity).
-fn step_length(dt: f64) -> Result<()> {
-    if dt.is_finite() && dt >= 0.0 {
-        Ok(())
-    } else {
-        Err(Error::Usage(format!(
-            "the step must be finite and non-negative, got {dt} s"
-        )))
-    }
-}
 
 /// `velocity` of `body` when it is finite, else the named error.
 fn finite(body: u32, velocity: &Velocity) -> Result<()> {

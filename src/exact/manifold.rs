@@ -554,17 +554,18 @@ impl Hull {
 /// The manifold around an exact answer.
 fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Manifold {
     let n = exact.normal;
+    let witness = ContactPoint {
+        point_a: exact.point_a,
+        point_b: exact.point_b,
+        separation: exact.separation,
+        id: ContactId {
+            a: exact.features.0,
+            b: exact.features.1,
+        },
+    };
     let single = || Manifold {
         normal: n,
-        points: vec![ContactPoint {
-            point_a: exact.point_a,
-            point_b: exact.point_b,
-            separation: exact.separation,
-            id: ContactId {
-                a: exact.features.0,
-                b: exact.features.1,
-            },
-        }],
+        points: vec![witness],
     };
     let Some((reference, incident, a_is_reference)) = choose(a, b, n) else {
         return single();
@@ -602,14 +603,10 @@ fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Ma
         .abs()
         .max_element()
         .max(exact.point_b.abs().max_element());
-    let id = ContactId {
-        a: exact.features.0,
-        b: exact.features.1,
-    };
     if nearest > exact.separation + 1e-12 * scale + 1e-9 * exact.separation.abs()
-        && !points.iter().any(|p| p.id == id)
+        && !points.iter().any(|p| p.id == witness.id)
     {
-        points.push(single().points[0]);
+        points.push(witness);
     }
     Manifold {
         normal: n,
