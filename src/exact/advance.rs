@@ -464,6 +464,9 @@ pub struct Advancement<'a> {
     iterations: u32,
     /// The last step was the balls' alone: this one walks.
     walk_due: bool,
+    /// [`Self::time`] was reached by a step of ours, so the bodies are at least `τ/2`
+    /// apart there and the walk need not prove a near stop apart.
+    stepped: bool,
 }
 
 /// The outcome of one step.
@@ -495,6 +498,7 @@ impl<'a> Advancement<'a> {
             spin_support: (0, 0),
             iterations: 0,
             walk_due: false,
+            stepped: false,
             t: 0.0,
             input,
         }
@@ -537,6 +541,7 @@ impl<'a> Advancement<'a> {
             let next = t + step;
             if gap > self.tol && next < 1.0 {
                 self.t = next;
+                self.stepped = true;
                 // Never twice running: rounding cannot make it a loop of empty steps.
                 self.walk_due = true;
                 return Progress::Until(next);
@@ -547,6 +552,7 @@ impl<'a> Advancement<'a> {
         self.iterations += 1;
         let w = walk::walk(&WalkInput {
             start: self.features,
+            apart: self.stepped,
             ..WalkInput::new(inp.a, pose_a, inp.b, pose_b)
         });
         let (state, distance, point_a, point_b, features) = match w.state {
@@ -657,6 +663,7 @@ impl<'a> Advancement<'a> {
             return Progress::Done(output(ToiState::Miss, 1.0, n));
         }
         self.t = next;
+        self.stepped = true;
         if self.iterations >= self.cap {
             return Progress::Done(output(ToiState::Capped, next, n));
         }

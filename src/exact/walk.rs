@@ -84,6 +84,11 @@ pub struct WalkInput<'a> {
     pub start: Option<(FeatureId, FeatureId)>,
     /// Step bound; `None` picks 4 × (features of A + features of B) + 64.
     pub max_steps: Option<u32>,
+    /// The caller has proved the bodies apart at these poses (conservative advancement,
+    /// after a step that keeps them apart): a stop closer than 1.26e-6 of the size needs
+    /// no proof that they are, which is most of the walk at a time of impact's last
+    /// evaluation. Stops within the rounding are still settled as without it.
+    pub apart: bool,
 }
 
 impl<'a> WalkInput<'a> {
@@ -96,6 +101,7 @@ impl<'a> WalkInput<'a> {
             pose_b,
             start: None,
             max_steps: None,
+            apart: false,
         }
     }
 }
@@ -457,7 +463,8 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                         }
                     } else if ((thin(input.a, fa) || thin(input.b, fb))
                         && !apart_across(&a, fa, &b, fb, (pa, pb), d))
-                        || (d <= PROVE_BELOW * (a.tol / TOL_REL)
+                        || (!input.apart
+                            && d <= PROVE_BELOW * (a.tol / TOL_REL)
                             && !proved_apart(input, (&a, fa, pa), (&b, fb, pb)))
                     {
                         return unproved(
