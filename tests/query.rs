@@ -162,31 +162,98 @@ fn the_separating_axis_test_equals_every_axis_tried() {
                 )
             }
         };
-        let ours = max_separation(&a, &pa, &b, &pb);
-        let (truth, along) = brute_separation(&a, &pa, &b, &pb, ours.axis);
-        if truth <= 0.0 {
-            // Overlapping or touching: the least overlap is along a facet's normal of the
-            // Minkowski difference, a candidate of the test.
-            assert!(
-                (ours.distance - truth).abs() <= 1e-12,
-                "case {k}: the test says {}, every axis {truth}",
-                ours.distance
-            );
-        } else {
-            // Apart: some candidate separates them (the theorem), by what its axis shows;
-            // the closest direction need not be a facet's normal, so more axes can show more.
-            assert!(
-                ours.distance > 0.0 && ours.distance <= truth + 1e-12,
-                "case {k}: the test says {}, every axis {truth}",
-                ours.distance
-            );
-        }
+        assert_every_axis_agrees(k, (&a, &pa), (&b, &pb));
+    }
+}
+
+/// The separating-axis test against [`brute_separation`] on one pair.
+fn assert_every_axis_agrees(
+    k: usize,
+    (a, pa): (&proxima::geometry::ConvexPolytope, &Pose),
+    (b, pb): (&proxima::geometry::ConvexPolytope, &Pose),
+) {
+    let ours = max_separation(a, pa, b, pb);
+    let (truth, along) = brute_separation(a, pa, b, pb, ours.axis);
+    if truth <= 0.0 {
+        // Overlapping or touching: the least overlap is along a facet's normal of the
+        // Minkowski difference, a candidate of the test.
         assert!(
-            (ours.distance - along).abs() <= 1e-12,
-            "case {k}: the test says {} along its axis, the projections {along}",
+            (ours.distance - truth).abs() <= 1e-12,
+            "case {k}: the test says {}, every axis {truth}",
+            ours.distance
+        );
+    } else {
+        // Apart: some candidate separates them (the theorem), by what its axis shows;
+        // the closest direction need not be a facet's normal, so more axes can show more.
+        assert!(
+            ours.distance > 0.0 && ours.distance <= truth + 1e-12,
+            "case {k}: the test says {}, every axis {truth}",
             ours.distance
         );
     }
+    assert!(
+        (ours.distance - along).abs() <= 1e-12,
+        "case {k}: the test says {} along its axis, the projections {along}",
+        ours.distance
+    );
+}
+
+#[test]
+fn the_separating_axis_test_on_large_bodies_equals_every_axis_tried() {
+    // Past 16,384 edge pairs the test pairs the edges whose Gauss arcs can cross on a grid
+    // of their boxes (two icospheres of 10,242 vertices overlapping by rounding took 4.1 s
+    // over every pair): round bodies (short arcs, a few to a cell), cylinders and crates
+    // (right-angled arcs, whose boxes span half the grid and are tried against every
+    // arc), round bodies resting pole to pole a hair into each other, at one point, and
+    // apart.
+    let mut rng = Rng::new(36);
+    let ball = generators::icosphere(1.0, 2).unwrap();
+    let fine_ball = generators::icosphere(0.7, 3).unwrap();
+    let drum = generators::cylinder(64, 0.8, 0.6).unwrap();
+    let crate_ = generators::cuboid(DVec3::new(0.9, 0.5, 0.3)).unwrap();
+    let (mut large, mut overlapping) = (0, 0);
+    for k in 0..48 {
+        let (a, b) = match k % 4 {
+            0 => (ball.clone(), ball.clone()),
+            1 => (ball.clone(), drum.clone()),
+            2 => (
+                drum.clone(),
+                generators::random_hull(&mut rng, 200, 1.0).unwrap(),
+            ),
+            _ => (crate_.clone(), fine_ball.clone()),
+        };
+        large += usize::from(a.num_edges() * b.num_edges() > 16_384);
+        let (pa, pb) = match k % 3 {
+            0 => {
+                // Pole to pole along z, a hair apart or into each other.
+                let top = a.vertices().iter().map(|v| v.z).fold(f64::MIN, f64::max);
+                let low = b.vertices().iter().map(|v| v.z).fold(f64::MAX, f64::min);
+                let hair = [1e-15, 0.0, -1e-15, -1e-12, -1e-6][rng.below(5) as usize];
+                (
+                    at(0.0, 0.0, 0.0, DQuat::IDENTITY),
+                    at(0.0, 0.0, top - low + hair, DQuat::IDENTITY),
+                )
+            }
+            1 => (
+                at(0.0, 0.0, 0.0, rng.rotation()),
+                at(0.0, 0.0, 0.0, rng.rotation()),
+            ),
+            _ => {
+                let d = rng.unit_vector() * rng.range(1.0, 2.5);
+                (
+                    at(0.1, 0.2, -0.3, rng.rotation()),
+                    at(d.x, d.y, d.z, rng.rotation()),
+                )
+            }
+        };
+        overlapping += usize::from(max_separation(&a, &pa, &b, &pb).distance <= 0.0);
+        assert_every_axis_agrees(k, (&a, &pa), (&b, &pb));
+    }
+    assert_eq!(
+        large, 48,
+        "every pair has more edge pairs than the grid's threshold"
+    );
+    assert!(overlapping >= 24, "{overlapping} of 48 pairs overlap");
 }
 
 #[test]

@@ -319,7 +319,7 @@ impl Pair<'_> {
                 live_b.push(self.edge_b(y));
             }
         }
-        if let Some((_, x, y)) = smallest_crossing(live_a, live_b, limit)
+        if let Some((_, x, y)) = smallest_crossing(&live_a, &live_b, limit)
             && let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb))
             && found.s < bar(&best)
         {
@@ -383,16 +383,19 @@ fn note(
 /// s = axis·(p − q) with no support query), with the edges. Only arcs whose boxes overlap
 /// can cross: a sweep over the boxes' x ranges finds those pairs.
 pub(super) fn smallest_crossing(
-    edges_a: Vec<Edge>,
-    edges_b: Vec<Edge>,
+    edges_a: &[Edge],
+    edges_b: &[Edge],
     limit: f64,
 ) -> Option<(f64, u32, u32)> {
     if edges_a.is_empty() || edges_b.is_empty() {
         return None;
     }
     let mut smallest: Option<(f64, u32, u32)> = None;
-    let mut test = |ea: &EdgeArc, eb: &EdgeArc| {
-        let (&(x, na, nb, p, da), &(y, nc, nd, q, db)) = (&ea.edge, &eb.edge);
+    let boxes = |edges: &[Edge]| -> Vec<(DVec3, DVec3)> {
+        edges.iter().map(|e| sat::arc_box(e.1, e.2)).collect()
+    };
+    sat::overlapping_arc_boxes(&boxes(edges_a), &boxes(edges_b), |i, j| {
+        let (&(x, na, nb, p, da), &(y, nc, nd, q, db)) = (&edges_a[i], &edges_b[j]);
         if !sat::arcs_cross(na, nb, nc, nd) {
             return;
         }
@@ -407,76 +410,9 @@ pub(super) fn smallest_crossing(
         if s < smallest.map_or(limit, |(v, ..)| v) {
             smallest = Some((s, x, y));
         }
-    };
-    let arcs = |edges: Vec<Edge>| {
-        let mut arcs: Vec<EdgeArc> = edges
-            .into_iter()
-            .map(|edge| {
-                let (lo, hi) = arc_box(edge.1, edge.2);
-                EdgeArc { edge, lo, hi }
-            })
-            .collect();
-        arcs.sort_unstable_by(|a, b| a.lo.x.total_cmp(&b.lo.x));
-        arcs
-    };
-    let (arcs_a, arcs_b) = (arcs(edges_a), arcs(edges_b));
-    let (mut live_a, mut live_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-    let (mut i, mut j) = (0, 0);
-    while i < arcs_a.len() || j < arcs_b.len() {
-        let take_a = j == arcs_b.len() || (i < arcs_a.len() && arcs_a[i].lo.x <= arcs_b[j].lo.x);
-        if take_a {
-            let ea = &arcs_a[i];
-            live_b.retain(|&k| arcs_b[k].hi.x >= ea.lo.x);
-            for &k in &live_b {
-                if boxes_meet(ea, &arcs_b[k]) {
-                    test(ea, &arcs_b[k]);
-                }
-            }
-            live_a.push(i);
-            i += 1;
-        } else {
-            let eb = &arcs_b[j];
-            live_a.retain(|&k| arcs_a[k].hi.x >= eb.lo.x);
-            for &k in &live_a {
-                if boxes_meet(&arcs_a[k], eb) {
-                    test(&arcs_a[k], eb);
-                }
-            }
-            live_b.push(j);
-            j += 1;
-        }
-    }
+    });
     smallest
 }
 
 /// An edge in A's frame: its index, its Gauss arc's ends, a point and its direction.
 pub(super) type Edge = (u32, DVec3, DVec3, DVec3, DVec3);
-
-/// An edge with the box of its Gauss arc.
-struct EdgeArc {
-    edge: Edge,
-    lo: DVec3,
-    hi: DVec3,
-}
-
-/// A box holding the great-circle arc from unit n0 to unit n1 (shorter than a half turn):
-/// the arc lies in the triangle of its ends and the point where the tangents at the ends
-/// meet, m/cos(φ/2) with m the arc's midpoint and φ its angle. Inflated by 1e-9 so that
-/// rounding never drops a crossing; a half-turn arc gets the whole cube.
-fn arc_box(n0: DVec3, n1: DVec3) -> (DVec3, DVec3) {
-    let sum = n0 + n1;
-    let len = sum.length();
-    // cos(φ/2) = |n0 + n1| / 2.
-    let half_cos = 0.5 * len;
-    if half_cos < 1e-6 {
-        return (DVec3::splat(-1.0 - 1e-9), DVec3::splat(1.0 + 1e-9));
-    }
-    let apex = sum / len / half_cos;
-    let lo = n0.min(n1).min(apex) - DVec3::splat(1e-9);
-    let hi = n0.max(n1).max(apex) + DVec3::splat(1e-9);
-    (lo, hi)
-}
-
-fn boxes_meet(a: &EdgeArc, b: &EdgeArc) -> bool {
-    a.lo.cmple(b.hi).all() && b.lo.cmple(a.hi).all()
-}

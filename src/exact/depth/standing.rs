@@ -357,7 +357,7 @@ impl Pair<'_> {
             st.near[kind] = list;
         }
         let [live_a, live_b] = live;
-        if let Some((_, x, y)) = smallest_crossing(live_a, live_b, limit)
+        if let Some((_, x, y)) = smallest_crossing(&live_a, &live_b, limit)
             && let Some(found) = self.evaluate(Facet::Edges(x, y), (wa, wb))
             && found.s < cut(&best)
         {
