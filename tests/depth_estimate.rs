@@ -293,6 +293,49 @@ fn bad_inputs_are_named_errors() {
             .unwrap()
             .is_empty()
     );
+    // Poses the pass cannot use in f32, each named with its body: a quaternion whose
+    // norm² overflows (it normalised to zero and turned the body the wrong way, an
+    // overlapping pair certified apart) or sinks to zero, positions not finite (the CPU
+    // twin stopped on an index past its tables) or past ±1e18 (lengths overflow).
+    let poses: [(Vec3, [f32; 4], &str); 6] = [
+        (Vec3::ZERO, [1e20, 0.0, 0.0, 0.0], "rotation"),
+        (Vec3::ZERO, [0.0, 0.0, 0.0, 1e-25], "rotation"),
+        (Vec3::ZERO, [f32::NAN, 0.0, 0.0, 1.0], "rotation"),
+        (
+            Vec3::new(f32::NAN, 0.0, 0.0),
+            [0.0, 0.0, 0.0, 1.0],
+            "position",
+        ),
+        (
+            Vec3::new(0.0, f32::INFINITY, 0.0),
+            [0.0, 0.0, 0.0, 1.0],
+            "position",
+        ),
+        (Vec3::new(0.0, 0.0, -3e18), [0.0, 0.0, 0.0, 1.0], "1e18"),
+    ];
+    for (position, rotation, what) in poses {
+        let mut bad = bodies.clone();
+        bad[1] = GpuBody::new(position, Quat::from_array(rotation), 0);
+        let err = estimate_cpu(&tables, &bad, &[[0, 1]], DEFAULT_K).unwrap_err();
+        assert!(
+            err.to_string().contains("body 1") && err.to_string().contains(what),
+            "{position} {rotation:?}: {err}"
+        );
+    }
+    // Shapes whose reach leaves the range where the pass's f32 lengths hold: boxes of
+    // 1e-25 had a bound and a slack of 0 and were certified apart while overlapping; at
+    // 2e38 every s overflowed.
+    for size in [1e-25, 1e-19, 3e18, 2e38, 1e39] {
+        let tiny = cuboid(DVec3::splat(size)).unwrap();
+        let err = DepthShapes::new([&polys[0], &tiny]).unwrap_err();
+        assert!(
+            err.to_string().contains("shape 1") && err.to_string().contains("reach"),
+            "{size}: {err}"
+        );
+    }
+    for size in [1e-17, 1e17] {
+        DepthShapes::new([&cuboid(DVec3::splat(size)).unwrap()]).unwrap();
+    }
 }
 
 /// The depth stage inside a frame (`Plan::Depth`: straight from the broadphase's buffers,

@@ -204,7 +204,9 @@ pub fn check_status(status: &GpuPassStatus, bodies: &[GpuBody], shape_count: u32
     })
 }
 
-fn pose_problem(b: &GpuBody) -> Option<String> {
+/// What makes a body's pose unusable in f32 (a position or rotation not finite, a
+/// quaternion whose norm² is below 1e-30 or past f32's range), or `None`.
+pub(crate) fn pose_problem(b: &GpuBody) -> Option<String> {
     let q = Quat::from_array(b.rotation);
     if !Vec3::from_array(b.position).is_finite() {
         Some(format!("position {:?} is not finite", b.position))

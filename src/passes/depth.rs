@@ -30,7 +30,12 @@
 //! a few dozen ulps of the coordinates' size, so each estimate carries
 //! `slack = SLACK_REL · (reach_a + reach_b + |Δ|)` (reach: the largest |v| of a shape in
 //! its body frame), and the guarantee is depth ∈ [est − bound − slack, est + slack]. A
-//! pair is reported separated only when est < −slack.
+//! pair is reported separated only when est < −slack. The guarantee is at the poses given,
+//! their positions in f32 (a caller that rounds f64 poses adds that rounding: the World
+//! does). Inputs outside f32's reach are named errors ([`check_inputs`], [`DepthShapes::new`]):
+//! poses that do not normalise, positions past [`F32_REACH_MAX`], shapes whose reach lies
+//! outside [`F32_REACH_MIN`]..[`F32_REACH_MAX`], where the squares under the lengths
+//! overflow or sink to 0.
 //!
 //! Work: one item per (pair, chunk of directions), chunks sized so an item makes at most
 //! [`LOOP_BUDGET`] loop iterations (llvmpipe stops an invocation's loops after 65535), then
@@ -44,7 +49,7 @@ use crate::geometry::ConvexPolytope;
 use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
 use crate::graph::{BufferProxy, Recording};
 use crate::parallel;
-use crate::passes::bounds::quat_to_mat3;
+use crate::passes::bounds::{pose_problem, quat_to_mat3};
 use crate::passes::dispatch_args::record_dispatch_args_per_item;
 use crate::shaders::ShaderId;
 use crate::{Error, Result, wgsl_twin};
@@ -59,6 +64,14 @@ pub const SLACK_REL: f32 = 1.0 / 262_144.0;
 pub const DEFAULT_K: u32 = 16;
 /// Twin of `NO_DIRECTION`.
 pub const NO_DIRECTION: u32 = u32::MAX;
+/// The largest reach of a shape and the largest position coordinate the pass takes: the
+/// lengths it measures (the bound's and the slack's reaches, the bodies' offset) are
+/// square roots of sums of squares in f32, which overflow past about 1.8e19.
+pub const F32_REACH_MAX: f64 = 1e18;
+/// The smallest reach of a shape the pass takes: below about 1e-19 a reach's square sinks
+/// into f32's subnormals and then to 0, and the bound and the slack with it (boxes of
+/// 1e-25 had both at 0 and were certified apart while overlapping).
+pub const F32_REACH_MIN: f64 = 1e-18;
 
 wgsl_twin! {
     /// Twin of `DepthShape`: a shape's vertices and face normals in the shared tables.
@@ -163,6 +176,14 @@ impl DepthShapes {
             };
             if shape.vertex_count == 0 {
                 return Err(Error::Geometry(format!("shape {i}: no vertices")));
+            }
+            let reach = p.vertices().iter().map(|v| v.length()).fold(0.0, f64::max);
+            if !(F32_REACH_MIN..=F32_REACH_MAX).contains(&reach) {
+                return Err(Error::Geometry(format!(
+                    "shape {i}: the depth estimate works in f32, where a shape's reach (its \
+                     farthest vertex from its origin) must lie within {F32_REACH_MIN:e} to \
+                     {F32_REACH_MAX:e}; this one's is {reach:e}"
+                )));
             }
             t.vertices.extend(
                 p.vertices()
@@ -369,7 +390,10 @@ fn record_passes(
     DepthOutputs { estimates, cut }
 }
 
-/// Checks what the shaders trust: every pair names two bodies, every body a shape.
+/// Checks what the shaders trust: every pair names two bodies, every body a shape and a
+/// pose usable in f32 (finite, a quaternion that normalises, a position within
+/// [`F32_REACH_MAX`]: a rotation of [1e20, 0, 0, 0] normalised to zero in f32 and turned
+/// a body the wrong way, and a NaN position stopped the CPU twin).
 pub fn check_inputs(shapes: &DepthShapes, bodies: &[GpuBody], pairs: &[[u32; 2]]) -> Result<()> {
     for (i, &[a, b]) in pairs.iter().enumerate() {
         for body in [a, b] {
@@ -379,6 +403,21 @@ pub fn check_inputs(shapes: &DepthShapes, bodies: &[GpuBody], pairs: &[[u32; 2]]
                     bodies.len()
                 )));
             };
+            let far = g
+                .position
+                .iter()
+                .any(|c| f64::from(c.abs()) > F32_REACH_MAX);
+            if let Some(what) = pose_problem(g).or_else(|| {
+                far.then(|| {
+                    format!(
+                        "position {:?} is past ±{F32_REACH_MAX:e}, where the depth \
+                         estimate's f32 lengths overflow",
+                        g.position
+                    )
+                })
+            }) {
+                return Err(Error::InvalidPose { body, what });
+            }
             if g.shape as usize >= shapes.shapes.len() {
                 return Err(Error::InvalidShape {
                     body,
