@@ -700,6 +700,66 @@ fn a_resting_stack_keeps_its_ids_under_noise() {
     }
 }
 
+/// Drums of many sides stacked cap on cap: their caps' corners (more than 32, found on a
+/// grid) name the points at them as a scan of every corner does: each point with a
+/// corner pair for its id lies within 1e-6 of the caps' size of both corners, each point
+/// that lies that near a corner of each is named by them, and the ids hold under noise.
+/// Two caps of 1,024 sides took 8 ms a manifold in the scan alone.
+#[test]
+fn many_sided_drums_stacked_name_their_corners_as_a_scan_does() {
+    let mut rng = Rng::new(0xd2);
+    for sides in [40, 256] {
+        let drum = proxima::geometry::generators::cylinder(sides, 0.5, 0.2).unwrap();
+        for turn in [0.0, std::f64::consts::PI / f64::from(sides)] {
+            let rest = Pose::new(DVec3::new(0.0, 0.0, 0.4), DQuat::from_rotation_z(turn));
+            let m = contact(&drum, &Pose::IDENTITY, &drum, &rest, 0.01).expect("they touch");
+            assert_eq!(m.points.len(), 4, "{sides} sides, turn {turn}: {m:?}");
+            let world = |p: &ConvexPolytope, pose: &Pose, f: FeatureId| match f {
+                FeatureId::Vertex(v) => Some(pose.transform_point(p.vertex(v))),
+                _ => None,
+            };
+            let snap = 1e-6;
+            for q in &m.points {
+                let near = |p: &ConvexPolytope, pose: &Pose, x: DVec3| {
+                    (0..p.num_vertices() as u32)
+                        .map(|v| (pose.transform_point(p.vertex(v)).distance(x), v))
+                        .filter(|&(d, _)| d <= snap)
+                        .min_by(|x, y| x.0.total_cmp(&y.0))
+                        .map(|(_, v)| FeatureId::Vertex(v))
+                };
+                let (na, nb) = (
+                    near(&drum, &Pose::IDENTITY, q.point_a),
+                    near(&drum, &rest, q.point_b),
+                );
+                if let (Some(na), Some(nb)) = (na, nb) {
+                    assert_eq!((q.id.a, q.id.b), (na, nb), "{sides}, turn {turn}: {q:?}");
+                }
+                if let Some(x) = world(&drum, &Pose::IDENTITY, q.id.a) {
+                    assert!(x.distance(q.point_a) <= snap, "{sides}, {turn}: {q:?}");
+                }
+                if let Some(x) = world(&drum, &rest, q.id.b) {
+                    assert!(
+                        x.distance(q.point_b) <= 2.0 * snap,
+                        "{sides}, {turn}: {q:?}"
+                    );
+                }
+            }
+            let keys: BTreeSet<u64> = m.points.iter().map(|p| p.id.key()).collect();
+            for _ in 0..50 {
+                let nudge = 1e-10;
+                let pose = Pose::new(
+                    rest.translation + rng.unit_vector() * nudge,
+                    (DQuat::from_scaled_axis(rng.unit_vector() * nudge) * rest.rotation)
+                        .normalize(),
+                );
+                let m2 = contact(&drum, &Pose::IDENTITY, &drum, &pose, 0.01).unwrap();
+                let keys2: BTreeSet<u64> = m2.points.iter().map(|p| p.id.key()).collect();
+                assert_eq!(keys, keys2, "{sides} sides, turn {turn}: {m:?} vs {m2:?}");
+            }
+        }
+    }
+}
+
 /// Every pair within the speculative distance has a manifold, however its caches were
 /// warmed: crates corner to corner, edge to edge and stacked, and random hulls stacked, at
 /// the origin and at 1e3, on a random walk of poses by 1e-12 of their size a frame (they

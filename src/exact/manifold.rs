@@ -40,7 +40,10 @@
 //! segment against an edge has no face to clip against); hull trees get one manifold per
 //! touching piece pair (`exact::tree::pieces_within`), not one per body pair.
 
+use std::collections::{HashMap, HashSet};
+
 use glam::DVec3;
+use smallvec::SmallVec;
 
 use super::depth::DepthCache;
 use super::placement::Placement;
@@ -798,10 +801,38 @@ fn corners_named(
 ) -> Vec<Corner> {
     let snap = CORNER_SNAP * size;
     let across = |v: DVec3| v - toward * (toward.dot(v) / toward.length_squared());
-    let near = |patch: &Patch, x: DVec3| {
-        patch
-            .corners
+    // Large patches (faces of many-sided cylinders) find their corners near a point on a
+    // grid of cells twice the snap (each point looks in the cells about its own), where a
+    // scan of every corner for every point made two 1,024-sided caps' manifold quadratic;
+    // the same corner is chosen (the nearest, the first in order on ties).
+    let cell = |v: DVec3| (across(v) / (2.0 * snap)).floor().as_i64vec3().to_array();
+    let grid = |patch: &Patch| -> Option<HashMap<[i64; 3], Vec<usize>>> {
+        (patch.corners.len() > LARGE_PATCH && snap > 0.0).then(|| {
+            let mut grid: HashMap<[i64; 3], Vec<usize>> = HashMap::new();
+            for (k, c) in patch.corners.iter().enumerate() {
+                grid.entry(cell(c.0)).or_default().push(k);
+            }
+            grid
+        })
+    };
+    let (grid_r, grid_i) = (grid(reference), grid(incident));
+    let near = |patch: &Patch, grid: &Option<HashMap<[i64; 3], Vec<usize>>>, x: DVec3| {
+        let mut nearby: SmallVec<[usize; 8]> = SmallVec::new();
+        match grid {
+            Some(grid) => {
+                let [i, j, k] = cell(x);
+                for key in (i - 1..=i + 1).flat_map(|a| {
+                    (j - 1..=j + 1).flat_map(move |b| (k - 1..=k + 1).map(move |c| [a, b, c]))
+                }) {
+                    nearby.extend(grid.get(&key).into_iter().flatten().copied());
+                }
+                nearby.sort_unstable();
+            }
+            None => nearby.extend(0..patch.corners.len()),
+        }
+        nearby
             .iter()
+            .map(|&k| patch.corners[k])
             .filter(|c| matches!(c.1, FeatureId::Vertex(_)))
             .map(|c| (across(c.0 - x).length(), c.1))
             .filter(|&(d, _)| d <= snap)
@@ -809,20 +840,28 @@ fn corners_named(
             .map(|(_, f)| f)
     };
     let mut named: Vec<Corner> = Vec::with_capacity(polygon.len());
+    let mut ids = HashSet::with_capacity(polygon.len());
     for mut c in polygon {
-        let (r, i) = (near(reference, c.point), near(incident, c.point));
+        let (r, i) = (
+            near(reference, &grid_r, c.point),
+            near(incident, &grid_i, c.point),
+        );
         c.id = match (r, i) {
             (Some(r), Some(i)) => (r, i),
             (Some(r), None) => (r, incident.feature),
             (None, Some(i)) => (reference.feature, i),
             (None, None) => c.id,
         };
-        if !named.iter().any(|k| k.id == c.id) {
+        if ids.insert(c.id) {
             named.push(c);
         }
     }
     named
 }
+
+/// Patches of more corners than this find corners near a point on a grid (see
+/// `corners_named`).
+const LARGE_PATCH: usize = 32;
 
 /// One Sutherland–Hodgman step: the polygon's part on the inner side of plane `j`, into
 /// `out` (cleared first).
