@@ -586,11 +586,15 @@ pub struct ContactState {
     /// Sorted by pair, each pair once: a frame's sorted pairs are matched in one merge,
     /// with no hashing and no map rebuilt.
     pairs: Vec<([u32; 2], PairState)>,
+    /// Bodies whose pairs are forgotten ([`ContactState::forget`]), a bit each: the pairs
+    /// are dropped in one pass when next taken, and read as not held until then.
+    stale: Vec<u64>,
 }
 
 impl ContactState {
     /// The warm starts of `pairs` (fresh ones for pairs not held), taken out.
     fn take(&mut self, pairs: &[[u32; 2]]) -> Vec<PairState> {
+        self.settle();
         let mut held = std::mem::take(&mut self.pairs);
         let mut at = 0;
         pairs
@@ -620,20 +624,48 @@ impl ContactState {
         self.pairs = held;
     }
 
-    /// Drops the warm starts of every pair that names one of `bodies`.
+    /// Drops the warm starts of every pair that names one of `bodies`: marked here, in
+    /// constant time, and dropped together when the pairs are next taken (a pass over
+    /// every held pair for each removed body made removing 1% of 100,000 bodies touching
+    /// take 5-7 s, against a step of 0.3-0.8 s).
     pub fn forget(&mut self, bodies: [u32; 2]) {
+        for b in bodies {
+            let (word, bit) = (b as usize / 64, b % 64);
+            if word >= self.stale.len() {
+                self.stale.resize(word + 1, 0);
+            }
+            self.stale[word] |= 1 << bit;
+        }
+    }
+
+    /// Whether `body`'s pairs are forgotten.
+    fn is_stale(stale: &[u64], body: u32) -> bool {
+        stale
+            .get(body as usize / 64)
+            .is_some_and(|w| w & (1 << (body % 64)) != 0)
+    }
+
+    /// Drops the forgotten bodies' pairs.
+    fn settle(&mut self) {
+        if self.stale.is_empty() {
+            return;
+        }
+        let stale = std::mem::take(&mut self.stale);
         self.pairs
-            .retain(|(pair, _)| !pair.iter().any(|b| bodies.contains(b)));
+            .retain(|(pair, _)| !pair.iter().any(|&b| Self::is_stale(&stale, b)));
     }
 
     /// Pairs held.
     pub fn len(&self) -> usize {
-        self.pairs.len()
+        self.pairs
+            .iter()
+            .filter(|(pair, _)| !pair.iter().any(|&b| Self::is_stale(&self.stale, b)))
+            .count()
     }
 
     /// True when no pair is held.
     pub fn is_empty(&self) -> bool {
-        self.pairs.is_empty()
+        self.len() == 0
     }
 
     /// Looks pairs up one after another: pairs asked in sorted order are found by walking
@@ -642,6 +674,7 @@ impl ContactState {
     pub fn cursor(&self) -> HeldPairs<'_> {
         HeldPairs {
             pairs: &self.pairs,
+            stale: &self.stale,
             at: 0,
         }
     }
@@ -651,6 +684,8 @@ impl ContactState {
 #[derive(Debug)]
 pub struct HeldPairs<'a> {
     pairs: &'a [([u32; 2], PairState)],
+    /// Forgotten bodies ([`ContactState::forget`]): their pairs read as not held.
+    stale: &'a [u64],
     at: usize,
 }
 
@@ -676,7 +711,11 @@ impl<'a> HeldPairs<'a> {
             at + pairs[at..].partition_point(|h| h.0 < pair)
         };
         self.at = found;
-        pairs.get(found).filter(|h| h.0 == pair).map(|h| &h.1)
+        let stale = self.stale;
+        pairs
+            .get(found)
+            .filter(|h| h.0 == pair && !pair.iter().any(|&b| ContactState::is_stale(stale, b)))
+            .map(|h| &h.1)
     }
 
     /// The closest features the last walk found for `pair` (of two convex bodies), if
@@ -803,6 +842,7 @@ mod tests {
                 .enumerate()
                 .map(|(k, &p)| (p, marked(k as u32)))
                 .collect(),
+            stale: Vec::new(),
         };
         let mut asked: Vec<[u32; 2]> = (0..4000)
             .map(|_| [rng.below(64) as u32, rng.below(64) as u32])
@@ -914,6 +954,7 @@ mod tests {
                 .enumerate()
                 .map(|(k, &p)| (p, marked(k as u32)))
                 .collect(),
+            stale: Vec::new(),
         };
         let mut state = seeded();
         let contacts = narrow
