@@ -7,8 +7,10 @@ use std::time::Duration;
 use crate::bodies::GpuAabb;
 use crate::gpu::Engine;
 use crate::graph::Recording;
+use crate::memory::PairBudget;
 use crate::passes::broadphase::{
-    self, Capacities, GpuPairCounter, Method, hash_pairs_cpu, record_broadphase, sap_pairs_cpu,
+    self, Capacities, GpuPairCounter, Method, hash_pairs_cpu_within, record_broadphase,
+    sap_pairs_cpu_within,
 };
 use crate::{Error, Result};
 
@@ -159,11 +161,23 @@ pub fn sorted_pairs(raw: &[[u32; 2]], counter: &GpuPairCounter) -> Vec<[u32; 2]>
 }
 
 /// The CPU twin of `method` (multi-threaded), sorted pairs; errors on a box that is not
-/// finite or has min > max.
+/// finite or has min > max, and with the memory error when the pairs would not fit in
+/// the machine's memory beside the bodies (counted as they are found: the twin stops
+/// there instead of growing its vectors until the process is killed).
 pub fn cpu_pairs(aabbs: &[GpuAabb], method: Method) -> Result<Vec<[u32; 2]>> {
     broadphase::validate_boxes(aabbs)?;
-    Ok(match method {
-        Method::Hash => hash_pairs_cpu(aabbs),
-        Method::Sweep => sap_pairs_cpu(aabbs),
-    })
+    let budget = PairBudget::new(aabbs.len());
+    let pairs = match method {
+        Method::Hash => hash_pairs_cpu_within(aabbs, &budget),
+        Method::Sweep => sap_pairs_cpu_within(aabbs, &budget),
+    };
+    budget.check(|found| {
+        format!(
+            "the broadphase's pairs among {} bodies (it stopped at {found}, each taking \
+             at least {} bytes with its contact)",
+            aabbs.len(),
+            crate::memory::PAIR_BYTES
+        )
+    })?;
+    Ok(pairs)
 }

@@ -102,6 +102,84 @@ pub fn check(what: impl FnOnce() -> String, needed: u64) -> Result<()> {
     }
 }
 
+/// A frame's pairs counted as a broadphase finds them, against what the machine can hold
+/// ([`estimate`] of the bodies and the pairs found so far against [`capacity`], read
+/// once, when the estimate first passes the size below which nothing is checked): a
+/// broadphase that would fill the memory stops and names the error instead of growing
+/// its vectors until the kernel kills the process (100,000 crates of 1e-3 packed among
+/// 512 of 1e3, every tiny box meeting every other, asked for 4 GB at once).
+#[derive(Debug)]
+pub struct PairBudget {
+    bodies: usize,
+    found: std::sync::atomic::AtomicUsize,
+    /// The most pairs that fit, once read (`None`: the host does not say).
+    limit: std::sync::OnceLock<Option<usize>>,
+    over: std::sync::atomic::AtomicBool,
+}
+
+impl PairBudget {
+    /// Pairs found among `bodies` in the calls between: each adds [`Self::STRIDE`].
+    pub const STRIDE: usize = 1 << 16;
+
+    /// A budget for a frame of `bodies` bodies.
+    pub fn new(bodies: usize) -> Self {
+        PairBudget {
+            bodies,
+            found: 0.into(),
+            limit: std::sync::OnceLock::new(),
+            over: false.into(),
+        }
+    }
+
+    /// A budget that every pair fits.
+    pub fn unlimited() -> Self {
+        let budget = Self::new(0);
+        budget.limit.get_or_init(|| None);
+        budget
+    }
+
+    /// Counts `n` more pairs found; false when the frame's pairs no longer fit.
+    pub fn add(&self, n: usize) -> bool {
+        use std::sync::atomic::Ordering::Relaxed;
+        let found = self.found.fetch_add(n, Relaxed) + n;
+        if self.limit.get().is_none()
+            && estimate(self.bodies, found) < CHECK_ABOVE
+            && std::env::var_os(OVERRIDE).is_none()
+        {
+            return true;
+        }
+        let limit = self.limit.get_or_init(|| {
+            let capacity = capacity().ok().flatten()?;
+            let left = capacity.saturating_sub(estimate(self.bodies, 0));
+            Some(usize::try_from(left / PAIR_BYTES).unwrap_or(usize::MAX))
+        });
+        if limit.is_some_and(|l| found > l) {
+            self.over.store(true, Relaxed);
+        }
+        !self.over.load(Relaxed)
+    }
+
+    /// The error naming the frame, when its pairs did not fit: `what` names the frame
+    /// given the pairs found when it stopped.
+    pub fn check(&self, what: impl FnOnce(usize) -> String) -> Result<()> {
+        use std::sync::atomic::Ordering::Relaxed;
+        if !self.over.load(Relaxed) {
+            return Ok(());
+        }
+        let found = self.found.load(Relaxed);
+        let capacity = self.limit.get().copied().flatten().map_or(0, |l| {
+            (l as u64)
+                .saturating_mul(PAIR_BYTES)
+                .saturating_add(estimate(self.bodies, 0))
+        });
+        Err(Error::Memory {
+            what: what(found),
+            needed: estimate(self.bodies, found),
+            capacity,
+        })
+    }
+}
+
 /// `bytes` in the unit that reads best (kB, MB, GB: powers of 1000).
 pub fn human(bytes: u64) -> String {
     crate::error::bytes(bytes)

@@ -754,6 +754,37 @@ fn a_scene_past_the_machines_memory_is_named() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("PROXIMA_MEMORY=\"lots\" is not a number"));
 }
 
+/// A broadphase whose pairs would not fit the machine's memory stops as it finds them and
+/// names the error, instead of growing its vectors until the kernel kills the process
+/// (100,000 crates of 1e-3 packed among 512 of 1e3 asked for 4 GB at once): 3,000 boxes
+/// at one point (4.5M pairs) against a stand-in of 200 MB stop near the 330,000 that fit.
+#[test]
+fn a_broadphase_past_the_machines_memory_stops_and_is_named() {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("one_point.toml");
+    std::fs::write(
+        &path,
+        "seed = 1\n[[body]]\nshape = { box = [0.5, 0.5, 0.5] }\nposition = [0, 0, 0]\n\
+         grid = { count = [30, 10, 10], step = [1e-3, 1e-3, 1e-3] }\n",
+    )
+    .unwrap();
+    let args = ["run", "--device", "cpu", "--frames", "1", path.to_str().unwrap()];
+    let o = proxima(&args, &[("PROXIMA_MEMORY", "200000000")]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && !err.contains("panicked"), "{o:?}");
+    let stopped: u64 = err
+        .split("it stopped at ")
+        .nth(1)
+        .and_then(|rest| rest.split(',').next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("{err}"));
+    let fit = (200_000_000 - 3000 * 600) / 600;
+    assert!(
+        err.contains("the broadphase's pairs among 3000 bodies")
+            && (fit..fit + 2 * 65_536 + 1).contains(&stopped),
+        "{err}"
+    );
+}
+
 #[test]
 fn a_scene_the_main_job_cannot_run_is_named() {
     let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"));

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::bodies::{GpuAabb, MAX_BODIES};
+use crate::memory::PairBudget;
 
 /// The grid the hash uses, computed as `broadphase_setup.wgsl` does.
 pub fn hash_grid(aabbs: &[GpuAabb]) -> GpuBroadphaseSetup {
@@ -127,6 +128,12 @@ pub fn hash_table_cpu(aabbs: &[GpuAabb], g: &GpuBroadphaseSetup) -> HashTableCpu
 /// entries grouped by a parallel sort rather than the GPU's bucket table, which costs a
 /// CPU more in atomics than the sort). Multi-threaded; sorted output.
 pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
+    hash_pairs_cpu_within(aabbs, &PairBudget::unlimited())
+}
+
+/// [`hash_pairs_cpu`] counting its pairs against `budget`: it stops early, with part of
+/// the pairs, once they no longer fit (the caller reads the budget's error).
+pub fn hash_pairs_cpu_within(aabbs: &[GpuAabb], budget: &PairBudget) -> Vec<[u32; 2]> {
     let g = hash_grid(aabbs);
     let g = &g;
     let ranges = parallel_ranges(aabbs.len(), |r| {
@@ -164,6 +171,9 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
                 let b = b_word & BODY_MASK;
                 if overlap(ba, &aabbs[b as usize]) {
                     out.push([a.min(b), a.max(b)]);
+                    if out.len() % PairBudget::STRIDE == 0 && !budget.add(PairBudget::STRIDE) {
+                        return out;
+                    }
                 }
             }
         }
@@ -172,7 +182,7 @@ pub fn hash_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
     let oversize: Vec<u32> = (0..aabbs.len() as u32)
         .filter(|&i| ranges[i as usize].is_none())
         .collect();
-    pairs.extend(oversize_pairs(aabbs, ranges, &oversize));
+    pairs.extend(oversize_pairs(aabbs, ranges, &oversize, budget));
     sort_body_pairs(&mut pairs);
     pairs
 }
@@ -187,6 +197,7 @@ fn oversize_pairs(
     aabbs: &[GpuAabb],
     ranges: &[Option<([u32; 3], [u32; 3])>],
     oversize: &[u32],
+    budget: &PairBudget,
 ) -> Vec<[u32; 2]> {
     if oversize.is_empty() {
         return Vec::new();
@@ -221,6 +232,9 @@ fn oversize_pairs(
                 }
                 if corners_overlap(box_a.min, box_a.max, b.min, b.max) {
                     out.push([a.min(b.body), a.max(b.body)]);
+                    if out.len() % PairBudget::STRIDE == 0 && !budget.add(PairBudget::STRIDE) {
+                        return out;
+                    }
                 }
             }
             for &b in &oversize[i + 1..] {

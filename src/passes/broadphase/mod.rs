@@ -41,13 +41,15 @@ mod sweep;
 
 pub use brute::brute_pairs;
 pub use choose::{CHOOSE_SAMPLE, center_variance, choose_method, sweep_axis};
-pub use hash::{BODY_BITS, HashTableCpu, hash_grid, hash_pairs_cpu, hash_table_cpu};
+pub use hash::{
+    BODY_BITS, HashTableCpu, hash_grid, hash_pairs_cpu, hash_pairs_cpu_within, hash_table_cpu,
+};
 pub use pairs::sort_body_pairs;
 pub use record::{
     BroadphaseOutputs, HashTable, record_broadphase, record_broadphase_counting_from,
     record_hash_table,
 };
-pub use sweep::{sap_gather_cpu, sap_pairs_cpu, sap_reach_cpu, sortable_key};
+pub use sweep::{sap_gather_cpu, sap_pairs_cpu, sap_pairs_cpu_within, sap_reach_cpu, sortable_key};
 
 use crate::bodies::{GpuAabb, MAX_BODIES};
 use crate::gpu::sizes::items_in_binding;

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::bodies::GpuAabb;
+use crate::memory::PairBudget;
 
 /// Order-preserving map of f32 to u32 (twin of `sortable_key`).
 pub fn sortable_key(x: f32) -> u32 {
@@ -15,6 +16,12 @@ pub fn sortable_key(x: f32) -> u32 {
 
 /// CPU twin of sort-and-sweep. Multi-threaded sweep; sorted output.
 pub fn sap_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
+    sap_pairs_cpu_within(aabbs, &PairBudget::unlimited())
+}
+
+/// [`sap_pairs_cpu`] counting its pairs against `budget`: it stops early, with part of
+/// the pairs, once they no longer fit (the caller reads the budget's error).
+pub fn sap_pairs_cpu_within(aabbs: &[GpuAabb], budget: &PairBudget) -> Vec<[u32; 2]> {
     let axis = sweep_axis(aabbs);
     let mut order: Vec<u32> = (0..aabbs.len() as u32).collect();
     order.sort_by_key(|&i| sortable_key(aabbs[i as usize].min[axis]));
@@ -30,6 +37,9 @@ pub fn sap_pairs_cpu(aabbs: &[GpuAabb]) -> Vec<[u32; 2]> {
                 }
                 if corners_overlap(ba.min, ba.max, bb.min, bb.max) {
                     out.push([ba.body.min(bb.body), ba.body.max(bb.body)]);
+                    if out.len() % PairBudget::STRIDE == 0 && !budget.add(PairBudget::STRIDE) {
+                        return out;
+                    }
                 }
             }
         }
