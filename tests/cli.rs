@@ -767,7 +767,14 @@ fn a_broadphase_past_the_machines_memory_stops_and_is_named() {
          grid = { count = [30, 10, 10], step = [1e-3, 1e-3, 1e-3] }\n",
     )
     .unwrap();
-    let args = ["run", "--device", "cpu", "--frames", "1", path.to_str().unwrap()];
+    let args = [
+        "run",
+        "--device",
+        "cpu",
+        "--frames",
+        "1",
+        path.to_str().unwrap(),
+    ];
     let o = proxima(&args, &[("PROXIMA_MEMORY", "200000000")]);
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && !err.contains("panicked"), "{o:?}");
