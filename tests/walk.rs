@@ -1038,3 +1038,45 @@ fn a_crate_tipped_about_a_corner_it_nearly_touches_is_told_as_the_axis_test_tell
     }
     assert!(told[0] > 100 && told[1] > 50, "{told:?}");
 }
+
+/// Faces exactly coplanar and overlapping touch whatever the turn between them: drums of
+/// 16 to 1,024 sides cap on cap (both caps at z = 1 exactly; a turn about z keeps every
+/// z), the upper turned 1e-12 to 1e-7 about the axis, were called up to 3e-12 apart (a
+/// rim vertex beside the other's rim edge, which its own rim edge crosses). The oracle:
+/// the caps share their centre. Lifted by 1e-9 they are apart by exactly that (the caps'
+/// gap). And a cone's apex an ulp inside another's, tip to tip along their axis, was
+/// called an ulp apart: the point (0, 0, 1 − 2^-52) lies on A's axis below its apex.
+#[test]
+fn coplanar_faces_turned_a_hair_touch_and_an_apex_an_ulp_inside_overlaps() {
+    for sides in [16, 64, 1024] {
+        let drum = generators::cylinder(sides, 1.0, 1.0).unwrap();
+        for turn in [1e-12, 1e-10, 5e-10, 1e-9, 1e-7] {
+            let rotation = DQuat::from_xyzw(0.0, 0.0, turn / 2.0, 1.0).normalize();
+            let (pa, pb) = (Pose::IDENTITY, at(DVec3::new(0.0, 0.0, 2.0), rotation));
+            let w = cold(&drum, pa, &drum, pb);
+            assert!(
+                w.state == WalkState::Touching && w.distance == 0.0,
+                "{sides} sides, turn {turn}: {w:?}"
+            );
+            let lifted = at(DVec3::new(0.0, 0.0, 2.0 + 1e-9), rotation);
+            let w = cold(&drum, pa, &drum, lifted);
+            assert!(
+                w.state == WalkState::Separated && (w.distance - 1e-9).abs() < 1e-15,
+                "{sides} sides, turn {turn}, lifted: {w:?}"
+            );
+        }
+    }
+    for sides in [4, 16, 256] {
+        let cone = generators::cone(sides, 1.0, 1.0).unwrap();
+        let flipped = DQuat::from_xyzw(1.0, 0.0, 0.0, 0.0);
+        let sunk = at(DVec3::new(0.0, 0.0, 2.0 - f64::EPSILON), flipped);
+        let w = cold(&cone, Pose::IDENTITY, &cone, sunk);
+        assert!(
+            matches!(w.state, WalkState::Penetrating | WalkState::Touching),
+            "{sides} sides: {w:?}"
+        );
+        let apart = at(DVec3::new(0.0, 0.0, 2.0 + 1e-12), flipped);
+        let w = cold(&cone, Pose::IDENTITY, &cone, apart);
+        assert_eq!(w.state, WalkState::Separated, "{sides} sides: {w:?}");
+    }
+}

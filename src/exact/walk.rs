@@ -432,12 +432,26 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
         };
         match step {
             Step::Done | Step::DoneAt(..) => {
-                let (pa, pb) = match step {
+                let (mut pa, mut pb) = match step {
                     Step::DoneAt(pa, pb) => (pa, pb),
                     _ => closest_points(&a, fa, &b, fb),
                 };
-                let d = gap(pa, pb);
-                let touching = pa == pb || (d <= tol && features_touch(&a, fa, &b, fb));
+                let mut d = gap(pa, pb);
+                let mut touching = pa == pb || (d <= tol && features_touch(&a, fa, &b, fb));
+                if !touching
+                    && d <= NEAR * tol
+                    && let Some((x, y)) = edges_touching_around(&a, fa, &b, fb)
+                {
+                    // Touching at an edge beside the stop: the bodies touch, and their
+                    // distance is 0, not the features' (coplanar caps of 1,024-sided
+                    // cylinders, one turned 5e-10 about their axis, stopped at a rim
+                    // vertex 3e-12 beside the other's rim edge, which its own rim edge
+                    // crosses).
+                    (fa, fb) = (FeatureId::Edge(x), FeatureId::Edge(y));
+                    (pa, pb) = closest_points(&a, fa, &b, fb);
+                    d = gap(pa, pb);
+                    touching = true;
+                }
                 if !touching {
                     // Within the tolerance of each other the features meet every region's
                     // test (each is a distance along the planes' normals, none beyond the
@@ -807,6 +821,36 @@ fn features_touch(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> b
         // The mirrors: touching is symmetric.
         (FeatureId::Edge(_) | FeatureId::Face(_), _) => features_touch(b, fb, a, fa),
     }
+}
+
+/// A's and B's edges at the stop's features (a vertex's edges, an edge itself; none of
+/// a face, whose edges can be many), the first pair that shares a point exactly.
+fn edges_touching_around(
+    a: &Body<'_>,
+    fa: FeatureId,
+    b: &Body<'_>,
+    fb: FeatureId,
+) -> Option<(u32, u32)> {
+    let edges = |p: &Body<'_>, f: FeatureId| -> SmallVec<[u32; 8]> {
+        match f {
+            FeatureId::Vertex(v) => p
+                .poly
+                .vertex_out(v as usize)
+                .iter()
+                .map(|&h| h / 2)
+                .collect(),
+            FeatureId::Edge(e) => SmallVec::from_slice(&[e]),
+            FeatureId::Face(_) => SmallVec::new(),
+        }
+    };
+    let (at_a, at_b) = (edges(a, fa), edges(b, fb));
+    at_a.iter().find_map(|&x| {
+        let (p0, p1) = a.edge(x);
+        at_b.iter().find_map(|&y| {
+            let (q0, q1) = b.edge(y);
+            touch::segments_touch(p0, p1, q0, q1).then_some((x, y))
+        })
+    })
 }
 
 fn valid(p: &ConvexPolytope, f: FeatureId) -> bool {
