@@ -11,10 +11,11 @@
 //! pairs, 487 and 1,834 MB); the built-in crowd, about 1.09 pairs a body and 2% of them
 //! with a manifold, 1,440 bytes a body in all (250k and 2M bodies: 401 and 2,925 MB). The
 //! estimate takes [`BODY_BYTES`] and [`PAIR_BYTES`], below those, so that a scene it
-//! refuses would not have fitted. Pairs deep in each other take about twice as much (their
-//! depth walks' warm starts and larger manifolds: 2,000 crates at one point, 2M pairs,
-//! 2.54 GB at most resident), and a frame of them near the machine's memory may pass the
-//! check and still run out.
+//! refuses would not have fitted. Pairs deep in each other take about twice as much in
+//! their first frame (their depth walks' warm starts and larger manifolds: 2,000 crates
+//! at one point, 2M pairs, 2.54 GB at most resident) and 3.6 to 4.9 times from their
+//! second (each keeps its depth certificate: 4.35 to 5.85 GB), and a frame of them near
+//! the machine's memory may pass the check and still run out.
 //!
 //! What the machine can give is the kernel's estimate of memory available without
 //! swapping (`MemAvailable` in `/proc/meminfo`) plus what the process holds already

@@ -920,12 +920,18 @@ impl World {
             seconds: t.elapsed().as_secs_f64(),
         });
         let t = Instant::now();
-        // A pair that overlaps now has no first contact ahead: no need to advance it.
-        let overlapping: HashSet<[u32; 2]> = contacts
-            .iter()
-            .filter(|c| c.manifold.min_separation() < 0.0)
-            .map(|c| c.bodies)
-            .collect();
+        // A pair that overlaps now has no first contact ahead: no need to advance it. Made
+        // only for a step that can have impacts (a world at rest spent 0.4-0.6 s of a 6 s
+        // frame on the set at 1M bodies).
+        let overlapping: HashSet<[u32; 2]> = if dt > 0.0 && self.moving() {
+            contacts
+                .iter()
+                .filter(|c| c.manifold.min_separation() < 0.0)
+                .map(|c| c.bodies)
+                .collect()
+        } else {
+            HashSet::new()
+        };
         let impacts = self.impacts_of(bodies, at, dt, |a, b| !overlapping.contains(&[a, b]))?;
         if dt > 0.0 {
             profile.stages.push(StageTime {
@@ -1201,10 +1207,12 @@ impl World {
                 )));
             }
             if b as usize >= bodies.len() {
+                let has = match bodies.len() {
+                    0 => "no bodies".to_string(),
+                    n => format!("{n} (ids 0 to {})", n - 1),
+                };
                 return Err(Error::Usage(format!(
-                    "impacts: pair [{a}, {b}] names body {b}, and the world has {} (ids 0 to {})",
-                    bodies.len(),
-                    bodies.len().saturating_sub(1)
+                    "impacts: pair [{a}, {b}] names body {b}, and the world has {has}"
                 )));
             }
         }

@@ -1440,6 +1440,18 @@ fn a_library_users_mistakes_are_named() {
         e.contains("names body 7, and the world has 2 (ids 0 to 1)"),
         "{e}"
     );
+    let (b, c) = (world.bodies()[0].pose, world.bodies()[1].pose);
+    // The last body takes the removed one's id.
+    assert!(world.remove_body(a).unwrap().is_some());
+    world.remove_body(a).unwrap();
+    let e = world.impacts_among(1.0, &[[0, 1]]).unwrap_err().to_string();
+    assert!(
+        e.contains("names body 1, and the world has no bodies"),
+        "{e}"
+    );
+    let a = world.add_body(unit, b).unwrap();
+    world.add_body(unit, c).unwrap();
+    world.set_velocity(a, v).unwrap();
     assert_eq!(world.impacts_among(1.5, &[[0, 1]]).unwrap().len(), 1);
     // A pair given twice was reported twice.
     let e = world
