@@ -677,6 +677,20 @@ fn bench_sizes_and_outputs_are_checked_before_any_work() {
     assert!(row.contains(" - ") && !row.contains("NaN"), "{row}");
 }
 
+/// A scene file of unit boxes in a grid of `count` from `at`, `step` apart on each axis.
+fn grid_of_boxes(name: &str, at: [f64; 3], count: [u32; 3], step: f64) -> std::path::PathBuf {
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}.toml"));
+    std::fs::write(
+        &path,
+        format!(
+            "seed = 1\n[[body]]\nshape = {{ box = [0.5, 0.5, 0.5] }}\nposition = {at:?}\n\
+             grid = {{ count = {count:?}, step = [{step:e}, {step:e}, {step:e}] }}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
 /// Scenes the main job cannot run are named before any work: a spin past half a turn a
 /// frame, and a speed past f32 (written short).
 /// A scene larger than the machine's memory is refused by name before the work that would
@@ -687,13 +701,7 @@ fn bench_sizes_and_outputs_are_checked_before_any_work() {
 /// (the estimate is within a factor of two below).
 #[test]
 fn a_scene_past_the_machines_memory_is_named() {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("touching_grid.toml");
-    std::fs::write(
-        &path,
-        "seed = 1\n[[body]]\nshape = { box = [0.5, 0.5, 0.5] }\nposition = [0, 0, 0.5]\n\
-         grid = { count = [20, 20, 20], step = [1, 1, 1] }\n",
-    )
-    .unwrap();
+    let path = grid_of_boxes("touching_grid", [0.0, 0.0, 0.5], [20, 20, 20], 1.0);
     let args = [
         "run",
         "--device",
@@ -760,13 +768,7 @@ fn a_scene_past_the_machines_memory_is_named() {
 /// at one point (4.5M pairs) against a stand-in of 200 MB stop near the 330,000 that fit.
 #[test]
 fn a_broadphase_past_the_machines_memory_stops_and_is_named() {
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("one_point.toml");
-    std::fs::write(
-        &path,
-        "seed = 1\n[[body]]\nshape = { box = [0.5, 0.5, 0.5] }\nposition = [0, 0, 0]\n\
-         grid = { count = [30, 10, 10], step = [1e-3, 1e-3, 1e-3] }\n",
-    )
-    .unwrap();
+    let path = grid_of_boxes("one_point", [0.0; 3], [30, 10, 10], 1e-3);
     let args = [
         "run",
         "--device",
