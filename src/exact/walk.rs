@@ -862,13 +862,40 @@ fn valid(p: &ConvexPolytope, f: FeatureId) -> bool {
 }
 
 /// Vertices facing each other along the line between the bodies' centroids.
+/// Where either support vertex lies on a face of more than [`WIDE_FACE`] sides facing
+/// the other body (its normal within 60° of the line between the centroids), the walk
+/// starts at that face and the other body's vertex nearest its plane instead: from a rim
+/// vertex it went round the face a vertex a step, each step clipping against all its
+/// sides (a drum of 16,384 sides hovering over another, tilted 1e-6: 7,410 steps, 0.8 s).
 fn cold_start(a: &Body<'_>, b: &Body<'_>) -> (FeatureId, FeatureId) {
     let (ca, cb) = (a.point(a.poly.centroid()), b.point(b.poly.centroid()));
     let d = (cb - ca).try_normalize().unwrap_or(DVec3::X);
     let (va, _) = a.poly.extreme(d, 0);
     let (vb, _) = b.poly.extreme(b.place.inverse_vector(-d), 0);
+    // The widest-facing face at vertex `v` of `p`, with its normal in A's frame.
+    let wide_face = |p: &Body<'_>, v: u32, toward: DVec3| {
+        p.poly
+            .vertex_out(v as usize)
+            .iter()
+            .map(|&h| p.poly.half_edge_face(h))
+            .filter(|&f| p.poly.face_half_edges(f as usize).len() > WIDE_FACE)
+            .map(|f| (f, p.place.vector(p.poly.face_normal(f as usize))))
+            .filter(|(_, n)| n.dot(toward) > 0.5)
+            .max_by(|x, y| x.1.dot(toward).total_cmp(&y.1.dot(toward)))
+    };
+    if let Some((f, n)) = wide_face(a, va, d) {
+        let (v, _) = b.poly.extreme(b.place.inverse_vector(-n), 0);
+        return (FeatureId::Face(f), FeatureId::Vertex(v));
+    }
+    if let Some((g, n)) = wide_face(b, vb, -d) {
+        let (v, _) = a.poly.extreme(-n, 0);
+        return (FeatureId::Vertex(v), FeatureId::Face(g));
+    }
     (FeatureId::Vertex(va), FeatureId::Vertex(vb))
 }
+
+/// Faces of more sides than this start a cold walk at them (see [`cold_start`]).
+const WIDE_FACE: usize = 32;
 
 /// Closest points of a terminal (or current) pair.
 fn closest_points(a: &Body<'_>, fa: FeatureId, b: &Body<'_>, fb: FeatureId) -> (DVec3, DVec3) {
