@@ -90,7 +90,7 @@ fn kib(text: &str, key: &str) -> Option<u64> {
 
 /// An error naming `what` when about `needed` bytes exceed what the machine can give.
 pub fn check(what: impl FnOnce() -> String, needed: u64) -> Result<()> {
-    if needed < CHECK_ABOVE && std::env::var_os(OVERRIDE).is_none() {
+    if below_checks(needed) {
         return Ok(());
     }
     match capacity()? {
@@ -103,6 +103,12 @@ pub fn check(what: impl FnOnce() -> String, needed: u64) -> Result<()> {
     }
 }
 
+/// Whether `needed` bytes are too few to check (nothing is read for them), unless
+/// [`OVERRIDE`] stands in for the machine.
+fn below_checks(needed: u64) -> bool {
+    needed < CHECK_ABOVE && std::env::var_os(OVERRIDE).is_none()
+}
+
 /// A frame's pairs counted as a broadphase finds them, against what the machine can hold
 /// ([`estimate`] of the bodies and the pairs found so far against [`capacity`], read
 /// once, when the estimate first passes the size below which nothing is checked): a
@@ -113,8 +119,8 @@ pub fn check(what: impl FnOnce() -> String, needed: u64) -> Result<()> {
 pub struct PairBudget {
     bodies: usize,
     found: std::sync::atomic::AtomicUsize,
-    /// The most pairs that fit, once read (`None`: the host does not say).
-    limit: std::sync::OnceLock<Option<usize>>,
+    /// What the machine can give, once read (`None`: the host does not say).
+    capacity: std::sync::OnceLock<Option<u64>>,
     over: std::sync::atomic::AtomicBool,
 }
 
@@ -127,7 +133,7 @@ impl PairBudget {
         PairBudget {
             bodies,
             found: 0.into(),
-            limit: std::sync::OnceLock::new(),
+            capacity: std::sync::OnceLock::new(),
             over: false.into(),
         }
     }
@@ -135,7 +141,7 @@ impl PairBudget {
     /// A budget that every pair fits.
     pub fn unlimited() -> Self {
         let budget = Self::new(0);
-        budget.limit.get_or_init(|| None);
+        budget.capacity.get_or_init(|| None);
         budget
     }
 
@@ -143,18 +149,12 @@ impl PairBudget {
     pub fn add(&self, n: usize) -> bool {
         use std::sync::atomic::Ordering::Relaxed;
         let found = self.found.fetch_add(n, Relaxed) + n;
-        if self.limit.get().is_none()
-            && estimate(self.bodies, found) < CHECK_ABOVE
-            && std::env::var_os(OVERRIDE).is_none()
-        {
+        let needed = estimate(self.bodies, found);
+        if self.capacity.get().is_none() && below_checks(needed) {
             return true;
         }
-        let limit = self.limit.get_or_init(|| {
-            let capacity = capacity().ok().flatten()?;
-            let left = capacity.saturating_sub(estimate(self.bodies, 0));
-            Some(usize::try_from(left / PAIR_BYTES).unwrap_or(usize::MAX))
-        });
-        if limit.is_some_and(|l| found > l) {
+        let capacity = self.capacity.get_or_init(|| capacity().ok().flatten());
+        if capacity.is_some_and(|c| needed > c) {
             self.over.store(true, Relaxed);
         }
         !self.over.load(Relaxed)
@@ -168,11 +168,7 @@ impl PairBudget {
             return Ok(());
         }
         let found = self.found.load(Relaxed);
-        let capacity = self.limit.get().copied().flatten().map_or(0, |l| {
-            (l as u64)
-                .saturating_mul(PAIR_BYTES)
-                .saturating_add(estimate(self.bodies, 0))
-        });
+        let capacity = self.capacity.get().copied().flatten().unwrap_or(0);
         Err(Error::Memory {
             what: what(found),
             needed: estimate(self.bodies, found),

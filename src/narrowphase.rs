@@ -638,11 +638,13 @@ impl ContactState {
         }
     }
 
-    /// Whether `body`'s pairs are forgotten.
-    fn is_stale(stale: &[u64], body: u32) -> bool {
-        stale
-            .get(body as usize / 64)
-            .is_some_and(|w| w & (1 << (body % 64)) != 0)
+    /// Whether `pair` names a body whose pairs are forgotten.
+    fn forgotten(stale: &[u64], pair: [u32; 2]) -> bool {
+        pair.iter().any(|&body| {
+            stale
+                .get(body as usize / 64)
+                .is_some_and(|w| w & (1 << (body % 64)) != 0)
+        })
     }
 
     /// Drops the forgotten bodies' pairs.
@@ -652,14 +654,14 @@ impl ContactState {
         }
         let stale = std::mem::take(&mut self.stale);
         self.pairs
-            .retain(|(pair, _)| !pair.iter().any(|&b| Self::is_stale(&stale, b)));
+            .retain(|&(pair, _)| !Self::forgotten(&stale, pair));
     }
 
     /// Pairs held.
     pub fn len(&self) -> usize {
         self.pairs
             .iter()
-            .filter(|(pair, _)| !pair.iter().any(|&b| Self::is_stale(&self.stale, b)))
+            .filter(|&&(pair, _)| !Self::forgotten(&self.stale, pair))
             .count()
     }
 
@@ -714,7 +716,7 @@ impl<'a> HeldPairs<'a> {
         let stale = self.stale;
         pairs
             .get(found)
-            .filter(|h| h.0 == pair && !pair.iter().any(|&b| ContactState::is_stale(stale, b)))
+            .filter(|h| h.0 == pair && !ContactState::forgotten(stale, pair))
             .map(|h| &h.1)
     }
 

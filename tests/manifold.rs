@@ -19,6 +19,15 @@ fn boxed(x: f64, y: f64, z: f64) -> ConvexPolytope {
     cuboid(DVec3::new(x, y, z)).unwrap()
 }
 
+/// `pose` moved by `nudge` along a random direction and turned by `nudge` about a random
+/// axis.
+fn nudged(pose: &Pose, rng: &mut Rng, nudge: f64) -> Pose {
+    Pose::new(
+        pose.translation + rng.unit_vector() * nudge,
+        (DQuat::from_scaled_axis(rng.unit_vector() * nudge) * pose.rotation).normalize(),
+    )
+}
+
 fn contact(
     a: &ConvexPolytope,
     pa: &Pose,
@@ -680,11 +689,7 @@ fn a_resting_stack_keeps_its_ids_under_noise() {
         };
         for &nudge in nudges {
             for _ in 0..100 {
-                let pose = Pose::new(
-                    rest.translation + rng.unit_vector() * nudge,
-                    (DQuat::from_scaled_axis(rng.unit_vector() * nudge) * rest.rotation)
-                        .normalize(),
-                );
+                let pose = nudged(&rest, &mut rng, nudge);
                 let m2 = contact(&crate_, &Pose::IDENTITY, &crate_, &pose, 0.01).unwrap();
                 let keys2: BTreeSet<u64> = m2.points.iter().map(|p| p.id.key()).collect();
                 assert_eq!(keys, keys2, "turn {turn}, nudge {nudge}: {m:?} vs {m2:?}");
@@ -746,12 +751,7 @@ fn many_sided_drums_stacked_name_their_corners_as_a_scan_does() {
             }
             let keys: BTreeSet<u64> = m.points.iter().map(|p| p.id.key()).collect();
             for _ in 0..50 {
-                let nudge = 1e-10;
-                let pose = Pose::new(
-                    rest.translation + rng.unit_vector() * nudge,
-                    (DQuat::from_scaled_axis(rng.unit_vector() * nudge) * rest.rotation)
-                        .normalize(),
-                );
+                let pose = nudged(&rest, &mut rng, 1e-10);
                 let m2 = contact(&drum, &Pose::IDENTITY, &drum, &pose, 0.01).unwrap();
                 let keys2: BTreeSet<u64> = m2.points.iter().map(|p| p.id.key()).collect();
                 assert_eq!(keys, keys2, "{sides} sides, turn {turn}: {m:?} vs {m2:?}");

@@ -27,6 +27,27 @@ fn on_or_inside(poly: &ConvexPolytope, pose: &Pose, p: DVec3, tol: f64) -> bool 
     common::height(poly, pose, p) <= tol
 }
 
+/// The walk's state against the separating-axis test's signed gap `truth` where that is
+/// clear of rounding (1e-12): apart, or overlapping, counted in `told`; the state checked,
+/// `None` within rounding.
+fn told_as_the_axis_test(
+    w: &WalkOutput,
+    truth: f64,
+    label: &str,
+    told: &mut [usize; 2],
+) -> Option<WalkState> {
+    let (want, k) = if truth > 1e-12 {
+        (WalkState::Separated, 0)
+    } else if truth < -1e-12 {
+        (WalkState::Penetrating, 1)
+    } else {
+        return None;
+    };
+    assert_eq!(w.state, want, "{label}");
+    told[k] += 1;
+    Some(want)
+}
+
 fn check_separated(
     label: &str,
     out: &WalkOutput,
@@ -970,16 +991,11 @@ fn crates_at_rest_under_noise_are_told_as_the_axis_test_tells() {
             let w = cache.query(&k, pa, &k, pb);
             let truth = max_separation(&k, &pa, &k, &pb).distance;
             let label = format!("{offset} {noise} frame {frame}: {w:?}, separation {truth}");
-            if truth > 1e-12 {
-                assert_eq!(w.state, WalkState::Separated, "{label}");
+            if told_as_the_axis_test(&w, truth, &label, &mut told) == Some(WalkState::Separated) {
                 assert!(
                     (w.distance - polytope_distance(&k, &pa, &k, &pb).0).abs() < 1e-12,
                     "{label}"
                 );
-                told[0] += 1;
-            } else if truth < -1e-12 {
-                assert_eq!(w.state, WalkState::Penetrating, "{label}");
-                told[1] += 1;
             }
         }
     }
@@ -1026,13 +1042,7 @@ fn a_crate_tipped_about_a_corner_it_nearly_touches_is_told_as_the_axis_test_tell
                     "gap {gap:e} turn {:e} {edge_on}: {w:?}, separation {truth}",
                     sign * turn
                 );
-                if truth > 1e-12 {
-                    assert_eq!(w.state, WalkState::Separated, "{label}");
-                    told[0] += 1;
-                } else if truth < -1e-12 {
-                    assert_eq!(w.state, WalkState::Penetrating, "{label}");
-                    told[1] += 1;
-                }
+                told_as_the_axis_test(&w, truth, &label, &mut told);
             }
         }
     }

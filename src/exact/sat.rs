@@ -14,8 +14,9 @@
 //! climbing along the faces' order, a step or two each) plus E_A·E_B arc tests, made with
 //! no branch on their outcome (see `edge_pairs`), or past 16,384 edge pairs only those of
 //! arcs whose boxes meet on a grid (`gridded_edge_pairs`): near-linear on round bodies.
-//! This is the exact reference; the Lin–Canny walk answers the same question in expected constant time with coherence, and the Gauss-map depth walk
-//! enumerates by it on small bodies at one point. Callgrind, instructions and
+//! This is the exact reference; the Lin–Canny walk answers the same question in expected
+//! constant time with coherence, and the Gauss-map depth walk enumerates by it on small
+//! bodies at one point. Callgrind, instructions and
 //! mispredicted branches a call, on 1,000 random placements at one point: two unit
 //! crates 13.6k and 172 -> 12.3k and 26, two 8-vertex random hulls (18 edges each) 24.8k
 //! and 309 -> 21.7k and 50; in time two crates 1.6-2.2 -> 1.5-1.9 µs, the 8-vertex hulls
@@ -168,7 +169,7 @@ fn edge_pairs(
         (nc, nd, nd.cross(nc))
     }));
     let centroid_a = a.centroid();
-    if a.num_edges() * b.num_edges() > SWEEP_ABOVE {
+    if a.num_edges() * b.num_edges() > GRID_ABOVE {
         return gridded_edge_pairs(a, b, rel, (b_vertices, b_arcs), best);
     }
     for ea in 0..a.num_edges() {
@@ -220,7 +221,7 @@ fn edge_pairs(
 /// Edge pairs past this many are paired by their Gauss arcs' boxes on a grid
 /// ([`gridded_edge_pairs`]) instead of testing every pair: two icospheres of 10,242 vertices
 /// (30,720 edges each) overlapping by 1e-15 took 4.1 s for the test over every pair.
-const SWEEP_ABOVE: usize = 1 << 14;
+const GRID_ABOVE: usize = 1 << 14;
 
 /// [`edge_pairs`] on a grid: only arcs whose boxes overlap can cross
 /// ([`arc_box_pairs_on_grid`]), and those pairs are tested as every pair is there, the
@@ -310,9 +311,22 @@ pub(crate) fn overlapping_arc_boxes(
         order
     };
     let (order_a, order_b) = (order(boxes_a), order(boxes_b));
-    let meet = |(alo, ahi): (DVec3, DVec3), (blo, bhi): (DVec3, DVec3)| {
-        alo.cmple(bhi).all() && blo.cmple(ahi).all()
-    };
+    // The box `own` (its index `at`) enters: the other side's live boxes that end before it
+    // starts leave, it meets those left, and it goes live on its own side.
+    fn enter(
+        (at, own): (usize, (DVec3, DVec3)),
+        (other, other_live): (&[(DVec3, DVec3)], &mut Vec<usize>),
+        own_live: &mut Vec<usize>,
+        visit: &mut dyn FnMut(usize, usize),
+    ) {
+        other_live.retain(|&k| other[k].1.x >= own.0.x);
+        for &k in other_live.iter() {
+            if boxes_meet(own, other[k]) {
+                visit(at, k);
+            }
+        }
+        own_live.push(at);
+    }
     let (mut live_a, mut live_b): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
     let (mut i, mut j) = (0, 0);
     while i < order_a.len() || j < order_b.len() {
@@ -320,28 +334,29 @@ pub(crate) fn overlapping_arc_boxes(
             || (i < order_a.len() && boxes_a[order_a[i]].0.x <= boxes_b[order_b[j]].0.x);
         if take_a {
             let ia = order_a[i];
-            let lo = boxes_a[ia].0.x;
-            live_b.retain(|&k| boxes_b[k].1.x >= lo);
-            for &k in &live_b {
-                if meet(boxes_a[ia], boxes_b[k]) {
-                    visit(ia, k);
-                }
-            }
-            live_a.push(ia);
+            enter(
+                (ia, boxes_a[ia]),
+                (boxes_b, &mut live_b),
+                &mut live_a,
+                &mut visit,
+            );
             i += 1;
         } else {
             let jb = order_b[j];
-            let lo = boxes_b[jb].0.x;
-            live_a.retain(|&k| boxes_a[k].1.x >= lo);
-            for &k in &live_a {
-                if meet(boxes_a[k], boxes_b[jb]) {
-                    visit(k, jb);
-                }
-            }
-            live_b.push(jb);
+            enter(
+                (jb, boxes_b[jb]),
+                (boxes_a, &mut live_a),
+                &mut live_b,
+                &mut |own, k| visit(k, own),
+            );
             j += 1;
         }
     }
+}
+
+/// Whether two boxes `(lo, hi)` share a point.
+fn boxes_meet((alo, ahi): (DVec3, DVec3), (blo, bhi): (DVec3, DVec3)) -> bool {
+    alo.cmple(bhi).all() && blo.cmple(ahi).all()
 }
 
 /// A box of the grid of [`arc_box_pairs_on_grid`] spanning more cells than this is tested
@@ -382,9 +397,6 @@ pub(crate) fn arc_box_pairs_on_grid(
             }
         }
     };
-    let meet = |(alo, ahi): (DVec3, DVec3), (blo, bhi): (DVec3, DVec3)| {
-        alo.cmple(bhi).all() && blo.cmple(ahi).all()
-    };
     // B's small boxes by cell (counted, then placed), its big ones apart.
     let mut start = vec![0u32; g * g * g + 1];
     let mut big_b = Vec::new();
@@ -414,7 +426,7 @@ pub(crate) fn arc_box_pairs_on_grid(
         let (l, h, count) = cells(a);
         if count > GRID_BIG {
             for (j, &b) in boxes_b.iter().enumerate() {
-                if meet(a, b) {
+                if boxes_meet(a, b) {
                     visit(i, j);
                 }
             }
@@ -423,13 +435,13 @@ pub(crate) fn arc_box_pairs_on_grid(
         each_cell(l, h, &mut |c| {
             for &j in &entries[start[c] as usize..start[c + 1] as usize] {
                 let b = boxes_b[j as usize];
-                if meet(a, b) && index(a.0.max(b.0).to_array().map(cell)) == c {
+                if boxes_meet(a, b) && index(a.0.max(b.0).to_array().map(cell)) == c {
                     visit(i, j as usize);
                 }
             }
         });
         for &j in &big_b {
-            if meet(a, boxes_b[j]) {
+            if boxes_meet(a, boxes_b[j]) {
                 visit(i, j);
             }
         }

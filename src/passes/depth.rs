@@ -403,11 +403,11 @@ pub fn check_inputs(shapes: &DepthShapes, bodies: &[GpuBody], pairs: &[[u32; 2]]
                     bodies.len()
                 )));
             };
-            let far = g
-                .position
-                .iter()
-                .any(|c| f64::from(c.abs()) > F32_REACH_MAX);
             if let Some(what) = pose_problem(g).or_else(|| {
+                let far = g
+                    .position
+                    .iter()
+                    .any(|c| f64::from(c.abs()) > F32_REACH_MAX);
                 far.then(|| {
                     format!(
                         "position {:?} is past ±{F32_REACH_MAX:e}, where the depth \
