@@ -2,7 +2,9 @@
 // the least s(d) = h_A(d) + h_B(-d) over its directions. A pair's directions are the
 // 6 k^2 cube-map cell centres, then A's face normals, then B's negated face normals (all
 // in world space), `chunk` of them per item, so a pair of large hulls is spread over many
-// invocations and none loops for long. CPU twin: passes::depth::depth_estimate_cpu.
+// invocations and none loops for long. Each workgroup then leaves one partial for each pair
+// its items serve (the first least in item order), so a pair of large hulls keeps a
+// partial per 64 items, not per item. CPU twin: passes::depth::depth_estimate_cpu.
 
 #import bodies
 #import numeric
@@ -42,13 +44,11 @@ fn support(shape: DepthShape, dir: vec3<f32>) -> Support {
     return best;
 }
 
-@compute @workgroup_size(64)
-fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) groups: vec3<u32>) {
-    let item = linear_index(gid, groups, WORKGROUP_SIZE);
-    // The runner keeps pairs * chunks_per_pair within a u32.
-    if item >= params.pairs * params.chunks_per_pair {
-        return;
-    }
+// The workgroup's items' least s, by lane.
+var<workgroup> lanes: array<DepthPartial, WORKGROUP_SIZE>;
+
+// The least s over one item's directions.
+fn item_least(item: u32) -> DepthPartial {
     let pair = pairs[item / params.chunks_per_pair];
     let chunk = item % params.chunks_per_pair;
     let body_a = bodies[pair.x];
@@ -76,5 +76,43 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if index < last {
         atomicOr(&cut, 1u);
     }
-    partials[item] = best;
+    return best;
+}
+
+@compute @workgroup_size(64)
+fn main(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_index) lane: u32,
+    @builtin(num_workgroups) groups: vec3<u32>,
+) {
+    let group = workgroup_index(wid, groups);
+    let item = group * WORKGROUP_SIZE + lane;
+    // The runner keeps pairs * chunks_per_pair within a u32.
+    let items = params.pairs * params.chunks_per_pair;
+    let valid = item < items;
+    if valid {
+        lanes[lane] = item_least(item);
+    }
+    workgroupBarrier();
+    // The lane holding a pair's first item in this workgroup takes the least of that
+    // pair's items here, in lane order (the first least on ties, as the twin's order).
+    if !valid || (lane > 0u && item % params.chunks_per_pair != 0u) {
+        return;
+    }
+    let pair = item / params.chunks_per_pair;
+    // The pair's items end within the item count; this workgroup's lanes end at 64.
+    let end = min((pair + 1u) * params.chunks_per_pair - group * WORKGROUP_SIZE, WORKGROUP_SIZE);
+    var best = lanes[lane];
+    var l = lane + 1u;
+    for (; l < end; l++) {
+        let q = lanes[l];
+        if q.s < best.s {
+            best = q;
+        }
+    }
+    if l < end {
+        atomicOr(&cut, 1u);
+    }
+    let slots = pair_slots(pair, params.chunks_per_pair);
+    partials[pair * params.slots_per_pair + group - slots.x] = best;
 }

@@ -1,7 +1,7 @@
-// Sampled penetration depth, step 2: one invocation per pair takes the least of its work
-// items (the first on ties), and attaches the estimate's bound and rounding allowance:
-// R, the largest |x| over A - B, is bounded by the shapes' reaches about the midpoint of
-// the two body origins. CPU twin: passes::depth::depth_estimate_cpu.
+// Sampled penetration depth, step 2: one invocation per pair takes the least of the
+// partials its work items' workgroups left (the first on ties), and attaches the
+// estimate's bound and rounding allowance: R, the largest |x| over A - B, is bounded by
+// the shapes' reaches about the midpoint of the two body origins. CPU twin: passes::depth::depth_estimate_cpu.
 
 #import bodies
 #import numeric
@@ -40,16 +40,18 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
     if p >= params.pairs {
         return;
     }
-    let base = p * params.chunks_per_pair;
+    // The partials the pair's workgroups left, in item order.
+    let base = p * params.slots_per_pair;
+    let count = pair_slots(p, params.chunks_per_pair).y;
     var best = partials[base];
     var c = 1u;
-    for (; c < params.chunks_per_pair; c++) {
+    for (; c < count; c++) {
         let q = partials[base + c];
         if q.s < best.s {
             best = q;
         }
     }
-    if c < params.chunks_per_pair {
+    if c < count {
         atomicOr(&cut, 1u);
     }
     let pair = pairs[p];

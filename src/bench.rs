@@ -663,7 +663,7 @@ fn depth_figures(
         ));
     };
     let bodies = &scene.crowd.bodies;
-    let estimator = GpuDepthEstimator::new(engine, tables);
+    let estimator = GpuDepthEstimator::new(engine, tables)?;
     // The twin checks and is timed on evenly spaced pairs, at most DEPTH_TWIN_PAIRS.
     let step = pairs.len().div_ceil(DEPTH_TWIN_PAIRS).max(1);
     let sample: Vec<[u32; 2]> = pairs.iter().step_by(step).copied().collect();

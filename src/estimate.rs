@@ -2,14 +2,14 @@
 //! with the shape tables uploaded once and kept on the device (a frame uploads only the
 //! bodies and the pairs), or on the CPU twin.
 
+use crate::Result;
 use crate::bodies::GpuBody;
 use crate::gpu::Engine;
 use crate::graph::{BufferProxy, Recording};
 use crate::passes::depth::{
     DepthShapeBuffers, DepthShapes, GpuDepthEstimate, GpuDepthParams, check_cut, check_inputs,
-    depth_estimate_cpu, record_depth_estimate,
+    depth_estimate_cpu, pairs_within_limits, record_depth_estimate,
 };
-use crate::{Error, Result};
 
 /// One GPU run: the estimates and the GPU time of the pass.
 #[derive(Clone, Debug)]
@@ -29,16 +29,17 @@ pub struct GpuDepthEstimator {
 }
 
 impl GpuDepthEstimator {
-    /// Uploads the tables of `shapes` to `engine`'s device.
-    pub fn new(engine: &Engine, shapes: DepthShapes) -> Self {
+    /// Uploads the tables of `shapes` to `engine`'s device; the named buffer-limit error
+    /// when a table is more than the device binds.
+    pub fn new(engine: &Engine, shapes: DepthShapes) -> Result<Self> {
         let ctx = engine.context();
         let buffer = |label, bytes: &[u8]| ctx.storage_buffer(label, bytes);
         let buffers = [
-            buffer("depth shapes", bytemuck::cast_slice(&shapes.shapes)),
-            buffer("depth vertices", bytemuck::cast_slice(&shapes.vertices)),
-            buffer("depth normals", bytemuck::cast_slice(&shapes.normals)),
+            buffer("depth shapes", bytemuck::cast_slice(&shapes.shapes))?,
+            buffer("depth vertices", bytemuck::cast_slice(&shapes.vertices))?,
+            buffer("depth normals", bytemuck::cast_slice(&shapes.normals))?,
         ];
-        GpuDepthEstimator { shapes, buffers }
+        Ok(GpuDepthEstimator { shapes, buffers })
     }
 
     /// The tables.
@@ -61,7 +62,8 @@ impl GpuDepthEstimator {
         ]
     }
 
-    /// One estimate per pair of `bodies`, with a k × k cube map per face.
+    /// One estimate per pair of `bodies`, with a k × k cube map per face: in runs of as
+    /// many pairs as one run binds on the device ([`pairs_within_limits`]).
     pub fn run(
         &self,
         engine: &mut Engine,
@@ -70,14 +72,28 @@ impl GpuDepthEstimator {
         k: u32,
     ) -> Result<DepthRun> {
         check_inputs(&self.shapes, bodies, pairs)?;
-        if pairs.is_empty() {
-            return Ok(DepthRun {
-                estimates: Vec::new(),
-                gpu_time: 0.0,
-            });
+        let most = pairs_within_limits(&engine.context().limits(), k, &self.shapes)?;
+        let mut out = DepthRun {
+            estimates: Vec::with_capacity(pairs.len()),
+            gpu_time: 0.0,
+        };
+        for some in pairs.chunks(most.max(1) as usize) {
+            let run = self.run_within_limits(engine, bodies, some, k)?;
+            out.estimates.extend(run.estimates);
+            out.gpu_time += run.gpu_time;
         }
-        let n = u32::try_from(pairs.len())
-            .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
+        Ok(out)
+    }
+
+    /// One run of the pass over at most [`pairs_within_limits`] pairs.
+    fn run_within_limits(
+        &self,
+        engine: &mut Engine,
+        bodies: &[GpuBody],
+        pairs: &[[u32; 2]],
+        k: u32,
+    ) -> Result<DepthRun> {
+        let n = u32::try_from(pairs.len()).expect("at most pairs_within_limits pairs");
         let params = GpuDepthParams::new(n, k, &self.shapes)?;
         let mut rec = Recording::new();
         rec.stage("upload");
@@ -119,8 +135,8 @@ pub fn estimate_cpu(
     k: u32,
 ) -> Result<Vec<GpuDepthEstimate>> {
     check_inputs(shapes, bodies, pairs)?;
-    let n = u32::try_from(pairs.len())
-        .map_err(|_| Error::Usage("depth estimate: more than 2^32 − 1 pairs".into()))?;
-    let params = GpuDepthParams::new(n, k, shapes)?;
+    // The twin reads the parameters a pair's estimate needs, not the count (the GPU's
+    // runs are as many as its limits ask).
+    let params = GpuDepthParams::new(1, k, shapes)?;
     Ok(depth_estimate_cpu(shapes, bodies, pairs, &params))
 }

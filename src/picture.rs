@@ -263,11 +263,11 @@ fn draw(ctx: &GpuContext, s: &Scene<'_>) -> Result<Picture> {
         contents: bytemuck::cast_slice(s.camera),
         usage: wgpu::BufferUsages::UNIFORM,
     });
-    let bodies = storage("bodies", bytemuck::cast_slice(s.bodies));
-    let order = storage("order", bytemuck::cast_slice(s.order));
-    let touching = storage("touching", bytemuck::cast_slice(s.touching));
-    let vertices = storage("vertices", bytemuck::cast_slice(s.vertices));
-    let lines = storage("lines", bytemuck::cast_slice(s.lines));
+    let bodies = storage("bodies", bytemuck::cast_slice(s.bodies))?;
+    let order = storage("order", bytemuck::cast_slice(s.order))?;
+    let touching = storage("touching", bytemuck::cast_slice(s.touching))?;
+    let vertices = storage("vertices", bytemuck::cast_slice(s.vertices))?;
+    let lines = storage("lines", bytemuck::cast_slice(s.lines))?;
 
     let format = wgpu::TextureFormat::Rgba8Unorm;
     let depth_format = wgpu::TextureFormat::Depth32Float;

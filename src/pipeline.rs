@@ -11,7 +11,7 @@ use crate::gpu::sizes::largest_binding;
 use crate::gpu::{ContextOptions, Engine, GpuContext, PendingFrame};
 use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
-use crate::passes::depth::{DepthShapes, GpuDepthEstimate, GpuDepthParams};
+use crate::passes::depth::{DepthShapes, GpuDepthParams, pairs_within_limits};
 use crate::passes::pose_gather::PoseLayout;
 use crate::profile::Profile;
 use crate::slabs;
@@ -221,7 +221,7 @@ impl Pipeline {
                 GpuDepthParams::new(1, k, &shapes)?;
                 let tables = match &self.backend {
                     Backend::Gpu(engine) => {
-                        DepthTables::Gpu(GpuDepthEstimator::new(engine, shapes))
+                        DepthTables::Gpu(GpuDepthEstimator::new(engine, shapes)?)
                     }
                     Backend::Cpu => DepthTables::Cpu(shapes),
                 };
@@ -658,11 +658,17 @@ fn pair_plan(depth: &Option<DepthStage>, method: Method, caps: Capacities) -> Re
 }
 
 /// The most pairs a frame binds: its pair buffer's, and with the depth stage on the GPU,
-/// its estimates' (48 bytes a pair).
+/// the depth passes' (their estimates and partials, [`pairs_within_limits`]).
 fn pair_max(depth: &Option<DepthStage>, limits: &wgpu::Limits) -> Capacities {
     let max = Capacities::device_max(limits);
-    match depth.as_ref().and_then(DepthStage::gpu) {
-        Some(_) => max.pairs_within(limits, size_of::<GpuDepthEstimate>() as u64),
+    match depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g))) {
+        Some((d, gpu)) => Capacities {
+            // The stage's k was checked when it was set.
+            pairs: max
+                .pairs
+                .min(pairs_within_limits(limits, d.k, gpu.shapes()).unwrap_or(max.pairs)),
+            ..max
+        },
         None => max,
     }
 }

@@ -12,13 +12,14 @@ use proxima::estimate::{GpuDepthEstimator, estimate_cpu};
 use proxima::exact::depth::{DepthInput, Toward, enumerate, walk};
 use proxima::geometry::ConvexPolytope;
 use proxima::geometry::generators::{cone, cuboid, cylinder, icosphere, random_hull};
-use proxima::gpu::Engine;
+use proxima::gpu::{Engine, GpuContext};
 use proxima::passes::depth::{
-    DEFAULT_K, DepthShapes, GpuDepthEstimate, covering_angle, cube_direction,
+    DEFAULT_K, DepthShapes, GpuDepthEstimate, GpuDepthParams, covering_angle, cube_direction,
+    pairs_within_limits, slots_for,
 };
 use proxima::rng::Rng;
 use proxima::shape::ShapeGeometry;
-use proxima::{Pipeline, broadphase::Choice, passes::broadphase::Method};
+use proxima::{Error, Pipeline, broadphase::Choice, passes::broadphase::Method};
 use std::sync::Arc;
 
 fn shapes() -> Vec<ConvexPolytope> {
@@ -103,7 +104,7 @@ fn gpu_estimate_matches_its_cpu_twin_and_brackets_the_exact_depth() {
     let mut engine = Engine::new(ctx);
     let polys = shapes();
     let tables = DepthShapes::new(&polys).unwrap();
-    let estimator = GpuDepthEstimator::new(&engine, tables.clone());
+    let estimator = GpuDepthEstimator::new(&engine, tables.clone()).unwrap();
     let (bodies, pairs) = crowd(70, 3, polys.len() as u32);
     for k in [DEFAULT_K, 5] {
         let gpu = estimator
@@ -203,7 +204,7 @@ fn everyday_contacts_estimate_within_their_bound() {
     let mut runs = vec![estimate_cpu(&tables, &bodies, &pairs, DEFAULT_K).unwrap()];
     if let Some(ctx) = common::gpu("depth estimate everyday") {
         let mut engine = Engine::new(ctx);
-        let estimator = GpuDepthEstimator::new(&engine, tables);
+        let estimator = GpuDepthEstimator::new(&engine, tables).unwrap();
         runs.push(
             estimator
                 .run(&mut engine, &bodies, &pairs, DEFAULT_K)
@@ -375,6 +376,7 @@ fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
     assert_eq!(gpu.estimates.len(), gpu.pairs.len());
     let mut engine = Engine::new(ctx);
     let alone = GpuDepthEstimator::new(&engine, tables.clone())
+        .unwrap()
         .run(&mut engine, &world.bodies, &gpu.pairs, DEFAULT_K)
         .unwrap()
         .estimates;
@@ -391,6 +393,104 @@ fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
     let flight = pipeline.submit(&world).unwrap();
     let piped = pipeline.collect(&world, flight).unwrap();
     assert_eq!((piped.pairs, piped.estimates), (gpu.pairs, gpu.estimates));
+}
+
+/// A device whose storage bindings and buffers hold `bytes`, or `None` without an adapter.
+fn small_device(bytes: u64) -> Option<GpuContext> {
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: bytes,
+        max_buffer_size: bytes,
+        ..wgpu::Limits::default()
+    };
+    let (device, queue) = common::device_with_limits("depth limits", limits)?;
+    Some(GpuContext::from_device(device, queue))
+}
+
+/// Pairs past one binding. A pair with an icosphere of 642 vertices spreads its directions
+/// over 342 work items, whose workgroups leave one partial each (at most 7 a pair, where
+/// one per item took 5.5 kB: 47 pairs a 256 KiB binding). On a device binding 256 KiB a
+/// frame's depth stage holds the 300 pairs of 40 bodies; on one binding 32 KiB the pass runs
+/// its pairs in several runs; both give, pair for pair, what a device with the default
+/// limits gives (and the CPU twin its estimates). One binding 16 KiB cannot hold the
+/// tables: a named error.
+#[test]
+fn the_depth_estimate_past_one_binding_equals_the_default_devices() {
+    let Some(ctx) = common::gpu("depth limits") else {
+        return;
+    };
+    let mut polys = shapes();
+    polys.push(icosphere(0.6, 3).unwrap());
+    let tables = DepthShapes::new(&polys).unwrap();
+    let one = GpuDepthParams::new(1, DEFAULT_K, &tables).unwrap();
+    assert!(one.chunks_per_pair > 256, "{one:?}");
+    assert_eq!(one.slots_per_pair, slots_for(one.chunks_per_pair));
+    assert!(one.slots_per_pair <= one.chunks_per_pair.div_ceil(64) + 1);
+    let (bodies, pairs) = crowd(40, 7, polys.len() as u32);
+    let mut engine = Engine::new(ctx.clone());
+    let whole = GpuDepthEstimator::new(&engine, tables.clone())
+        .unwrap()
+        .run(&mut engine, &bodies, &pairs, DEFAULT_K)
+        .unwrap()
+        .estimates;
+    assert_eq!(whole.len(), pairs.len());
+
+    // Tables past a binding are the named error, not a panic of the device.
+    let tiny = Engine::new(small_device(16 << 10).expect("an adapter"));
+    let err = GpuDepthEstimator::new(&tiny, tables.clone()).unwrap_err();
+    assert!(
+        matches!(&err, Error::BufferLimit { label, .. } if label == "depth normals"),
+        "{err}"
+    );
+    let small = small_device(32 << 10).expect("an adapter");
+    let most = pairs_within_limits(&small.limits(), DEFAULT_K, &tables).unwrap() as usize;
+    assert!(most >= 100 && 2 * most < pairs.len(), "{most} pairs a run");
+    let mut engine = Engine::new(small);
+    let runs = GpuDepthEstimator::new(&engine, tables.clone())
+        .unwrap()
+        .run(&mut engine, &bodies, &pairs, DEFAULT_K)
+        .unwrap()
+        .estimates;
+    assert!(runs == whole, "estimates in runs differ from one run's");
+
+    let world = Crowd {
+        shapes: polys
+            .iter()
+            .map(|p| {
+                ShapeGeometry::Convex(Arc::new(p.clone()))
+                    .gpu_bounds()
+                    .unwrap()
+            })
+            .collect(),
+        motions: vec![Motion::default(); bodies.len()],
+        bodies,
+        wrap: None,
+    };
+    let frame_on = |ctx: GpuContext| {
+        let mut p = Pipeline::on_gpu(ctx);
+        p.set_depth_estimate(Some((tables.clone(), DEFAULT_K)))
+            .unwrap();
+        p.set_broadphase(Choice::Method(Method::Hash));
+        p.frame(&world).unwrap()
+    };
+    let small = frame_on(small_device(256 << 10).expect("an adapter"));
+    let default = frame_on(ctx);
+    // A partial per item would bind a quarter of them.
+    let per_item = (256 << 10) / (16 * one.chunks_per_pair as usize);
+    assert!(
+        4 * per_item < small.pairs.len(),
+        "{} pairs",
+        small.pairs.len()
+    );
+    assert_eq!(small.pairs, default.pairs);
+    assert!(
+        small.estimates == default.estimates,
+        "the small device's frame estimates differ"
+    );
+    let cpu = estimate_cpu(&tables, &world.bodies, &small.pairs, DEFAULT_K).unwrap();
+    for ((g, c), pair) in small.estimates.iter().zip(&cpu).zip(&small.pairs) {
+        let tol = 2.0 * c.slack.max(g.slack);
+        assert!((g.depth - c.depth).abs() <= tol, "{pair:?}: {g:?} vs {c:?}");
+    }
 }
 
 #[test]

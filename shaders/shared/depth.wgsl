@@ -26,12 +26,22 @@ struct DepthParams {
     sin_half_theta: f32,
     // Relative rounding allowance (see DepthEstimate.slack).
     slack_rel: f32,
+    // Partials a pair keeps: one per workgroup its work items meet (see pair_slots).
+    slots_per_pair: u32,
     _pad0: u32,
-    _pad1: u32,
 }
 
-// One work item's least s: the value, the direction's index, and the supporting vertices
-// (indices within each shape). An empty item has s = +inf and direction NO_DIRECTION.
+// The workgroups pair p's work items meet: its items are p * chunks_per_pair onward, 64 to
+// a workgroup, and each workgroup leaves one partial for each pair it serves.
+fn pair_slots(p: u32, chunks_per_pair: u32) -> vec2<u32> {
+    let first = p * chunks_per_pair;
+    let group = first / 64u;
+    return vec2<u32>(group, (first + chunks_per_pair - 1u) / 64u - group + 1u);
+}
+
+// The least s over some work items of a pair (one item's, or a workgroup's items of that
+// pair): the value, the direction's index, and the supporting vertices (indices within
+// each shape). An empty item has s = +inf and direction NO_DIRECTION.
 struct DepthPartial {
     s: f32,
     direction: u32,

@@ -168,20 +168,39 @@ impl GpuContext {
     }
 
     /// A storage buffer holding `bytes` (at least 16 bytes: a binding may not be empty,
-    /// and a table may be, e.g. no faces at all).
-    pub fn storage_buffer(&self, label: &str, bytes: &[u8]) -> wgpu::Buffer {
+    /// and a table may be, e.g. no faces at all); the named buffer-limit error when the
+    /// device cannot bind that many bytes.
+    pub fn storage_buffer(&self, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
         use wgpu::util::DeviceExt;
         let bytes = if bytes.is_empty() {
             &[0u8; 16][..]
         } else {
             bytes
         };
-        self.device
+        let limits = self.limits();
+        for (limit, limit_name) in [
+            (limits.max_buffer_size, "max_buffer_size"),
+            (
+                limits.max_storage_buffer_binding_size,
+                "max_storage_buffer_binding_size",
+            ),
+        ] {
+            if bytes.len() as u64 > limit {
+                return Err(Error::BufferLimit {
+                    label: label.to_owned(),
+                    needed: bytes.len() as u64,
+                    limit,
+                    limit_name,
+                });
+            }
+        }
+        Ok(self
+            .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
                 contents: bytes,
                 usage: wgpu::BufferUsages::STORAGE,
-            })
+            }))
     }
 
     /// The device's limits.

@@ -38,15 +38,19 @@
 //! overflow or sink to 0.
 //!
 //! Work: one item per (pair, chunk of directions), chunks sized so an item makes at most
-//! [`LOOP_BUDGET`] loop iterations (llvmpipe stops an invocation's loops after 65535), then
-//! one invocation per pair reduces its items (the first least on ties) and attaches the
-//! bound. A loop the adapter stopped short anyway sets the `cut` word.
+//! [`LOOP_BUDGET`] loop iterations (llvmpipe stops an invocation's loops after 65535); each
+//! workgroup of 64 items leaves one partial per pair its items serve (a pair of large
+//! hulls keeps one per 64 of its items: [`GpuDepthParams::slots_per_pair`]), then one
+//! invocation per pair reduces its partials (the first least on ties) and attaches the
+//! bound. A loop the adapter stopped short anyway sets the `cut` word. The most pairs one
+//! run binds is [`pairs_within_limits`]; [`crate::estimate::GpuDepthEstimator::run`] takes
+//! more in runs of that many.
 
 use glam::{Mat3, Vec3};
 
 use crate::bodies::GpuBody;
 use crate::geometry::ConvexPolytope;
-use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid};
+use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid, largest_binding};
 use crate::graph::{BufferProxy, Recording};
 use crate::parallel;
 use crate::passes::bounds::{pose_problem, quat_to_mat3};
@@ -102,15 +106,16 @@ wgsl_twin! {
         pub sin_half_theta: f32,
         /// [`SLACK_REL`].
         pub slack_rel: f32,
+        /// Partials a pair keeps: one for each workgroup of 64 items its items meet, at
+        /// most [`slots_for`]`(chunks_per_pair)`.
+        pub slots_per_pair: u32,
         /// Padding.
         pub _pad0: u32,
-        /// Padding.
-        pub _pad1: u32,
     }
 }
 
 wgsl_twin! {
-    /// Twin of `DepthPartial`: one work item's least s.
+    /// Twin of `DepthPartial`: the least s over some of a pair's work items.
     pub struct GpuDepthPartial as "DepthPartial" {
         /// Least s (+∞ for an item with no directions).
         pub s: f32,
@@ -260,10 +265,34 @@ impl GpuDepthParams {
             chunks_per_pair: chunks_per_pair as u32,
             sin_half_theta: f32::from_bits(sin_half.to_bits() + 1),
             slack_rel: SLACK_REL,
+            slots_per_pair: slots_for(chunks_per_pair as u32),
             _pad0: 0,
-            _pad1: 0,
         })
     }
+
+    /// Bytes each pair takes in the larger of the run's two per-pair buffers (its
+    /// partials, its estimate).
+    pub fn bytes_per_pair(&self) -> u64 {
+        let partials = u64::from(self.slots_per_pair) * size_of::<GpuDepthPartial>() as u64;
+        partials.max(size_of::<GpuDepthEstimate>() as u64)
+    }
+}
+
+/// The most workgroups of [`DEPTH_WORKGROUP_SIZE`] items that `chunks_per_pair` consecutive
+/// items meet, wherever they start: a pair's partials.
+pub fn slots_for(chunks_per_pair: u32) -> u32 {
+    let c = chunks_per_pair.max(1);
+    c.min((c - 1).div_ceil(DEPTH_WORKGROUP_SIZE) + 1)
+}
+
+/// The most pairs one run of the pass over `shapes` at resolution `k` binds on a device
+/// with `limits`: its partials and its estimates each within one storage binding, its work
+/// items within a u32. Errors as [`GpuDepthParams::new`] does on `k`.
+pub fn pairs_within_limits(limits: &wgpu::Limits, k: u32, shapes: &DepthShapes) -> Result<u32> {
+    let one = GpuDepthParams::new(1, k, shapes)?;
+    let binding = largest_binding(limits) / one.bytes_per_pair();
+    let items = u64::from(u32::MAX) / u64::from(one.chunks_per_pair);
+    Ok(binding.min(items).min(u64::from(u32::MAX)) as u32)
 }
 
 /// Errors unless `k` is a cube-map resolution the pass takes: 1 to 1024 cells per side.
@@ -347,7 +376,8 @@ fn record_passes(
     let p = rec.buffer(size_of::<GpuDepthParams>() as u64, "depth params");
     rec.upload(p, &[params]);
     let items = params.pairs * params.chunks_per_pair;
-    let partials = rec.array_buffer::<GpuDepthPartial>(items as usize, "depth partials");
+    let slots = params.pairs as usize * params.slots_per_pair as usize;
+    let partials = rec.array_buffer::<GpuDepthPartial>(slots, "depth partials");
     let cut = rec.buffer(4, "depth cut");
     rec.clear(cut);
     let tables = [shapes.shapes, shapes.vertices, shapes.normals];
