@@ -38,21 +38,15 @@ pub struct GpuRoundContacts {
 }
 
 impl GpuRoundContacts {
-    /// Uploads `shapes` to `engine`'s device.
+    /// Uploads `shapes` to `engine`'s device; the named buffer-limit error when they are
+    /// more than the device binds.
     pub fn new(engine: &Engine, shapes: Vec<GpuRoundShape>) -> Result<Self> {
-        use wgpu::util::DeviceExt;
         if shapes.is_empty() {
             return Err(Error::Usage("round contacts: no shapes".into()));
         }
-        let buffer =
-            engine
-                .context()
-                .device
-                .create_buffer_init(&wgpu::util::BufferInitDescriptor {
-                    label: Some("round shapes"),
-                    contents: bytemuck::cast_slice(&shapes),
-                    usage: wgpu::BufferUsages::STORAGE,
-                });
+        let buffer = engine
+            .context()
+            .storage_buffer("round shapes", bytemuck::cast_slice(&shapes))?;
         Ok(GpuRoundContacts {
             shapes,
             buffer,
