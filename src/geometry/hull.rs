@@ -15,7 +15,11 @@
 //! (exactly coplanar ones always merge). Vertices left on fewer than three faces (points
 //! in the middle of a face or of an edge) are removed.
 
-use std::collections::HashMap;
+use std::collections::HashMap as StdHashMap;
+
+/// A hash map with foldhash's fixed-seed hasher: the keys are the builder's own indices and
+/// cells, and a fixed seed keeps every run's maps alike.
+type HashMap<K, V> = StdHashMap<K, V, foldhash::fast::FixedState>;
 
 use glam::DVec3;
 
@@ -335,7 +339,7 @@ fn quickhull(points: &[DVec3]) -> Result<Triangulation> {
         }
 
         // Horizon: edges of visible faces whose neighbour is not visible, chained by vertex.
-        let mut horizon: HashMap<u32, (u32, u32)> = HashMap::new();
+        let mut horizon: HashMap<u32, (u32, u32)> = HashMap::default();
         for &f in &visible {
             let tri = &tris[f as usize];
             for i in 0..3 {
@@ -424,7 +428,7 @@ fn quickhull(points: &[DVec3]) -> Result<Triangulation> {
 }
 
 fn link_all(tris: &mut [Tri]) {
-    let mut by_edge = HashMap::new();
+    let mut by_edge = HashMap::default();
     for (t, tri) in tris.iter().enumerate() {
         for i in 0..3 {
             by_edge.insert((tri.v[i], tri.v[(i + 1) % 3]), t as u32);
@@ -476,7 +480,7 @@ fn weld(points: &[DVec3]) -> (Vec<DVec3>, Vec<u32>) {
         let c = (p / eps).floor();
         (c.x as i64, c.y as i64, c.z as i64)
     };
-    let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::new();
+    let mut grid: HashMap<(i64, i64, i64), Vec<u32>> = HashMap::default();
     let (mut unique, mut original): (Vec<DVec3>, Vec<u32>) = (Vec::new(), Vec::new());
     for (i, &p) in points.iter().enumerate() {
         let (x, y, z) = cell(p);

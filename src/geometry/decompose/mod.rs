@@ -54,7 +54,7 @@ pub use simplify::{Simplified, simplify};
 use surface::Surface;
 
 use crate::geometry::{ConvexPolytope, TriMesh};
-use crate::{Error, Result};
+use crate::{Error, Result, parallel};
 
 /// The decomposition's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -320,9 +320,8 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
     })
     .map_err(|_| Error::Geometry("the convex decomposition (VHACD) failed on this mesh".into()))?;
     let solid = Surface::new(mesh);
-    let mut pieces = Vec::with_capacity(parts.len());
-    let (mut deviation, mut flat) = (0.0f64, 0);
-    for (clipped, corners) in &parts {
+    // Each part on the pool, the pieces in the parts' order.
+    let simplified = parallel::on_threads(parts, |(clipped, corners)| {
         let clipped: Vec<DVec3> = clipped.iter().map(|p| *p / scale).collect();
         // The clipped triangles' hull (an empty or flat one holds no volume: the part's
         // corners in the solid may still make one).
@@ -331,13 +330,18 @@ fn vhacd(mesh: &TriMesh, params: &DecomposeParams, tolerance: f64) -> Result<Com
             Some(h) => h.vertices().to_vec(),
             None => clipped,
         };
-        points.extend(corners_in_solid(hull.as_ref(), corners, scale, &solid));
-        match simplify(&points, params.max_piece_vertices) {
-            Ok(s) => {
+        points.extend(corners_in_solid(hull.as_ref(), &corners, scale, &solid));
+        simplify(&points, params.max_piece_vertices).ok()
+    });
+    let mut pieces = Vec::with_capacity(simplified.len());
+    let (mut deviation, mut flat) = (0.0f64, 0);
+    for s in simplified {
+        match s {
+            Some(s) => {
                 deviation = deviation.max(s.deviation);
                 pieces.push(s.hull.vertices().to_vec());
             }
-            Err(_) => flat += 1,
+            None => flat += 1,
         }
     }
     let (pieces, left, shortfall) =

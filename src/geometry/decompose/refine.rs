@@ -28,6 +28,7 @@ use glam::DVec3;
 use super::simplify::simplify;
 use super::surface::Surface;
 use crate::geometry::{ConvexPolytope, TriMesh};
+use crate::parallel;
 
 /// Splits of one VHACD piece at most (a half cut to the vertex budget is scaled to hold what
 /// it dropped, so a piece may near the tolerance slowly: the cow at 1% needs more than 8
@@ -62,14 +63,58 @@ pub fn refine(
 
 /// [`refine`] against a mesh whose BVH is built (the decomposition's, which has asked it
 /// where its parts' voxel corners lie).
+///
+/// Each piece's splits are its own, so each piece is refined on the pool as a tree of its
+/// own, and the trees' pieces are joined in the order one loop over all of them leaves
+/// (last piece first, each tree whole). That loop refuses a split only when the pieces
+/// would pass [`MAX_PIECES`], and the pieces it holds at any split are never more than it
+/// ends with: so where the trees together end within [`MAX_PIECES`] the loop refuses
+/// nothing and makes exactly these pieces; otherwise the loop runs, on this thread.
 pub(super) fn refine_on(
     surface: &Surface<'_>,
     pieces: Vec<Vec<DVec3>>,
     tolerance: f64,
     max_vertices: usize,
 ) -> (Vec<Vec<DVec3>>, f64, f64) {
+    let trees = parallel::on_threads(pieces.clone(), |piece| {
+        refine_loop(surface, vec![piece], tolerance, max_vertices)
+    });
+    let total: usize = trees.iter().map(|t| t.pieces.len()).sum();
+    if trees.iter().any(|t| t.refused) || total > MAX_PIECES {
+        let all = refine_loop(surface, pieces, tolerance, max_vertices);
+        return (all.pieces, all.left, all.shortfall);
+    }
+    let (mut done, mut left, mut shortfall) = (Vec::with_capacity(total), 0.0f64, 0.0f64);
+    for tree in trees.into_iter().rev() {
+        done.extend(tree.pieces);
+        left = left.max(tree.left);
+        shortfall = shortfall.max(tree.shortfall);
+    }
+    (done, left, shortfall)
+}
+
+/// What [`refine_loop`] made.
+struct Refined {
+    pieces: Vec<Vec<DVec3>>,
+    /// The largest deviation left.
+    left: f64,
+    /// The largest shortfall of a simplified piece.
+    shortfall: f64,
+    /// Whether a split was refused because the pieces would pass [`MAX_PIECES`].
+    refused: bool,
+}
+
+/// The refinement of `pieces` (taken last first, each split's halves next), splitting
+/// while a piece strays, within [`MAX_DEPTH`] splits of it and [`MAX_PIECES`] pieces.
+fn refine_loop(
+    surface: &Surface<'_>,
+    pieces: Vec<Vec<DVec3>>,
+    tolerance: f64,
+    max_vertices: usize,
+) -> Refined {
     let mut work: Vec<(Vec<DVec3>, u32)> = pieces.into_iter().map(|p| (p, 0)).collect();
     let (mut done, mut left, mut shortfall) = (Vec::new(), 0.0f64, 0.0f64);
+    let mut refused = false;
     while let Some((points, depth)) = work.pop() {
         let Ok(piece) = ConvexPolytope::from_points(&points) else {
             done.push(points);
@@ -83,9 +128,10 @@ pub(super) fn refine_on(
             }
             Measure::Over(worst) => worst,
         };
-        let budget = depth >= MAX_DEPTH || done.len() + work.len() + 2 > MAX_PIECES;
+        let full = done.len() + work.len() + 2 > MAX_PIECES;
+        refused |= full && depth < MAX_DEPTH;
         // Both halves cut to the vertex budget, or the piece stays as it is.
-        let halves = if budget {
+        let halves = if depth >= MAX_DEPTH || full {
             None
         } else {
             surface.split(&piece, &worst).and_then(|[below, above]| {
@@ -108,7 +154,12 @@ pub(super) fn refine_on(
             }
         }
     }
-    (done, left, shortfall)
+    Refined {
+        pieces: done,
+        left,
+        shortfall,
+        refused,
+    }
 }
 
 /// A piece's surface against the tolerance ([`Surface::measure`]).
@@ -368,4 +419,46 @@ fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)], on: f64) -> Vec<DVec3>
         polygon = out;
     }
     polygon
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::generators::{bumpy_sphere, torus};
+
+    /// Pieces refined one tree a task on the pool are, bit for bit and in order, what one
+    /// loop over all of them makes: the hulls of a torus's and a bumpy sphere's vertices in
+    /// each octant (bridging the hole, the pits) split many times.
+    #[test]
+    fn pieces_refined_on_the_pool_equal_one_loop_over_them() {
+        for mesh in [
+            torus(1.0, 0.3, 32, 16).unwrap(),
+            bumpy_sphere(1.0, 3, 0.3, 5.0).unwrap(),
+        ] {
+            let surface = Surface::new(&mesh);
+            let pieces: Vec<Vec<DVec3>> = (0..8)
+                .map(|octant: u32| {
+                    let side = |v: f64, bit: u32| (v >= 0.0) == (octant >> bit & 1 == 1);
+                    mesh.vertices
+                        .iter()
+                        .copied()
+                        .filter(|v| side(v.x, 0) && side(v.y, 1) && side(v.z, 2))
+                        .collect()
+                })
+                .collect();
+            let tolerance = 0.02 * 2.6;
+            let pooled = refine_on(&surface, pieces.clone(), tolerance, 64);
+            let lone = refine_loop(&surface, pieces, tolerance, 64);
+            assert!(!lone.refused);
+            assert!(pooled.0.len() > 16, "{} pieces", pooled.0.len());
+            let bits = |p: &[Vec<DVec3>]| -> Vec<Vec<[u64; 3]>> {
+                p.iter()
+                    .map(|q| q.iter().map(|v| v.to_array().map(f64::to_bits)).collect())
+                    .collect()
+            };
+            assert_eq!(bits(&pooled.0), bits(&lone.pieces));
+            assert_eq!(pooled.1.to_bits(), lone.left.to_bits());
+            assert_eq!(pooled.2.to_bits(), lone.shortfall.to_bits());
+        }
+    }
 }
