@@ -59,6 +59,23 @@ fn crowd(n: usize, seed: u64, shape_count: u32) -> (Vec<GpuBody>, Vec<[u32; 2]>)
     (bodies, pairs)
 }
 
+/// A crowd of `bodies` at rest over the shapes `polys`.
+fn still_crowd(polys: &[ConvexPolytope], bodies: Vec<GpuBody>) -> Crowd {
+    Crowd {
+        shapes: polys
+            .iter()
+            .map(|p| {
+                ShapeGeometry::Convex(Arc::new(p.clone()))
+                    .gpu_bounds()
+                    .unwrap()
+            })
+            .collect(),
+        motions: vec![Motion::default(); bodies.len()],
+        bodies,
+        wrap: None,
+    }
+}
+
 /// Checks one estimate against the exact depth; returns whether the pair overlaps.
 fn check_against_exact(
     label: &str,
@@ -351,19 +368,7 @@ fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
     let polys = shapes();
     let tables = DepthShapes::new(&polys).unwrap();
     let (bodies, _) = crowd(150, 5, polys.len() as u32);
-    let world = Crowd {
-        shapes: polys
-            .iter()
-            .map(|p| {
-                ShapeGeometry::Convex(Arc::new(p.clone()))
-                    .gpu_bounds()
-                    .unwrap()
-            })
-            .collect(),
-        motions: vec![Motion::default(); bodies.len()],
-        bodies,
-        wrap: None,
-    };
+    let world = still_crowd(&polys, bodies);
     let mut pipeline = Pipeline::on_gpu(ctx.clone());
     let mut twins = Pipeline::cpu();
     for p in [&mut pipeline, &mut twins] {
@@ -395,17 +400,6 @@ fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
     assert_eq!((piped.pairs, piped.estimates), (gpu.pairs, gpu.estimates));
 }
 
-/// A device whose storage bindings and buffers hold `bytes`, or `None` without an adapter.
-fn small_device(bytes: u64) -> Option<GpuContext> {
-    let limits = wgpu::Limits {
-        max_storage_buffer_binding_size: bytes,
-        max_buffer_size: bytes,
-        ..wgpu::Limits::default()
-    };
-    let (device, queue) = common::device_with_limits("depth limits", limits)?;
-    Some(GpuContext::from_device(device, queue))
-}
-
 /// Pairs past one binding. A pair with an icosphere of 642 vertices spreads its directions
 /// over 342 work items, whose workgroups leave one partial each (at most 7 a pair, where
 /// one per item took 5.5 kB: 47 pairs a 256 KiB binding). On a device binding 256 KiB a
@@ -435,13 +429,13 @@ fn the_depth_estimate_past_one_binding_equals_the_default_devices() {
     assert_eq!(whole.len(), pairs.len());
 
     // Tables past a binding are the named error, not a panic of the device.
-    let tiny = Engine::new(small_device(16 << 10).expect("an adapter"));
+    let tiny = Engine::new(common::small_device("depth limits", 16 << 10).expect("an adapter"));
     let err = GpuDepthEstimator::new(&tiny, tables.clone()).unwrap_err();
     assert!(
         matches!(&err, Error::BufferLimit { label, .. } if label == "depth normals"),
         "{err}"
     );
-    let small = small_device(32 << 10).expect("an adapter");
+    let small = common::small_device("depth limits", 32 << 10).expect("an adapter");
     let most = pairs_within_limits(&small.limits(), DEFAULT_K, &tables).unwrap() as usize;
     assert!(most >= 100 && 2 * most < pairs.len(), "{most} pairs a run");
     let mut engine = Engine::new(small);
@@ -452,19 +446,7 @@ fn the_depth_estimate_past_one_binding_equals_the_default_devices() {
         .estimates;
     assert!(runs == whole, "estimates in runs differ from one run's");
 
-    let world = Crowd {
-        shapes: polys
-            .iter()
-            .map(|p| {
-                ShapeGeometry::Convex(Arc::new(p.clone()))
-                    .gpu_bounds()
-                    .unwrap()
-            })
-            .collect(),
-        motions: vec![Motion::default(); bodies.len()],
-        bodies,
-        wrap: None,
-    };
+    let world = still_crowd(&polys, bodies);
     let frame_on = |ctx: GpuContext| {
         let mut p = Pipeline::on_gpu(ctx);
         p.set_depth_estimate(Some((tables.clone(), DEFAULT_K)))
@@ -472,7 +454,7 @@ fn the_depth_estimate_past_one_binding_equals_the_default_devices() {
         p.set_broadphase(Choice::Method(Method::Hash));
         p.frame(&world).unwrap()
     };
-    let small = frame_on(small_device(256 << 10).expect("an adapter"));
+    let small = frame_on(common::small_device("depth limits", 256 << 10).expect("an adapter"));
     let default = frame_on(ctx);
     // A partial per item would bind a quarter of them.
     let per_item = (256 << 10) / (16 * one.chunks_per_pair as usize);

@@ -23,17 +23,6 @@ use proxima::rng::Rng;
 use proxima::slabs::frame_capacity;
 use proxima::{Error, Pipeline};
 
-/// A device whose storage bindings and buffers hold `bytes`, or `None` without an adapter.
-fn small_device(bytes: u64) -> Option<GpuContext> {
-    let limits = wgpu::Limits {
-        max_storage_buffer_binding_size: bytes,
-        max_buffer_size: bytes,
-        ..wgpu::Limits::default()
-    };
-    let (device, queue) = common::device_with_limits("slabs", limits)?;
-    Some(GpuContext::from_device(device, queue))
-}
-
 /// `n` bodies in a slab of space 4 units thick (cuts fall along x or y): cubes, rods, and
 /// every 500th body a plank 30 units long along x, straddling many slabs; a dense knot of
 /// `knot` overlapping bodies at the middle (150: 11,000 pairs, which a 256 KiB pair buffer
@@ -102,7 +91,7 @@ fn bounds_passes(profile: &Profile) -> usize {
 #[test]
 fn a_scene_past_one_frame_runs_in_slabs_and_equals_the_cpu_twin() {
     // 256 KiB bindings: 8,192 bodies a frame.
-    let Some(ctx) = small_device(256 << 10) else {
+    let Some(ctx) = common::small_device("slabs", 256 << 10) else {
         return;
     };
     assert_eq!(frame_capacity(&ctx.limits()), 8192);
@@ -151,7 +140,7 @@ fn a_scene_past_one_frame_runs_in_slabs_and_equals_the_cpu_twin() {
 
 #[test]
 fn a_pile_denser_than_a_frame_binds_is_named() {
-    let Some(ctx) = small_device(256 << 10) else {
+    let Some(ctx) = common::small_device("slabs", 256 << 10) else {
         return;
     };
     let mut world = scene(10_000, 4, 150);
@@ -178,7 +167,7 @@ fn a_pile_denser_than_a_frame_binds_is_named() {
 
 #[test]
 fn the_bounds_pass_alone_runs_past_one_frame_in_runs() {
-    let Some(ctx) = small_device(256 << 10) else {
+    let Some(ctx) = common::small_device("slabs", 256 << 10) else {
         return;
     };
     let world = scene(30_000, 7, 0);
@@ -201,7 +190,7 @@ fn the_bounds_pass_alone_runs_past_one_frame_in_runs() {
 fn depth_estimates_follow_their_pairs_through_the_slabs() {
     // 512 KiB bindings: 16,384 bodies a frame, but only 10,922 estimates (48 bytes each):
     // slabs cut smaller until their pairs' estimates fit.
-    let Some(ctx) = small_device(512 << 10) else {
+    let Some(ctx) = common::small_device("slabs", 512 << 10) else {
         return;
     };
     let world = scene(20_000, 6, 40);

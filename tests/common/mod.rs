@@ -55,6 +55,18 @@ pub fn device_with_limits(test: &str, limits: wgpu::Limits) -> Option<(wgpu::Dev
     Some(pollster::block_on(adapter.request_device(&desc)).expect("a device with these limits"))
 }
 
+/// A context on a device whose storage bindings and buffers hold `bytes`, or `None`
+/// without an adapter.
+pub fn small_device(test: &str, bytes: u64) -> Option<GpuContext> {
+    let limits = wgpu::Limits {
+        max_storage_buffer_binding_size: bytes,
+        max_buffer_size: bytes,
+        ..wgpu::Limits::default()
+    };
+    let (device, queue) = device_with_limits(test, limits)?;
+    Some(GpuContext::from_device(device, queue))
+}
+
 /// The same polytope for parry3d-f64, built from our own hull (DESIGN.md: parry's own hull
 /// drops layers of thin plates) with fan-triangulated faces.
 pub fn to_parry(poly: &proxima::geometry::ConvexPolytope) -> parry3d_f64::shape::ConvexPolyhedron {
