@@ -132,17 +132,19 @@ impl<'a> Surface<'a> {
             DVec3::new(-0.701_3, 0.412_9, 0.581_7),
             DVec3::new(0.123_456_7, -0.890_123_4, 0.438_271_6),
         ];
-        let odd = RAYS
-            .iter()
-            .filter(|&&dir| {
-                let mut hits = 0usize;
-                self.each(&mut |lo, hi| ray_box(p, dir, (lo, hi)), &mut |i| {
-                    hits += usize::from(ray_hits(p, dir, self.triangle(i)));
-                });
-                hits % 2 == 1
-            })
-            .count();
-        odd >= 2
+        let odd = |dir: DVec3| {
+            let mut hits = 0usize;
+            self.each(&mut |lo, hi| ray_box(p, dir, (lo, hi)), &mut |i| {
+                hits += usize::from(ray_hits(p, dir, self.triangle(i)));
+            });
+            hits % 2 == 1
+        };
+        // Two rays that agree are the majority: the third is cast only to break a tie.
+        let first = odd(RAYS[0]);
+        if odd(RAYS[1]) == first {
+            return first;
+        }
+        odd(RAYS[2])
     }
 
     /// Within this of a plane is on it, and within this of the mesh is in the solid (see
