@@ -118,13 +118,34 @@ fn rounded_hull(r: &Rounded) -> Result<ConvexPolytope> {
 /// device's largest texture): asked before a run, so a size it cannot draw is named before
 /// the frames rather than after them.
 pub fn check_size(ctx: &GpuContext, width: u32, height: u32) -> Result<()> {
-    let limit = ctx.limits().max_texture_dimension_2d;
+    let limits = ctx.limits();
+    let limit = limits.max_texture_dimension_2d;
     if width == 0 || height == 0 || width > limit || height > limit {
         return Err(Error::Usage(format!(
             "a picture of {width}x{height} pixels: each side must be 1 to {limit}"
         )));
     }
+    let needed = readback_bytes(width, height);
+    if needed > limits.max_buffer_size {
+        return Err(Error::BufferLimit {
+            label: "picture readback".into(),
+            needed,
+            limit: limits.max_buffer_size,
+            limit_name: "max_buffer_size",
+        });
+    }
     Ok(())
+}
+
+/// The bytes of a picture's readback: its rows of RGBA8 pixels, each padded to wgpu's row
+/// alignment ([`padded_row`]).
+fn readback_bytes(width: u32, height: u32) -> u64 {
+    u64::from(padded_row(width)) * u64::from(height)
+}
+
+/// A readback row of `width` RGBA8 pixels, padded to wgpu's row alignment.
+fn padded_row(width: u32) -> u32 {
+    (width * 4).div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT
 }
 
 /// Renders the world's bodies at their poses, the bodies of `report`'s contacts highlighted
@@ -368,12 +389,10 @@ fn draw(ctx: &GpuContext, s: &Scene<'_>) -> Result<Picture> {
     );
     let line_group = bind(&line_pipeline, &[(0, &camera), (5, &lines)]);
 
-    let padded = s.width * 4;
-    let padded =
-        padded.div_ceil(wgpu::COPY_BYTES_PER_ROW_ALIGNMENT) * wgpu::COPY_BYTES_PER_ROW_ALIGNMENT;
+    let padded = padded_row(s.width);
     let readback = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("picture readback"),
-        size: u64::from(padded) * u64::from(s.height),
+        size: readback_bytes(s.width, s.height),
         usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
         mapped_at_creation: false,
     });

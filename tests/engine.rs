@@ -641,3 +641,25 @@ fn readbacks_past_one_staging_buffer_shrink_their_heads_and_arrive_whole() {
         ),
     }
 }
+
+/// A device that takes fewer workgroups a dimension than the passes' grids (a renderer's,
+/// made with low compute limits) is named by that limit at the first pass, where its
+/// direct dispatches were wgpu's validation message and its indirect ones were skipped
+/// without a word (a sweep over 3,000 crowded bodies found no pair, the twin 25,756).
+#[test]
+fn a_device_with_few_workgroups_a_dimension_is_named() {
+    let limits = wgpu::Limits {
+        max_compute_workgroups_per_dimension: 16,
+        ..wgpu::Limits::default()
+    };
+    let Some((device, queue)) = common::device_with_limits("few workgroups", limits) else {
+        return;
+    };
+    let mut pipeline = Pipeline::on_gpu(GpuContext::from_device(device, queue));
+    pipeline.set_broadphase(proxima::broadphase::Choice::Method(Method::Sweep));
+    let err = pipeline.frame(&Crowd::random(3000, 2)).unwrap_err();
+    assert!(
+        matches!(&err, Error::Gpu(m) if m.contains("max_compute_workgroups_per_dimension 16")),
+        "{err}"
+    );
+}

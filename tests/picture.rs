@@ -165,6 +165,18 @@ fn a_picture_too_large_for_the_device_is_a_named_error() {
         .to_string();
     assert!(err.contains("1000000x10"), "{err}");
     assert!(render(&ctx, &world, None, 0, 10).is_err());
+    // A readback past the device's largest buffer (256 x 256 RGBA8 on 64 KiB) is named as
+    // such, not wgpu's message about an invalid buffer.
+    let small = common::small_device("picture", 64 << 10).expect("an adapter");
+    let err = render(&small, &world, None, 256, 256).unwrap_err();
+    assert!(
+        matches!(&err, proxima::Error::BufferLimit { label, needed: 262_144, .. } if label == "picture readback"),
+        "{err}"
+    );
+    // A world with no bodies draws (its empty tables were 16 bytes, less than one body).
+    if let Err(e) = render(&small, &world, None, 64, 64) {
+        panic!("{e}")
+    }
 }
 
 #[test]

@@ -54,11 +54,14 @@ fn every_shader_validates_and_reflects() {
 }
 
 /// The needs `gpu::sizes::shortfall` holds a device to are the shaders' own: the most
-/// storage buffers one binds, and the largest workgroup.
+/// storage buffers and bindings one binds, and the largest workgroup; and the grids' width.
 #[test]
 fn the_limits_the_passes_need_are_the_shaders() {
-    use proxima::gpu::sizes::{NEEDED_INVOCATIONS, NEEDED_STORAGE_BUFFERS, shortfall};
-    let (mut storage, mut invocations) = (0, 0);
+    use proxima::gpu::sizes::{
+        DEFAULT_MAX_GROUPS_X, NEEDED_BINDINGS, NEEDED_INVOCATIONS, NEEDED_STORAGE_BUFFERS,
+        shortfall,
+    };
+    let (mut storage, mut bindings, mut invocations) = (0, 0, 0);
     for &id in ShaderId::ALL {
         let info = shaders::reflect(id).unwrap_or_else(|e| panic!("{e}"));
         let bound = info
@@ -67,17 +70,31 @@ fn the_limits_the_passes_need_are_the_shaders() {
             .filter(|k| !matches!(k, BindingKind::Uniform))
             .count();
         storage = storage.max(bound as u32);
+        bindings = bindings.max(info.bindings.len() as u32);
         invocations = invocations.max(info.workgroup_size.iter().product::<u32>());
     }
     assert_eq!(
-        (storage, invocations),
-        (NEEDED_STORAGE_BUFFERS, NEEDED_INVOCATIONS)
+        (storage, bindings, invocations),
+        (NEEDED_STORAGE_BUFFERS, NEEDED_BINDINGS, NEEDED_INVOCATIONS)
     );
     assert_eq!(shortfall(&wgpu::Limits::default()), None);
     let short = shortfall(&wgpu::Limits::downlevel_webgl2_defaults()).unwrap();
     assert!(
         short.contains("max_storage_buffers_per_shader_stage 0 (the passes need 8)")
             && short.contains("Limits::default()"),
+        "{short}"
+    );
+    // A device taking fewer workgroups a dimension than the grids' width: its indirect
+    // dispatches would be skipped without a word.
+    let short = shortfall(&wgpu::Limits {
+        max_compute_workgroups_per_dimension: 256,
+        ..wgpu::Limits::default()
+    })
+    .unwrap();
+    assert!(
+        short.contains(&format!(
+            "max_compute_workgroups_per_dimension 256 (the passes need {DEFAULT_MAX_GROUPS_X})"
+        )),
         "{short}"
     );
 }

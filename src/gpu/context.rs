@@ -167,13 +167,14 @@ impl GpuContext {
         }
     }
 
-    /// A storage buffer holding `bytes` (at least 16 bytes: a binding may not be empty,
-    /// and a table may be, e.g. no faces at all); the named buffer-limit error when the
-    /// device cannot bind that many bytes.
+    /// A storage buffer holding `bytes` (at least 256 bytes: a binding may not be empty,
+    /// nor smaller than one element of its array, and a table may be empty, e.g. no faces
+    /// at all, or a picture of a world with no bodies, whose 32-byte body made 16 bytes
+    /// too few); the named buffer-limit error when the device cannot bind that many bytes.
     pub fn storage_buffer(&self, label: &str, bytes: &[u8]) -> Result<wgpu::Buffer> {
         use wgpu::util::DeviceExt;
         let bytes = if bytes.is_empty() {
-            &[0u8; 16][..]
+            &[0u8; 256][..]
         } else {
             bytes
         };

@@ -12,6 +12,10 @@ pub const DEFAULT_MAX_GROUPS_X: u32 = 65_535;
 /// shaders' test holds this to their bindings).
 pub const NEEDED_STORAGE_BUFFERS: u32 = 8;
 
+/// Bindings one pass's group holds at most (`hash_pairs.wgsl`; the shaders' test holds this
+/// to their bindings).
+pub const NEEDED_BINDINGS: u32 = 10;
+
 /// Threads one workgroup runs at most (`@workgroup_size(256)`; the shaders' test holds
 /// this to them).
 pub const NEEDED_INVOCATIONS: u32 = 256;
@@ -42,6 +46,19 @@ pub fn shortfall(limits: &wgpu::Limits) -> Option<String> {
             1,
         ),
         ("max_bind_groups", limits.max_bind_groups, 1),
+        (
+            "max_bindings_per_bind_group",
+            limits.max_bindings_per_bind_group,
+            NEEDED_BINDINGS,
+        ),
+        // Every grid is folded to two dimensions at this width: a device that takes fewer
+        // refuses the direct dispatches, and its indirect ones are skipped without a word
+        // (wgpu zeroes arguments past the limit), losing every pair of a sweep.
+        (
+            "max_compute_workgroups_per_dimension",
+            limits.max_compute_workgroups_per_dimension,
+            DEFAULT_MAX_GROUPS_X,
+        ),
     ]
     .into_iter()
     .filter(|&(_, has, needs)| has < needs)
