@@ -267,14 +267,23 @@ fn decompose_checked(mesh: &TriMesh, params: &DecomposeParams) -> Result<Compute
         deviation: 0.0,
         flat_dropped: 0,
     };
-    for component in mesh.components() {
+    // The components on the pool (a model of many closed parts), joined in their order;
+    // the first one's error, in that order, is the answer's.
+    let parts = parallel::on_threads(mesh.components(), |component| {
         if component.non_convex_reason().is_none()
             && let Ok(hull) = ConvexPolytope::from_points(&component.vertices)
         {
-            out.pieces.push(hull.vertices().to_vec());
-            continue;
+            return Ok(Computed {
+                pieces: vec![hull.vertices().to_vec()],
+                simplify_deviation: 0.0,
+                deviation: 0.0,
+                flat_dropped: 0,
+            });
         }
-        let part = vhacd(&component, params, tolerance)?;
+        vhacd(&component, params, tolerance)
+    });
+    for part in parts {
+        let part = part?;
         out.pieces.extend(part.pieces);
         out.simplify_deviation = out.simplify_deviation.max(part.simplify_deviation);
         out.deviation = out.deviation.max(part.deviation);
@@ -502,4 +511,58 @@ pub fn load(
             flat_dropped,
         },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geometry::generators::{bumpy_sphere, icosphere_mesh, torus};
+
+    /// A model of several closed parts (a torus, a bumpy sphere and a ball, apart) has its
+    /// parts decomposed on the pool, and its pieces are, bit for bit and in order, those of
+    /// its components decomposed one after another at the model's tolerance.
+    #[test]
+    fn components_decomposed_on_the_pool_are_those_one_by_one() {
+        let parts = [
+            (torus(1.0, 0.3, 32, 16).unwrap(), DVec3::ZERO),
+            (
+                bumpy_sphere(1.0, 2, 0.3, 5.0).unwrap(),
+                DVec3::new(4.0, 0.0, 0.0),
+            ),
+            (icosphere_mesh(0.5, 1).unwrap(), DVec3::new(-4.0, 0.0, 0.0)),
+        ];
+        let (mut vertices, mut triangles) = (Vec::new(), Vec::new());
+        for (mesh, at) in &parts {
+            let base = vertices.len() as u32;
+            vertices.extend(mesh.vertices.iter().map(|v| *v + *at));
+            triangles.extend(mesh.triangles.iter().map(|t| t.map(|i| i + base)));
+        }
+        let model = TriMesh::new(vertices, triangles).unwrap();
+        let params = DecomposeParams::default();
+        let pooled = decompose(&model, &params).unwrap();
+        let tolerance = params.max_deviation * box_diagonal(&model.vertices);
+        let (mut pieces, mut deviation) = (Vec::new(), 0.0f64);
+        let components = model.components();
+        assert_eq!(components.len(), 3);
+        for c in &components {
+            match ConvexPolytope::from_points(&c.vertices) {
+                Ok(hull) if c.non_convex_reason().is_none() => {
+                    pieces.push(hull.vertices().to_vec())
+                }
+                _ => {
+                    let part = vhacd(c, &params, tolerance).unwrap();
+                    deviation = deviation.max(part.deviation);
+                    pieces.extend(part.pieces);
+                }
+            }
+        }
+        let bits = |p: &[Vec<DVec3>]| -> Vec<Vec<[u64; 3]>> {
+            p.iter()
+                .map(|q| q.iter().map(|v| v.to_array().map(f64::to_bits)).collect())
+                .collect()
+        };
+        assert!(pieces.len() > 3, "{} pieces", pieces.len());
+        assert_eq!(bits(&pooled.pieces), bits(&pieces));
+        assert_eq!(pooled.deviation.to_bits(), deviation.to_bits());
+    }
 }
