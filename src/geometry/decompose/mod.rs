@@ -547,7 +547,7 @@ mod tests {
         for c in &components {
             match ConvexPolytope::from_points(&c.vertices) {
                 Ok(hull) if c.non_convex_reason().is_none() => {
-                    pieces.push(hull.vertices().to_vec())
+                    pieces.push(hull.vertices().to_vec());
                 }
                 _ => {
                     let part = vhacd(c, &params, tolerance).unwrap();
