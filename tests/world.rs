@@ -1667,3 +1667,68 @@ fn contact_normals_are_unit_at_any_gap() {
         );
     }
 }
+
+/// A frame's impacts are `impacts`' own: bodies overlapping by their coordinates' rounding
+/// (within the contact tolerance) touch, and closing on each other is an impact at 0. A
+/// frame took every overlap as past touching and lost them: a crate written 0.1 above a
+/// floor whose top is 0.0 (2.8e-17 into it) pushed down, and a grid of crates on a 0.1
+/// grid, every other column pushed into its neighbour (30 of `impacts`' 50).
+#[test]
+fn a_frames_impacts_are_those_of_impacts_for_bodies_touching_by_rounding() {
+    let dt = 1.0 / 60.0;
+    let mut world = cpu_world();
+    add_floor(&mut world, 0.0);
+    let small = world
+        .add_convex(cuboid(DVec3::splat(0.05)).unwrap())
+        .unwrap();
+    let pushed = world
+        .add_body(
+            small,
+            Pose::new(DVec3::new(0.0, 0.0, 0.3 - 0.25), DQuat::IDENTITY),
+        )
+        .unwrap();
+    world
+        .set_velocity(
+            pushed,
+            Velocity {
+                linear: DVec3::new(0.0, 0.0, -1.0),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    for i in 0..10 {
+        for j in 0..10 {
+            let p = DVec3::new(2.3 + f64::from(i) * 0.1, 0.7 + f64::from(j) * 0.1, 0.05);
+            let b = world
+                .add_body(small, Pose::new(p, DQuat::IDENTITY))
+                .unwrap();
+            if i % 2 == 0 {
+                let v = Velocity {
+                    linear: DVec3::new(1.0, 0.0, 0.0),
+                    ..Default::default()
+                };
+                world.set_velocity(b, v).unwrap();
+            }
+        }
+    }
+    let alone = world.impacts(dt).unwrap();
+    let frame = world.step(dt).unwrap();
+    let key = |i: &proxima::world::Impact| (i.bodies, i.time.to_bits());
+    let (alone, framed): (Vec<_>, Vec<_>) = (
+        alone.iter().map(key).collect(),
+        frame.impacts.iter().map(key).collect(),
+    );
+    assert!(
+        framed.iter().any(|&(b, t)| b == [0, pushed.0] && t == 0),
+        "the crate pushed into the floor: {framed:?}"
+    );
+    assert!(alone.len() > 50, "{} impacts", alone.len());
+    assert_eq!(framed, alone);
+    // Some of them overlap by rounding: the frame's contacts say so.
+    assert!(
+        frame
+            .contacts
+            .iter()
+            .any(|c| c.manifold.min_separation() < 0.0)
+    );
+}
