@@ -1732,3 +1732,70 @@ fn a_frames_impacts_are_those_of_impacts_for_bodies_touching_by_rounding() {
             .any(|c| c.manifold.min_separation() < 0.0)
     );
 }
+
+/// Rounded bodies overlapping by their coordinates' rounding touch as crates do, and
+/// closing on what they touch is an impact at 0: a ball of 1e-4 resting on a floor whose
+/// top is at 3e-4 (2.2e-17 into it), a rounded box of 1e-4 on one at 1e-4, and a ball of
+/// 0.1 sunk 1e-12, each pushed down. Advancement called them overlapping and no call
+/// reported an impact: pushed, they sank a frame's travel into the floor. A ball sunk 1e-6
+/// (past its contact tolerance, 8e-9) overlaps and has none; one sliding along the floor
+/// holds its contact and has none.
+#[test]
+fn rounded_bodies_touching_by_rounding_have_their_impacts() {
+    let dt = 1.0 / 60.0;
+    let rounded = |r: Rounded| ShapeGeometry::Rounded(Arc::new(r));
+    let core = Arc::new(cuboid(DVec3::splat(5e-5)).unwrap());
+    let cases = [
+        (
+            "ball of 1e-4",
+            3e-4,
+            rounded(Rounded::sphere(1e-4).unwrap()),
+            1e-4,
+            true,
+        ),
+        (
+            "rounded box",
+            1e-4,
+            rounded(Rounded::polytope(core, 5e-5).unwrap()),
+            1e-4,
+            true,
+        ),
+        (
+            "ball sunk 1e-12",
+            0.0,
+            rounded(Rounded::sphere(0.1).unwrap()),
+            0.1 - 1e-12,
+            true,
+        ),
+        (
+            "ball sunk 1e-6",
+            0.0,
+            rounded(Rounded::sphere(0.1).unwrap()),
+            0.1 - 1e-6,
+            false,
+        ),
+    ];
+    for (name, top, shape, height, closes) in cases {
+        for down in [true, false] {
+            let mut world = cpu_world();
+            add_floor(&mut world, top);
+            let s = world.add_shape(&shape, &mut |_| {}).unwrap();
+            let at = DVec3::new(1.3e-3, 0.7e-3, top + height);
+            let body = world.add_body(s, Pose::new(at, DQuat::IDENTITY)).unwrap();
+            // Pushed down, or sliding along the floor.
+            let linear = if down { -DVec3::Z } else { DVec3::X };
+            let v = Velocity {
+                linear,
+                ..Default::default()
+            };
+            world.set_velocity(body, v).unwrap();
+            let alone = world.impacts(dt).unwrap();
+            let framed = world.step(dt).unwrap().impacts;
+            let want = usize::from(down && closes);
+            for found in [&alone, &framed] {
+                assert_eq!(found.len(), want, "{name}, down {down}: {found:?}");
+                assert!(found.iter().all(|i| i.time == 0.0), "{name}: {found:?}");
+            }
+        }
+    }
+}

@@ -134,7 +134,23 @@ pub fn time_of_impact_from(
             ..answer(state, toi)
         };
         match d.contact {
-            Contact::Penetrating if t == 0.0 => return at_contact(ToiState::Overlapping, 0.0),
+            Contact::Penetrating if t == 0.0 => {
+                // Overlapping within the tolerance is touching, as for polytopes
+                // (`advance`): a ball written in decimals on a slab overlaps it by their
+                // coordinates' rounding (2.2e-17 for a 1e-4 ball on a floor at 3e-4), and
+                // was left to the contacts with no impact: pushed down, it sank a frame's
+                // travel into the floor.
+                let p = rounded::penetration(a, &pa, b, &pb);
+                let state = if p.as_ref().is_some_and(|p| p.depth > tol) {
+                    ToiState::Overlapping
+                } else {
+                    ToiState::Hit
+                };
+                return ToiOutput {
+                    normal: p.map_or(d.normal, |p| p.normal),
+                    ..answer(state, 0.0)
+                };
+            }
             Contact::Penetrating | Contact::Touching => return at_contact(ToiState::Hit, t),
             Contact::Separated if d.distance <= tol => return answer(ToiState::Hit, t),
             Contact::Separated => {}
