@@ -38,8 +38,7 @@ use glam::DVec3;
 
 use crate::Result;
 use crate::bodies::Pose;
-use crate::exact::advance::{ToiState, contact_tolerance};
-use crate::narrowphase::PairContact;
+use crate::exact::advance::ToiState;
 use crate::parallel::par_chunks;
 use crate::world::{BodyId, FrameReport, Impact, Velocity, World};
 
@@ -141,7 +140,7 @@ impl KinematicCrowd {
 
     /// Parts the bodies that overlap now: each round (a [`World::step`] for the contacts)
     /// moves the two bodies of every pair overlapping by more than the contact tolerance
-    /// ([`contact_tolerance`]: less is a touch) apart along its normal, each by the
+    /// ([`contact_tolerance`](crate::exact::advance::contact_tolerance): less is a touch) apart along its normal, each by the
     /// depth and a thousandth of the smaller body's size (two non-convex bodies overlapping
     /// by several pairs of pieces by the push that meets each of them, `pair_push`; a
     /// body in several pairs takes the sum of its pushes, scaled down to the most that one
@@ -189,7 +188,7 @@ impl KinematicCrowd {
                 // Within the contact tolerance the bodies touch: a stack written in
                 // decimals overlaps by its rounding (planks at 0.05 and 0.15 high, 0.05
                 // thick, by 1.4e-17), and parting it pushed a floor away from its crates.
-                if !self.overlaps_past_touch(c) {
+                if !self.world.overlaps_past_touch(c) {
                     continue;
                 }
                 // Two fixed bodies stay where the scene put them, and are counted apart.
@@ -308,18 +307,6 @@ impl KinematicCrowd {
         unreachable!("the last round returns")
     }
 
-    /// Whether a contact's bodies overlap by more than their contact tolerance
-    /// ([`contact_tolerance`]): less is a touch.
-    fn overlaps_past_touch(&self, c: &PairContact) -> bool {
-        let bodies = self.world.bodies();
-        let [a, b] = c.bodies.map(|i| i as usize);
-        let tau = contact_tolerance(
-            (self.reach[a], bodies[a].pose.translation),
-            (self.reach[b], bodies[b].pose.translation),
-        );
-        -c.manifold.min_separation() > tau
-    }
-
     /// One frame of `dt` seconds (see the module comment).
     pub fn frame(&mut self, dt: f64) -> Result<CrowdFrame> {
         let report = self.world.step(0.0)?;
@@ -374,7 +361,7 @@ impl KinematicCrowd {
         let overlapping: HashSet<[u32; 2]> = report
             .contacts
             .iter()
-            .filter(|c| self.overlaps_past_touch(c))
+            .filter(|c| self.world.overlaps_past_touch(c))
             .map(|c| c.bodies)
             .collect();
         for &i in &turned {

@@ -25,6 +25,7 @@ use crate::geometry::rounded::Rounded;
 use crate::gpu::GpuContext;
 use crate::gpu::engine::await_mapped;
 use crate::gpu::progress::StageSubmissions;
+use crate::gpu::sizes::check_buffer;
 use crate::narrowphase::ExactShape;
 use crate::shaders::{parse_and_validate, resolve_imports};
 use crate::world::{FrameReport, World};
@@ -125,17 +126,17 @@ pub fn check_size(ctx: &GpuContext, width: u32, height: u32) -> Result<()> {
             "a picture of {width}x{height} pixels: each side must be 1 to {limit}"
         )));
     }
-    let needed = readback_bytes(width, height);
-    if needed > limits.max_buffer_size {
-        return Err(Error::BufferLimit {
-            label: "picture readback".into(),
-            needed,
-            limit: limits.max_buffer_size,
-            limit_name: "max_buffer_size",
-        });
-    }
-    Ok(())
+    check_buffer(
+        &limits,
+        "picture readback",
+        readback_bytes(width, height),
+        READBACK_USAGE,
+    )
 }
+
+/// The picture's readback buffer's usage.
+const READBACK_USAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::COPY_DST.union(wgpu::BufferUsages::MAP_READ);
 
 /// The bytes of a picture's readback: its rows of RGBA8 pixels, each padded to wgpu's row
 /// alignment ([`padded_row`]).
@@ -393,7 +394,7 @@ fn draw(ctx: &GpuContext, s: &Scene<'_>) -> Result<Picture> {
     let readback = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("picture readback"),
         size: readback_bytes(s.width, s.height),
-        usage: wgpu::BufferUsages::COPY_DST | wgpu::BufferUsages::MAP_READ,
+        usage: READBACK_USAGE,
         mapped_at_creation: false,
     });
     let mut encoder = device.create_command_encoder(&Default::default());

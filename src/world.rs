@@ -474,6 +474,12 @@ impl World {
         self.narrow.shapes()
     }
 
+    /// Whether a contact's bodies (at their poses now) overlap by more than their contact
+    /// tolerance ([`contact_tolerance`]): less is a touch, and closing on it an impact at 0.
+    pub fn overlaps_past_touch(&self, c: &PairContact) -> bool {
+        overlaps_past_touch(&self.reach, &self.bodies, c)
+    }
+
     /// Moves one body. A non-finite pose or a quaternion far from unit length is a named
     /// error and changes nothing.
     pub fn set_pose(&mut self, body: BodyId, pose: Pose) -> Result<()> {
@@ -936,14 +942,7 @@ impl World {
                 .get_or_init(|| {
                     contacts
                         .iter()
-                        .filter(|c| {
-                            let [a, b] = c.bodies.map(|i| &bodies[i as usize]);
-                            let tau = contact_tolerance(
-                                (reach[a.shape as usize], a.pose.translation),
-                                (reach[b.shape as usize], b.pose.translation),
-                            );
-                            -c.manifold.min_separation() > tau
-                        })
+                        .filter(|c| overlaps_past_touch(&reach, bodies, c))
                         .map(|c| c.bodies)
                         .collect::<HashSet<[u32; 2]>>()
                 })
@@ -1378,6 +1377,17 @@ fn grown(b: &GpuShapeBounds, distance: f64) -> GpuShapeBounds {
     let half = DVec3::from_array(b.half_extents.map(f64::from)) + DVec3::splat(distance / 2.0);
     let radius = round_up(DVec3::splat(f64::from(b.radius) + distance / 2.0)).x;
     GpuShapeBounds::new(Vec3::from_array(b.center), round_up(half), radius)
+}
+
+/// Whether contact `c` of `bodies` (each shape's reach in `reach`) overlaps past its
+/// bodies' contact tolerance.
+fn overlaps_past_touch(reach: &[f64], bodies: &[ExactBody], c: &PairContact) -> bool {
+    let [a, b] = c.bodies.map(|i| &bodies[i as usize]);
+    let tau = contact_tolerance(
+        (reach[a.shape as usize], a.pose.translation),
+        (reach[b.shape as usize], b.pose.translation),
+    );
+    -c.manifold.min_separation() > tau
 }
 
 /// A box that holds a body over its motion (see `swept_bounds`), measured from `origin`

@@ -178,29 +178,14 @@ impl GpuContext {
         } else {
             bytes
         };
-        let limits = self.limits();
-        for (limit, limit_name) in [
-            (limits.max_buffer_size, "max_buffer_size"),
-            (
-                limits.max_storage_buffer_binding_size,
-                "max_storage_buffer_binding_size",
-            ),
-        ] {
-            if bytes.len() as u64 > limit {
-                return Err(Error::BufferLimit {
-                    label: label.to_owned(),
-                    needed: bytes.len() as u64,
-                    limit,
-                    limit_name,
-                });
-            }
-        }
+        let usage = wgpu::BufferUsages::STORAGE;
+        super::sizes::check_buffer(&self.limits(), label, bytes.len() as u64, usage)?;
         Ok(self
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some(label),
                 contents: bytes,
-                usage: wgpu::BufferUsages::STORAGE,
+                usage,
             }))
     }
 

@@ -613,30 +613,7 @@ impl Engine {
     ) -> Result<()> {
         let limits = self.ctx.limits();
         for (proxy, _) in recording.buffers() {
-            let usage = usages[&proxy.id];
-            let mut checks = vec![(limits.max_buffer_size, "max_buffer_size")];
-            if usage.contains(BufferUsages::STORAGE) {
-                checks.push((
-                    limits.max_storage_buffer_binding_size,
-                    "max_storage_buffer_binding_size",
-                ));
-            }
-            if usage.contains(BufferUsages::UNIFORM) {
-                checks.push((
-                    limits.max_uniform_buffer_binding_size,
-                    "max_uniform_buffer_binding_size",
-                ));
-            }
-            for (limit, limit_name) in checks {
-                if proxy.size > limit {
-                    return Err(Error::BufferLimit {
-                        label: proxy.label.to_owned(),
-                        needed: proxy.size,
-                        limit,
-                        limit_name,
-                    });
-                }
-            }
+            super::sizes::check_buffer(&limits, proxy.label, proxy.size, usages[&proxy.id])?;
         }
         Ok(())
     }

@@ -86,6 +86,39 @@ pub fn largest_binding(limits: &wgpu::Limits) -> u64 {
         .min(limits.max_buffer_size)
 }
 
+/// The named buffer-limit error when a buffer `label` of `size` bytes with `usage` is more
+/// than a device with `limits` holds (`max_buffer_size`) or binds (the storage or uniform
+/// binding size its usage asks).
+pub fn check_buffer(
+    limits: &wgpu::Limits,
+    label: &str,
+    size: u64,
+    usage: wgpu::BufferUsages,
+) -> crate::Result<()> {
+    let mut checks = vec![(limits.max_buffer_size, "max_buffer_size")];
+    if usage.contains(wgpu::BufferUsages::STORAGE) {
+        checks.push((
+            limits.max_storage_buffer_binding_size,
+            "max_storage_buffer_binding_size",
+        ));
+    }
+    if usage.contains(wgpu::BufferUsages::UNIFORM) {
+        checks.push((
+            limits.max_uniform_buffer_binding_size,
+            "max_uniform_buffer_binding_size",
+        ));
+    }
+    match checks.into_iter().find(|&(limit, _)| size > limit) {
+        Some((limit, limit_name)) => Err(crate::Error::BufferLimit {
+            label: label.to_owned(),
+            needed: size,
+            limit,
+            limit_name,
+        }),
+        None => Ok(()),
+    }
+}
+
 /// How many items of `item_bytes` fit [`largest_binding`], at most `u32::MAX`.
 pub fn items_in_binding(limits: &wgpu::Limits, item_bytes: u64) -> u32 {
     (largest_binding(limits) / item_bytes.max(1)).min(u64::from(u32::MAX)) as u32

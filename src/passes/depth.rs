@@ -50,7 +50,7 @@ use glam::{Mat3, Vec3};
 
 use crate::bodies::GpuBody;
 use crate::geometry::ConvexPolytope;
-use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid, largest_binding};
+use crate::gpu::sizes::{DEFAULT_MAX_GROUPS_X, dispatch_grid, items_in_binding};
 use crate::graph::{BufferProxy, Recording};
 use crate::parallel;
 use crate::passes::bounds::{pose_problem, quat_to_mat3};
@@ -290,9 +290,7 @@ pub fn slots_for(chunks_per_pair: u32) -> u32 {
 /// items within a u32. Errors as [`GpuDepthParams::new`] does on `k`.
 pub fn pairs_within_limits(limits: &wgpu::Limits, k: u32, shapes: &DepthShapes) -> Result<u32> {
     let one = GpuDepthParams::new(1, k, shapes)?;
-    let binding = largest_binding(limits) / one.bytes_per_pair();
-    let items = u64::from(u32::MAX) / u64::from(one.chunks_per_pair);
-    Ok(binding.min(items).min(u64::from(u32::MAX)) as u32)
+    Ok(items_in_binding(limits, one.bytes_per_pair()).min(u32::MAX / one.chunks_per_pair))
 }
 
 /// Errors unless `k` is a cube-map resolution the pass takes: 1 to 1024 cells per side.

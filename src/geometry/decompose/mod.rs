@@ -513,6 +513,15 @@ pub fn load(
     })
 }
 
+/// Pieces as their coordinates' bits, for tests that hold two ways of making them equal.
+#[cfg(test)]
+pub(crate) fn piece_bits(pieces: &[Vec<DVec3>]) -> Vec<Vec<[u64; 3]>> {
+    pieces
+        .iter()
+        .map(|q| q.iter().map(|v| v.to_array().map(f64::to_bits)).collect())
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -556,13 +565,8 @@ mod tests {
                 }
             }
         }
-        let bits = |p: &[Vec<DVec3>]| -> Vec<Vec<[u64; 3]>> {
-            p.iter()
-                .map(|q| q.iter().map(|v| v.to_array().map(f64::to_bits)).collect())
-                .collect()
-        };
         assert!(pieces.len() > 3, "{} pieces", pieces.len());
-        assert_eq!(bits(&pooled.pieces), bits(&pieces));
+        assert_eq!(piece_bits(&pooled.pieces), piece_bits(&pieces));
         assert_eq!(pooled.deviation.to_bits(), deviation.to_bits());
     }
 }

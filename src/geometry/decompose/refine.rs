@@ -423,6 +423,7 @@ fn clip(mut polygon: Vec<DVec3>, planes: &[(DVec3, f64)], on: f64) -> Vec<DVec3>
 
 #[cfg(test)]
 mod tests {
+    use super::super::piece_bits;
     use super::*;
     use crate::geometry::generators::{bumpy_sphere, torus};
 
@@ -451,12 +452,7 @@ mod tests {
             let lone = refine_loop(&surface, pieces, tolerance, 64);
             assert!(!lone.refused);
             assert!(pooled.0.len() > 16, "{} pieces", pooled.0.len());
-            let bits = |p: &[Vec<DVec3>]| -> Vec<Vec<[u64; 3]>> {
-                p.iter()
-                    .map(|q| q.iter().map(|v| v.to_array().map(f64::to_bits)).collect())
-                    .collect()
-            };
-            assert_eq!(bits(&pooled.0), bits(&lone.pieces));
+            assert_eq!(piece_bits(&pooled.0), piece_bits(&lone.pieces));
             assert_eq!(pooled.1.to_bits(), lone.left.to_bits());
             assert_eq!(pooled.2.to_bits(), lone.shortfall.to_bits());
         }
