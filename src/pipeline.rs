@@ -13,7 +13,7 @@ use crate::graph::BufferProxy;
 use crate::passes::broadphase::{self, Capacities, Method};
 use crate::passes::depth::{DepthShapes, GpuDepthParams, pairs_within_limits};
 use crate::passes::pose_gather::PoseLayout;
-use crate::profile::Profile;
+use crate::profile::{Profile, StageTime};
 use crate::slabs;
 use crate::{Error, Result};
 
@@ -333,10 +333,15 @@ impl Pipeline {
         let Backend::Gpu(engine) = &self.backend else {
             return Ok(InFlight(Flight::Done(self.cpu_frame(world, method)?)));
         };
+        let limits = engine.context().limits();
         let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-        let max = pair_max(&self.depth, &engine.context().limits());
-        let caps = caps.capped(max, None);
-        let plan = pair_plan(&self.depth, method, caps)?;
+        let caps = caps.capped(Capacities::device_max(&limits), None);
+        if caps.pairs > depth_pairs_max(&self.depth, &limits) {
+            // More pairs than the depth passes bind in one frame: the frame, then the
+            // estimate in runs, here.
+            return Ok(InFlight(Flight::Done(self.frame(world)?)));
+        }
+        let plan = pair_plan(&self.depth, method, caps, &limits)?;
         let (rec, readbacks) =
             frame::record(frame::Bodies::Upload(&world.bodies), &world.shapes, plan);
         let externals = depth_externals(&self.depth, &readbacks);
@@ -375,7 +380,7 @@ impl Pipeline {
             // synchronous path grows the buffers, or names the error.
             return self.frame(world);
         }
-        let max = pair_max(&self.depth, &engine.context().limits());
+        let max = Capacities::device_max(&engine.context().limits());
         self.caps = Some(Capacities::fitted_to(&counter).capped(max, Some(&counter)));
         Ok(done.result)
     }
@@ -423,10 +428,11 @@ impl Pipeline {
         let depth = &self.depth;
         match &mut self.backend {
             Backend::Gpu(engine) => {
+                let limits = engine.context().limits();
                 let caps = self.caps.unwrap_or_else(|| Capacities::guess(world.len()));
-                let max = pair_max(depth, &engine.context().limits());
+                let max = Capacities::device_max(&limits);
                 let ((result, _, _), next) = run_until_fits(caps, method, max, |caps| {
-                    let plan = pair_plan(depth, method, caps)?;
+                    let plan = pair_plan(depth, method, caps, &limits)?;
                     let bodies = match instances {
                         Some((buffer, layout)) => frame::Bodies::Gather {
                             shape_of: &shape_of,
@@ -451,7 +457,24 @@ impl Pipeline {
                     })
                 })?;
                 self.caps = Some(next);
-                Ok(result)
+                let (mut result, gathered) = result;
+                if let Some(d) = depth
+                    && let Some(gpu) = d.gpu()
+                    && result.estimates.len() != result.pairs.len()
+                {
+                    // More pairs than the depth passes bind in one frame: the estimate
+                    // in runs over the frame's pairs.
+                    let bodies = gathered.as_deref().unwrap_or(&world.bodies);
+                    let started = std::time::Instant::now();
+                    let run = gpu.run(engine, bodies, &result.pairs, d.k)?;
+                    result.estimates = run.estimates;
+                    result.profile.stages.push(StageTime {
+                        name: frame::stage::DEPTH,
+                        seconds: run.gpu_time,
+                    });
+                    result.profile.wall += started.elapsed();
+                }
+                Ok((result, gathered))
             }
             Backend::Cpu => unreachable!("the CPU twins returned above"),
         }
@@ -644,32 +667,32 @@ fn timed<T>(f: impl FnOnce() -> Result<T>) -> Result<(T, f64)> {
 }
 
 /// The plan of a frame with a broadphase: with the depth stage when it is on (and its
-/// tables are on the GPU).
-fn pair_plan(depth: &Option<DepthStage>, method: Method, caps: Capacities) -> Result<frame::Plan> {
+/// tables are on the GPU) and the frame's room for pairs is within what the depth passes
+/// bind ([`depth_pairs_max`]); past that the frame leaves the estimate to runs after it.
+fn pair_plan(
+    depth: &Option<DepthStage>,
+    method: Method,
+    caps: Capacities,
+    limits: &wgpu::Limits,
+) -> Result<frame::Plan> {
     Ok(match depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g))) {
-        None => frame::Plan::Pairs(method, caps),
-        Some((d, gpu)) => frame::Plan::Depth {
+        Some((d, gpu)) if caps.pairs <= depth_pairs_max(depth, limits) => frame::Plan::Depth {
             method,
             caps,
             params: GpuDepthParams::new(caps.pairs, d.k, gpu.shapes())?,
             table_bytes: gpu.table_bytes(),
         },
+        _ => frame::Plan::Pairs(method, caps),
     })
 }
 
-/// The most pairs a frame binds: its pair buffer's, and with the depth stage on the GPU,
-/// the depth passes' (their estimates and partials, [`pairs_within_limits`]).
-fn pair_max(depth: &Option<DepthStage>, limits: &wgpu::Limits) -> Capacities {
-    let max = Capacities::device_max(limits);
+/// The most pairs the depth passes bind in one frame (their estimates and partials,
+/// [`pairs_within_limits`]); `u32::MAX` when the stage is off or on the CPU.
+fn depth_pairs_max(depth: &Option<DepthStage>, limits: &wgpu::Limits) -> u32 {
     match depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g))) {
-        Some((d, gpu)) => Capacities {
-            // The stage's k was checked when it was set.
-            pairs: max
-                .pairs
-                .min(pairs_within_limits(limits, d.k, gpu.shapes()).unwrap_or(max.pairs)),
-            ..max
-        },
-        None => max,
+        // The stage's k was checked when it was set.
+        Some((d, gpu)) => pairs_within_limits(limits, d.k, gpu.shapes()).unwrap_or(u32::MAX),
+        None => u32::MAX,
     }
 }
 

@@ -404,9 +404,9 @@ fn the_depth_stage_of_a_frame_equals_the_pass_on_its_pairs() {
 /// over 342 work items, whose workgroups leave one partial each (at most 7 a pair, where
 /// one per item took 5.5 kB: 47 pairs a 256 KiB binding). On a device binding 256 KiB a
 /// frame's depth stage holds the 300 pairs of 40 bodies; on one binding 32 KiB the pass runs
-/// its pairs in several runs; both give, pair for pair, what a device with the default
-/// limits gives (and the CPU twin its estimates). One binding 16 KiB cannot hold the
-/// tables: a named error.
+/// its pairs in several runs, and a frame leaves its estimate to such runs after it; all
+/// give, pair for pair, what a device with the default limits gives (and the CPU twin its
+/// estimates), submitted or not. One binding 16 KiB cannot hold the tables: a named error.
 #[test]
 fn the_depth_estimate_past_one_binding_equals_the_default_devices() {
     let Some(ctx) = common::gpu("depth limits") else {
@@ -452,10 +452,31 @@ fn the_depth_estimate_past_one_binding_equals_the_default_devices() {
         p.set_depth_estimate(Some((tables.clone(), DEFAULT_K)))
             .unwrap();
         p.set_broadphase(Choice::Method(Method::Hash));
-        p.frame(&world).unwrap()
+        let frame = p.frame(&world).unwrap();
+        let flight = p.submit(&world).unwrap();
+        let piped = p.collect(&world, flight).unwrap();
+        assert_eq!(
+            (&piped.pairs, &piped.estimates),
+            (&frame.pairs, &frame.estimates)
+        );
+        frame
     };
     let small = frame_on(common::small_device("depth limits", 256 << 10).expect("an adapter"));
+    // On one binding 32 KiB the frame's pairs are more than its depth passes bind: the
+    // estimate follows the frame in runs (a named buffer-limit error before).
+    let tight = frame_on(common::small_device("depth limits", 32 << 10).expect("an adapter"));
     let default = frame_on(ctx);
+    assert!(
+        most < tight.pairs.len(),
+        "{most} of {} pairs",
+        tight.pairs.len()
+    );
+    assert_eq!(tight.pairs, default.pairs);
+    assert!(
+        tight.estimates == default.estimates,
+        "the estimates in runs after the frame differ"
+    );
+    assert!(tight.profile.stages.iter().any(|s| s.name == "depth"));
     // A partial per item would bind a quarter of them.
     let per_item = (256 << 10) / (16 * one.chunks_per_pair as usize);
     assert!(
