@@ -461,17 +461,19 @@ pub fn walk(input: &WalkInput<'_>) -> WalkOutput {
                     // at the features with the other body beyond it shows them apart, else
                     // the separating-axis test decides.
                     if d <= NEAR * tol {
-                        // Two edges this near whose arcs clearly do not cross overlap as two
-                        // that meet do (their wedges cannot be separated, and meet within
-                        // the edges' reach): the test over every edge pair took 4.2 s here
-                        // on round hulls of 10,242 vertices.
+                        // The candidates where the features meet first: an axis there
+                        // that separates them settles it (crates 1e-13 apart stopped at
+                        // two edges beside the corner that is closest were called
+                        // overlapping by the arcs' look alone). Where none does, two edges
+                        // this near whose arcs clearly do not cross overlap as two that meet
+                        // do (their wedges cannot be separated, and meet within the edges'
+                        // reach): the test over every edge pair took 4.2 s here on round
+                        // hulls of 10,242 vertices.
                         if face_apart(input.a, input.b, &b.place, (fa, fb), 0.0).is_none()
+                            && separation_around(input, (&a, fa, pa), (&b, fb, pb)).distance < 0.0
                             && (edges_cannot_touch(input.a, input.b, &b.place, (fa, fb))
-                                || (separation_around(input, (&a, fa, pa), (&b, fb, pb)).distance
-                                    < 0.0
-                                    && sat::max_separation_placed(input.a, input.b, &b.place)
-                                        .distance
-                                        < 0.0))
+                                || sat::max_separation_placed(input.a, input.b, &b.place).distance
+                                    < 0.0)
                         {
                             return finish(WalkState::Penetrating, fa, fb, steps, pa, pb);
                         }
@@ -678,10 +680,12 @@ fn unproved(
     )
 }
 
-/// Whether two edges the walk stopped at within [`NEAR`] tolerances of each other show
-/// the bodies overlapping: their Gauss arcs (A's, and B's negated) clearly do not cross,
-/// so no plane between their closest points has both bodies on its sides (a plane
-/// supporting a body at a point of an edge has its normal on the edge's arc). Where the
+/// Whether two edges the walk stopped at within [`NEAR`] tolerances of each other, where
+/// no candidate about their points separates the bodies, show them overlapping: their
+/// Gauss arcs (A's, and B's negated) clearly do not cross, so no plane between their
+/// closest points has both bodies on its sides (a plane supporting a body at a point of
+/// an edge has its normal on the edge's arc). Alone it misreads points near an edge's end,
+/// where another feature's candidates separate bodies 1e-13 apart. Where the
 /// arcs cross, or nearly, the candidates there and then the separating-axis test decide:
 /// two round hulls of 10,242 vertices sunk 0.001 into each other stopped at two such
 /// edges 5.6e-17 apart, and the test took every one of their E_A × E_B edge pairs (4.2 s
