@@ -606,10 +606,13 @@ fn build(a: &Side<'_>, b: &Side<'_>, exact: &PairNormal, speculative: f64) -> Ma
         .abs()
         .max_element()
         .max(exact.point_b.abs().max_element());
-    if nearest > exact.separation + 1e-12 * scale + 1e-9 * exact.separation.abs()
-        && !points.iter().any(|p| p.id == witness.id)
-    {
-        points.push(witness);
+    if nearest > exact.separation + 1e-12 * scale + 1e-9 * exact.separation.abs() {
+        // A clipped point named as the witness (a crossing near its vertex takes the
+        // vertex's name) is not the witness: the exact point takes its place.
+        match points.iter_mut().find(|p| p.id == witness.id) {
+            Some(p) => *p = witness,
+            None => points.push(witness),
+        }
     }
     Manifold {
         normal: n,
