@@ -583,7 +583,7 @@ impl Pair<'_> {
     /// the same facet (its points re-placed, grown where motion brought a triangle below
     /// the goal), else on the facet's pyramid. A surface that holds is kept.
     pub(super) fn inscribe(&self, at: &Found, kept: Option<&mut Kept>) -> Inscribed {
-        let goal = at.s - self.tol;
+        let goal = at.s - self.tol_at(at.s);
         // Rounding of a point of A − B and of a dot product with it, in units of |x|.
         let slack = 16.0 * f64::EPSILON * self.reach;
         // NaN fails too.
@@ -681,7 +681,7 @@ impl Pair<'_> {
     /// polytope algorithm lowers its bound), where starting anew at that facet grew a
     /// surface again from its pyramid.
     fn expand(&self, at: &Found, surface: &mut Surface, slack: f64) -> Inscribed {
-        let mut goal = at.s - self.tol;
+        let mut goal = at.s - self.tol_at(at.s);
         if surface.facet_low - slack < goal {
             return Inscribed::Unsettled;
         }
@@ -759,7 +759,7 @@ impl Pair<'_> {
                 let Some(f) = named else {
                     return unsettled(smaller);
                 };
-                goal = f.s - self.tol;
+                goal = f.s - self.tol_at(f.s);
                 smaller = Some(f);
                 // Too shallow for a surface to prove: the walk goes on from the facet.
                 if goal <= slack {
@@ -812,7 +812,7 @@ impl Pair<'_> {
         let Some(low) = facet_low(&kept.points[..kept.loop_len], at.axis) else {
             return Revived::Broken;
         };
-        let goal = at.s - self.tol;
+        let goal = at.s - self.tol_at(at.s);
         if low - slack >= goal && kept.all_above(goal + slack) {
             return Revived::Holds;
         }
@@ -831,7 +831,7 @@ impl Pair<'_> {
             return Revived::Broken;
         }
         self.re_place(kept);
-        if kept.all_above(at.s - self.tol + slack) {
+        if kept.all_above(at.s - self.tol_at(at.s) + slack) {
             return Revived::Holds;
         }
         Revived::Placed(f64::INFINITY)
