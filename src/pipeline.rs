@@ -458,8 +458,7 @@ impl Pipeline {
                 })?;
                 self.caps = Some(next);
                 let (mut result, gathered) = result;
-                if let Some(d) = depth
-                    && let Some(gpu) = d.gpu()
+                if let Some((d, gpu)) = on_gpu(depth)
                     && result.estimates.len() != result.pairs.len()
                 {
                     // More pairs than the depth passes bind in one frame: the estimate
@@ -675,7 +674,7 @@ fn pair_plan(
     caps: Capacities,
     limits: &wgpu::Limits,
 ) -> Result<frame::Plan> {
-    Ok(match depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g))) {
+    Ok(match on_gpu(depth) {
         Some((d, gpu)) if caps.pairs <= depth_pairs_max(depth, limits) => frame::Plan::Depth {
             method,
             caps,
@@ -689,11 +688,16 @@ fn pair_plan(
 /// The most pairs the depth passes bind in one frame (their estimates and partials,
 /// [`pairs_within_limits`]); `u32::MAX` when the stage is off or on the CPU.
 fn depth_pairs_max(depth: &Option<DepthStage>, limits: &wgpu::Limits) -> u32 {
-    match depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g))) {
+    match on_gpu(depth) {
         // The stage's k was checked when it was set.
         Some((d, gpu)) => pairs_within_limits(limits, d.k, gpu.shapes()).unwrap_or(u32::MAX),
         None => u32::MAX,
     }
+}
+
+/// The depth stage with its tables on the GPU, when it is on and they are.
+fn on_gpu(depth: &Option<DepthStage>) -> Option<(&DepthStage, &GpuDepthEstimator)> {
+    depth.as_ref().and_then(|d| d.gpu().map(|g| (d, g)))
 }
 
 /// The external buffers a frame with these readbacks binds: the depth tables.

@@ -670,11 +670,7 @@ fn tiny_depths_are_exact_to_a_billionth_of_themselves() {
         let mut cache = DepthCache::default();
         for frame in 0..10 {
             let q = DQuat::from_axis_angle(axis, amplitude * (f64::from(frame) * 0.7).sin()) * turn;
-            // In contact along the closest points' line, then pressed in by the gap.
-            let mut pb = Pose::new(direction * 3.0, q);
-            let (distance, point_a, point_b) =
-                proxima::geometry::brute::polytope_distance(a, &pa, b, &pb);
-            pb.translation -= (point_b - point_a) / distance * (distance - gap);
+            let pb = common::at_gap(a, &pa, b, Pose::new(direction * 3.0, q), gap);
             let want = enumerate(a, &pa, b, &pb).expect("pressed in").depth;
             for (how, got) in [
                 ("warm", cache.query(a, pa, b, pb)),

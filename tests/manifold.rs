@@ -896,10 +896,8 @@ fn the_nearest_point_of_bodies_a_hair_apart_or_into_each_other_is_exact() {
         let (a, b) = (&shapes[case % 4], &shapes[(case / 4) % 4]);
         let sign = if rng.below(2) == 0 { -1.0 } else { 1.0 };
         let gap = sign * 10f64.powf(rng.range(-14.0, -5.0));
-        let mut pb = Pose::new(rng.unit_vector() * 4.0, rng.rotation());
-        // In contact along the closest points' line, then moved by the gap along it.
-        let c = brute::polytope_closest_pair(a, &Pose::IDENTITY, b, &pb);
-        pb.translation -= (c.point_b - c.point_a) / c.distance * (c.distance - gap);
+        let far = Pose::new(rng.unit_vector() * 4.0, rng.rotation());
+        let pb = common::at_gap(a, &Pose::IDENTITY, b, far, gap);
         let truth = match depth::enumerate(a, &Pose::IDENTITY, b, &pb) {
             Some(p) => -p.depth,
             None => brute::polytope_distance(a, &Pose::IDENTITY, b, &pb).0,

@@ -7,7 +7,7 @@ use glam::{DQuat, DVec3};
 use proxima::bodies::Pose;
 use proxima::exact::sat::max_separation;
 use proxima::exact::walk::{WalkCache, WalkInput, WalkOutput, WalkState, walk};
-use proxima::geometry::brute::{polytope_closest_pair, polytope_distance};
+use proxima::geometry::brute::polytope_distance;
 use proxima::geometry::{ConvexPolytope, generators};
 use proxima::rng::Rng;
 
@@ -1076,11 +1076,7 @@ fn bodies_a_hair_apart_at_edges_are_told_as_the_axis_test_tells() {
         let mut cache = WalkCache::default();
         for frame in 0..6 {
             let q = DQuat::from_axis_angle(axis, amplitude * (f64::from(frame) * 0.7).sin()) * turn;
-            // In contact along the closest points' line, then moved by the gap along it.
-            let mut pb = at(direction * 3.0, q);
-            let c = polytope_closest_pair(a, &pa, b, &pb);
-            let n = (c.point_b - c.point_a) / c.distance;
-            pb.translation -= n * (c.distance - gap);
+            let pb = common::at_gap(a, &pa, b, at(direction * 3.0, q), gap);
             let truth = max_separation(a, &pa, b, &pb).distance;
             if truth.abs() <= 3e-14 {
                 continue;

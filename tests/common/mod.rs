@@ -99,6 +99,24 @@ pub fn height(
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// `pose_b` moved along the line of the bodies' closest points (A at `pose_a`, the bodies
+/// apart) so that they stand `gap` apart along it: in contact, then apart by a positive
+/// gap or pressed into each other by a negative one.
+pub fn at_gap(
+    a: &proxima::geometry::ConvexPolytope,
+    pose_a: &proxima::bodies::Pose,
+    b: &proxima::geometry::ConvexPolytope,
+    pose_b: proxima::bodies::Pose,
+    gap: f64,
+) -> proxima::bodies::Pose {
+    let (distance, point_a, point_b) =
+        proxima::geometry::brute::polytope_distance(a, pose_a, b, &pose_b);
+    proxima::bodies::Pose {
+        translation: pose_b.translation - (point_b - point_a) / distance * (distance - gap),
+        ..pose_b
+    }
+}
+
 /// Whether the origins of two bodies on screw motions come within `reach` of each other
 /// during the step (their paths are segments; the closest approach of the two).
 pub fn origins_within(

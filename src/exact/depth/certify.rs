@@ -186,10 +186,11 @@ impl Pair<'_> {
     /// within a margin of `at` are listed there with their bounds (see [`Standing`]).
     pub(super) fn certify(&self, at: &Found, mut build: Option<&mut Standing>) -> Option<Found> {
         let mut best: Option<Found> = None;
-        let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - self.tol_at(at.s);
+        let tol = self.tol_at(at.s);
+        let bar = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - tol;
         // Candidates below `keep` are listed, the others' bounds make `rest`.
         let keep = match build.as_deref_mut() {
-            Some(st) => at.s - self.tol_at(at.s) + st.rebuild(),
+            Some(st) => at.s - tol + st.rebuild(),
             None => f64::NEG_INFINITY,
         };
         let (mut wa, mut wb) = (at.va, at.vb);

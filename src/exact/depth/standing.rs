@@ -251,12 +251,13 @@ impl Pair<'_> {
         if !st.built() {
             return Recheck::Expired;
         }
-        let bar = at.s - self.tol_at(at.s);
+        let tol = self.tol_at(at.s);
+        let bar = at.s - tol;
         if (0..3).any(|k| st.rest(k) < bar) {
             return Recheck::Expired;
         }
         let mut best: Option<Found> = None;
-        let cut = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - self.tol_at(at.s);
+        let cut = |best: &Option<Found>| best.map_or(at.s, |b| b.s) - tol;
         let (mut wa, mut wb) = (at.va, at.vb);
         let (deep_a, deep_b) = (self.a.vertex(at.va), self.place.point(self.b.vertex(at.vb)));
         let mut known = [
